@@ -1,0 +1,46 @@
+import { z } from "zod";
+import type { PermissionClass } from "./permission-class.js";
+import type { Tool, ToolContext, ToolOutcome } from "./tool.js";
+
+type ToolDefinition<S extends z.ZodType> = {
+  name: string;
+  description: string;
+  args: S;
+  permissionClass: PermissionClass;
+  parallelSafe?: boolean;
+  requiresExclusiveLock?: string;
+  execute(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutcome>;
+};
+
+/** Builds a Tool whose arguments are a zod schema: JSON Schema for the model, validation for the loop. */
+export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): Tool<z.infer<S>> {
+  const inputSchema = z.toJSONSchema(def.args, { unrepresentable: "any" }) as Record<string, unknown>;
+  delete inputSchema.$schema;
+  return {
+    name: def.name,
+    description: def.description,
+    inputSchema,
+    permissionClass: def.permissionClass,
+    parallelSafe: def.parallelSafe ?? true,
+    ...(def.requiresExclusiveLock !== undefined && { requiresExclusiveLock: def.requiresExclusiveLock }),
+    validate(args) {
+      const parsed = def.args.safeParse(args ?? {});
+      if (parsed.success) return { ok: true, value: parsed.data };
+      const msg = parsed.error.issues
+        .slice(0, 5)
+        .map((i) => `${i.path.length ? i.path.join(".") : "(args)"}: ${i.message}`)
+        .join("; ");
+      return { ok: false, message: `invalid arguments for ${def.name}: ${msg}` };
+    },
+    execute: def.execute,
+  };
+}
+
+/** A successful result. */
+export const ok = (output: unknown): ToolOutcome => ({ type: "result", output });
+/** An error result the model sees (the loop goes on). */
+export const toolError = (message: string): ToolOutcome => ({
+  type: "result",
+  output: message,
+  isError: true,
+});

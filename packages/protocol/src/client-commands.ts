@@ -1,0 +1,108 @@
+import { z } from "zod";
+import { MessageContent } from "./content.js";
+
+const id = z.string().min(1).max(200);
+
+export const ChatContext = z.discriminatedUnion("kind", [
+  z.strictObject({ kind: z.literal("thread") }),
+  z.strictObject({ kind: z.literal("editor"), workflow_id: id }),
+]);
+export type ChatContext = z.infer<typeof ChatContext>;
+
+/** `media_generation` carries free-form options beside `mode`; they are validated by the media route. */
+export const MediaGeneration = z.looseObject({ mode: z.enum(["chat", "image", "speech"]) });
+export type MediaGeneration = z.infer<typeof MediaGeneration>;
+
+export const ChatMessageData = z.strictObject({
+  thread_id: id.optional(),
+  content: MessageContent,
+  provider: z.string().min(1).max(100).optional(),
+  model: z.string().min(1).max(200).optional(),
+  chat_context: ChatContext.optional(),
+  workflow_target: z.literal("workflow").optional(),
+  workflow_id: id.optional(),
+  media_generation: MediaGeneration.optional(),
+  memory_enabled: z.boolean().optional(),
+  /** Deprecated: accepted and ignored. */
+  agent_mode: z.unknown().optional(),
+  /** Deprecated: accepted and ignored; the server decides the toolbelt. */
+  tools: z.unknown().optional(),
+  /** Deprecated: accepted and ignored. */
+  collections: z.unknown().optional(),
+});
+export type ChatMessageData = z.infer<typeof ChatMessageData>;
+
+export const StopData = z.strictObject({ thread_id: id });
+export const ResumeChatData = z.strictObject({ thread_id: id, last_seq: z.number().int().min(0) });
+export const AnswerData = z.strictObject({
+  thread_id: id,
+  tool_call_id: id,
+  answer: z.string().max(100_000),
+});
+export const ToolApprovalResponseData = z.strictObject({
+  approval_id: id,
+  decision: z.enum(["allow", "allow_for_thread", "deny"]),
+});
+export const ClientToolSpec = z.strictObject({
+  name: z
+    .string()
+    .regex(
+      /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/,
+      "a tool name is 1-64 letters, digits, _ or -, starting with a letter",
+    ),
+  description: z.string().max(4000),
+  input_schema: z.record(z.string(), z.unknown()),
+});
+export type ClientToolSpec = z.infer<typeof ClientToolSpec>;
+export const ClientToolsManifestData = z.strictObject({ tools: z.array(ClientToolSpec).max(64) });
+export const ToolResultData = z.strictObject({
+  tool_call_id: id,
+  ok: z.boolean(),
+  result: z.unknown().optional(),
+  error: z.string().max(100_000).optional(),
+});
+export const PingData = z.strictObject({});
+
+/** The data schema of every client command, by command name. */
+export const clientCommandData = {
+  chat_message: ChatMessageData,
+  stop: StopData,
+  resume_chat: ResumeChatData,
+  answer: AnswerData,
+  tool_approval_response: ToolApprovalResponseData,
+  client_tools_manifest: ClientToolsManifestData,
+  tool_result: ToolResultData,
+  ping: PingData,
+} as const;
+
+export type ClientCommandName = keyof typeof clientCommandData;
+export const clientCommandNames = Object.keys(clientCommandData) as ClientCommandName[];
+
+const requestId = z.string().max(200).optional();
+const envelope = <C extends ClientCommandName>(command: C) =>
+  z.strictObject({ command: z.literal(command), data: clientCommandData[command], request_id: requestId });
+
+export const ChatMessageFrame = envelope("chat_message");
+export const StopFrame = envelope("stop");
+export const ResumeChatFrame = envelope("resume_chat");
+export const AnswerFrame = envelope("answer");
+export const ToolApprovalResponseFrame = envelope("tool_approval_response");
+export const ClientToolsManifestFrame = envelope("client_tools_manifest");
+export const ToolResultFrame = envelope("tool_result");
+export const PingFrame = envelope("ping");
+
+/** Every frame a client may send. */
+export const ClientFrame = z.discriminatedUnion("command", [
+  ChatMessageFrame,
+  StopFrame,
+  ResumeChatFrame,
+  AnswerFrame,
+  ToolApprovalResponseFrame,
+  ClientToolsManifestFrame,
+  ToolResultFrame,
+  PingFrame,
+]);
+export type ClientFrame = z.infer<typeof ClientFrame>;
+
+/** The parsed frame of one command, e.g. `ClientFrameOf<"stop">`. */
+export type ClientFrameOf<C extends ClientCommandName> = Extract<ClientFrame, { command: C }>;

@@ -1,0 +1,23 @@
+import { z } from "zod";
+
+/** Previews in the stored tree are cut to this many characters. */
+export const PREVIEW_MAX_CHARS = 500;
+
+export const ExecutionTreeNode = z.object({
+  id: z.string(),
+  parent_id: z.string().nullable(),
+  name: z.string(),
+  title: z.string().optional(),
+  args_preview: z.string().optional(),
+  result_preview: z.string().optional(),
+  is_error: z.boolean().optional(),
+  duration_ms: z.number().nonnegative(),
+});
+export type ExecutionTreeNode = z.infer<typeof ExecutionTreeNode>;
+
+/** The tool-call tree of one turn, stored with the final assistant message. */
+export const ExecutionTreeSnapshot = z.object({
+  version: z.literal(1),
+  nodes: z.array(ExecutionTreeNode),
+});
+export type ExecutionTreeSnapshot = z.infer<typeof ExecutionTreeSnapshot>;

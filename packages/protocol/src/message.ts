@@ -1,0 +1,52 @@
+import { z } from "zod";
+import { MessageContent } from "./content.js";
+import { ExecutionTreeSnapshot } from "./execution-tree.js";
+import { TurnUsage } from "./usage.js";
+
+export const MessageRole = z.enum(["user", "assistant", "tool"]);
+export type MessageRole = z.infer<typeof MessageRole>;
+
+export const StoredToolCall = z.object({
+  id: z.string(),
+  name: z.string(),
+  args: z.unknown(),
+});
+export type StoredToolCall = z.infer<typeof StoredToolCall>;
+
+/** How a stored message ended; non-final rows are `complete`. */
+export const MessageStatus = z.enum([
+  "complete",
+  "stopped",
+  "budget_exceeded",
+  "iteration_limit",
+  "error",
+  "interrupted",
+  "waiting_user",
+]);
+export type MessageStatus = z.infer<typeof MessageStatus>;
+
+/** A stored row of a thread, as sent in `message` frames and by `GET /api/threads/:id/messages`. */
+export const StoredMessage = z.object({
+  id: z.string(),
+  thread_id: z.string(),
+  role: MessageRole,
+  content: MessageContent.nullable(),
+  tool_calls: z.array(StoredToolCall).optional(),
+  tool_call_id: z.string().optional(),
+  is_error: z.boolean().optional(),
+  provider: z.string().optional(),
+  model: z.string().optional(),
+  execution_tree: ExecutionTreeSnapshot.optional(),
+  usage: TurnUsage.optional(),
+  status: MessageStatus,
+  created_at: z.string(),
+});
+export type StoredMessage = z.infer<typeof StoredMessage>;
+
+export const ThreadSummary = z.object({
+  id: z.string(),
+  title: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type ThreadSummary = z.infer<typeof ThreadSummary>;

@@ -1,0 +1,130 @@
+import { z } from "zod";
+import { ErrorCode } from "./error-codes.js";
+import { StoredMessage } from "./message.js";
+import { TurnUsage } from "./usage.js";
+
+/** Fields every frame of a turn carries; stamped by the server's turn registry, not by the agent loop. */
+const turnFields = {
+  thread_id: z.string().optional(),
+  seq: z.number().int().positive().optional(),
+};
+/** Nesting fields: `parent_id` is the enclosing run_subtask call (null at the root). */
+const nesting = { parent_id: z.string().nullable(), depth: z.number().int().min(0) };
+
+export const ThreadFrame = z.object({ type: z.literal("thread"), title: z.string(), ...turnFields });
+export const MessageFrame = z.object({ type: z.literal("message"), message: StoredMessage, ...turnFields });
+export const ChunkFrame = z.object({
+  type: z.literal("chunk"),
+  content: z.string(),
+  done: z.boolean().optional(),
+  thinking: z.boolean().optional(),
+  ...nesting,
+  ...turnFields,
+});
+export const ToolCallUpdateFrame = z.object({
+  type: z.literal("tool_call_update"),
+  tool_call_id: z.string(),
+  name: z.string(),
+  status: z.enum(["start", "end"]),
+  args: z.unknown().optional(),
+  result: z.unknown().optional(),
+  is_error: z.boolean().optional(),
+  duration_ms: z.number().nonnegative().optional(),
+  /** run_subtask's title, so clients can label a container card before it ends. */
+  title: z.string().optional(),
+  ...nesting,
+  ...turnFields,
+});
+export const BudgetReason = z.enum(["subtasks", "llm_calls", "tool_calls", "wall_clock", "tokens", "bytes"]);
+export type BudgetReason = z.infer<typeof BudgetReason>;
+export const BudgetExceededFrame = z.object({
+  type: z.literal("budget_exceeded"),
+  reason: BudgetReason,
+  limit: z.number(),
+  observed: z.number(),
+  ...turnFields,
+});
+export const AgentStateName = z.enum(["thinking", "executing", "waiting_on_user", "idle"]);
+export type AgentStateName = z.infer<typeof AgentStateName>;
+export const AgentStateFrame = z.object({
+  type: z.literal("agent_state"),
+  state: AgentStateName,
+  detail: z.string().optional(),
+  ...turnFields,
+});
+export const QuestionFrame = z.object({
+  type: z.literal("question"),
+  tool_call_id: z.string(),
+  question: z.string(),
+  ...turnFields,
+});
+export const ToolApprovalRequestFrame = z.object({
+  type: z.literal("tool_approval_request"),
+  approval_id: z.string(),
+  tool_name: z.string(),
+  permission_class: z.string(),
+  args: z.unknown(),
+  ...turnFields,
+});
+export const ToolCallFrame = z.object({
+  type: z.literal("tool_call"),
+  tool_call_id: z.string(),
+  name: z.string(),
+  args: z.unknown(),
+  ...turnFields,
+});
+export const UsageFrame = TurnUsage.extend({ type: z.literal("usage"), ...turnFields });
+export const GenerationStoppedFrame = z.object({ type: z.literal("generation_stopped"), ...turnFields });
+export const ChatResumedFrame = z.object({
+  type: z.literal("chat_resumed"),
+  status: z.enum(["running", "waiting_on_user", "finished", "interrupted", "unknown"]),
+  last_seq: z.number().int().min(0),
+  replayed: z.number().int().min(0),
+  thread_id: z.string(),
+});
+export const ErrorFrame = z.object({
+  type: z.literal("error"),
+  code: ErrorCode,
+  message: z.string(),
+  request_id: z.string().optional(),
+  ...turnFields,
+});
+export const PongFrame = z.object({ type: z.literal("pong"), request_id: z.string().optional() });
+
+/** Every frame the server may send. */
+export const ServerFrame = z.discriminatedUnion("type", [
+  ThreadFrame,
+  MessageFrame,
+  ChunkFrame,
+  ToolCallUpdateFrame,
+  BudgetExceededFrame,
+  AgentStateFrame,
+  QuestionFrame,
+  ToolApprovalRequestFrame,
+  ToolCallFrame,
+  UsageFrame,
+  GenerationStoppedFrame,
+  ChatResumedFrame,
+  ErrorFrame,
+  PongFrame,
+]);
+export type ServerFrame = z.infer<typeof ServerFrame>;
+export type ServerFrameType = ServerFrame["type"];
+/** One server frame by its type, e.g. `ServerFrameOf<"chunk">`. */
+export type ServerFrameOf<T extends ServerFrameType> = Extract<ServerFrame, { type: T }>;
+
+export type ThreadFrame = z.infer<typeof ThreadFrame>;
+export type MessageFrame = z.infer<typeof MessageFrame>;
+export type ChunkFrame = z.infer<typeof ChunkFrame>;
+export type ToolCallUpdateFrame = z.infer<typeof ToolCallUpdateFrame>;
+export type BudgetExceededFrame = z.infer<typeof BudgetExceededFrame>;
+export type AgentStateFrame = z.infer<typeof AgentStateFrame>;
+export type QuestionFrame = z.infer<typeof QuestionFrame>;
+export type UsageFrame = z.infer<typeof UsageFrame>;
+export type ErrorFrame = z.infer<typeof ErrorFrame>;
+export type ChatResumedFrame = z.infer<typeof ChatResumedFrame>;
+
+/** A frame without the registry's stamp: what the agent loop and handlers produce. */
+export type UnstampedFrame<F extends ServerFrame = ServerFrame> = F extends unknown
+  ? Omit<F, "seq" | "thread_id">
+  : never;
