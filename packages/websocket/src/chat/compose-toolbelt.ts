@@ -1,0 +1,49 @@
+import type { Tool } from "@agentwire/agents";
+import type { ChatContext } from "@agentwire/protocol";
+import { ruleFor, type ToolPolicy } from "./tool-policy.js";
+
+/** Tool names that only exist with memory enabled. */
+const memoryToolNames = new Set(["memory_list", "memory_read", "memory_write"]);
+
+export type ComposeToolbeltInput = {
+  chatContext: ChatContext;
+  policy: ToolPolicy;
+  /** Tools the server registers for this user (memory, files, web, MCP, ask_user, ...). */
+  serverTools: readonly Tool[];
+  /** Editor-only tools (build_workflow); only offered in editor context with a node registry. */
+  editorTools?: readonly Tool[];
+  /** Proxies of the client's announced UI tools; editor context only. */
+  clientTools?: readonly Tool[];
+  hasNodeRegistry: boolean;
+  memoryEnabled: boolean;
+  warn?: (message: string) => void;
+};
+
+export type ToolbeltEntry = { tool: Tool; needsApproval: boolean };
+
+/**
+ * The toolbelt of one turn: server-registered ∩ policy-allowed ∩ context-unlocked.
+ * Tools whose class the policy gates with `ask` are kept and marked for approval.
+ */
+export function composeToolbelt(input: ComposeToolbeltInput): ToolbeltEntry[] {
+  const kind = input.chatContext.kind;
+  const candidates: Tool[] = input.serverTools.filter(
+    (t) => input.memoryEnabled || !memoryToolNames.has(t.name),
+  );
+  if (kind === "editor") {
+    if (input.hasNodeRegistry) candidates.push(...(input.editorTools ?? []), ...(input.clientTools ?? []));
+    else
+      input.warn?.("editor context without a node registry: build_workflow and client UI tools are omitted");
+  }
+  const seen = new Set<string>();
+  const belt: ToolbeltEntry[] = [];
+  for (const tool of candidates) {
+    // A client tool may not shadow a server tool: the first registration of a name wins.
+    if (seen.has(tool.name)) continue;
+    const rule = ruleFor(input.policy, kind, tool.permissionClass);
+    if (rule === "off") continue;
+    seen.add(tool.name);
+    belt.push({ tool, needsApproval: rule === "ask" });
+  }
+  return belt;
+}
