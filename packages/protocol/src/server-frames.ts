@@ -89,6 +89,26 @@ export const ErrorFrame = z.object({
   request_id: z.string().optional(),
   ...turnFields,
 });
+/** A saved workflow's run (route 1) as a whole. */
+export const JobUpdateFrame = z.object({
+  type: z.literal("job_update"),
+  job_id: z.string(),
+  workflow_id: z.string().optional(),
+  status: z.enum(["running", "completed", "failed", "cancelled"]),
+  error: z.string().optional(),
+  ...turnFields,
+});
+/** One node of a running workflow. */
+export const NodeUpdateFrame = z.object({
+  type: z.literal("node_update"),
+  job_id: z.string().optional(),
+  node_id: z.string(),
+  node_type: z.string().optional(),
+  status: z.enum(["running", "completed", "failed", "skipped", "cancelled"]),
+  result_preview: z.string().optional(),
+  error: z.string().optional(),
+  ...turnFields,
+});
 export const PongFrame = z.object({ type: z.literal("pong"), request_id: z.string().optional() });
 
 /** Every frame the server may send. */
@@ -106,6 +126,8 @@ export const ServerFrame = z.discriminatedUnion("type", [
   GenerationStoppedFrame,
   ChatResumedFrame,
   ErrorFrame,
+  JobUpdateFrame,
+  NodeUpdateFrame,
   PongFrame,
 ]);
 export type ServerFrame = z.infer<typeof ServerFrame>;
@@ -122,6 +144,8 @@ export type AgentStateFrame = z.infer<typeof AgentStateFrame>;
 export type QuestionFrame = z.infer<typeof QuestionFrame>;
 export type UsageFrame = z.infer<typeof UsageFrame>;
 export type ErrorFrame = z.infer<typeof ErrorFrame>;
+export type JobUpdateFrame = z.infer<typeof JobUpdateFrame>;
+export type NodeUpdateFrame = z.infer<typeof NodeUpdateFrame>;
 export type ChatResumedFrame = z.infer<typeof ChatResumedFrame>;
 
 /** A frame without the registry's stamp: what the agent loop and handlers produce. */
