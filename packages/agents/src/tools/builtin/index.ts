@@ -1,0 +1,2 @@
+export * from "./workspace/confine-path.js";
+export * from "./workspace/workspace-tools.js";
