@@ -1,0 +1,111 @@
+import { z } from "zod";
+
+const RESERVED_IDS = new Set(["openai", "anthropic", "scripted"]);
+
+/** One OpenAI-compatible server: `name` becomes its provider id. */
+export const CompatEndpoint = z.object({
+  name: z
+    .string()
+    .regex(/^[a-z][a-z0-9_-]{0,31}$/, "names are lower-case letters, digits, '-' or '_'")
+    .refine((n) => !RESERVED_IDS.has(n), { message: "this name is reserved for a built-in provider" }),
+  baseURL: z.url({ protocol: /^https?$/ }),
+  apiKey: z.string().min(1).optional(),
+  defaultModel: z.string().min(1).optional(),
+});
+export type CompatEndpoint = z.infer<typeof CompatEndpoint>;
+
+/** Parses `OPENAI_COMPAT_ENDPOINTS` (`name=url,name=url`, blank = none) into endpoints with unique names. */
+export const CompatEndpointsSchema = z
+  .string()
+  .transform((value, ctx) => {
+    const out: { name: string; baseURL: string }[] = [];
+    for (const item of value
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean)) {
+      const eq = item.indexOf("=");
+      if (eq <= 0) {
+        ctx.addIssue({ code: "custom", message: `"${item}" is not name=url` });
+        return z.NEVER;
+      }
+      out.push({ name: item.slice(0, eq).trim(), baseURL: item.slice(eq + 1).trim() });
+    }
+    return out;
+  })
+  .pipe(
+    z.array(CompatEndpoint).refine((list) => new Set(list.map((e) => e.name)).size === list.length, {
+      message: "endpoint names must be unique",
+    }),
+  );
+
+/** Everything the registry needs; usually built by the server's config from the environment. */
+export const ProviderRegistryConfig = z.object({
+  openai: z
+    .object({
+      apiKey: z.string().min(1),
+      baseURL: z.url().optional(),
+      organization: z.string().min(1).optional(),
+      defaultModel: z.string().min(1).optional(),
+    })
+    .optional(),
+  anthropic: z
+    .object({
+      apiKey: z.string().min(1),
+      baseURL: z.url().optional(),
+      defaultModel: z.string().min(1).optional(),
+      thinkingBudgetTokens: z.number().int().min(1024).optional(),
+    })
+    .optional(),
+  compatEndpoints: z.array(CompatEndpoint).default([]),
+  /** SDK retries before a stream starts. */
+  maxRetries: z.number().int().min(0).max(10).default(2),
+  /** Time to response headers per attempt. */
+  timeoutMs: z.number().int().positive().default(60_000),
+  /** Longest retry-after the SDKs may wait for; longer requests fail at once. */
+  maxRetryDelayMs: z.number().int().min(0).default(20_000),
+  /** Bound on a compatible server's `/models` call. */
+  modelListTimeoutMs: z.number().int().positive().default(2_000),
+  /** How long a `/models` answer is reused. */
+  modelListTtlMs: z.number().int().min(0).default(60_000),
+});
+export type ProviderRegistryConfig = z.input<typeof ProviderRegistryConfig>;
+export type ResolvedRegistryConfig = z.output<typeof ProviderRegistryConfig>;
+
+/**
+ * Reads the provider settings from the environment: OPENAI_API_KEY/OPENAI_BASE_URL/OPENAI_MODEL,
+ * ANTHROPIC_API_KEY/ANTHROPIC_BASE_URL/ANTHROPIC_MODEL, OPENAI_COMPAT_ENDPOINTS (a key for an
+ * endpoint may be given as `<NAME>_API_KEY`), PROVIDER_MAX_RETRIES, PROVIDER_TIMEOUT_MS.
+ */
+export function providerRegistryConfigFromEnv(
+  env: Record<string, string | undefined>,
+): ResolvedRegistryConfig {
+  const compat = CompatEndpointsSchema.parse(env.OPENAI_COMPAT_ENDPOINTS ?? "").map((e) => ({
+    ...e,
+    ...definedOnly({ apiKey: env[`${e.name.toUpperCase().replace(/-/g, "_")}_API_KEY`] }),
+  }));
+  return ProviderRegistryConfig.parse({
+    openai: env.OPENAI_API_KEY
+      ? definedOnly({
+          apiKey: env.OPENAI_API_KEY,
+          baseURL: env.OPENAI_BASE_URL,
+          defaultModel: env.OPENAI_MODEL,
+        })
+      : undefined,
+    anthropic: env.ANTHROPIC_API_KEY
+      ? definedOnly({
+          apiKey: env.ANTHROPIC_API_KEY,
+          baseURL: env.ANTHROPIC_BASE_URL,
+          defaultModel: env.ANTHROPIC_MODEL,
+        })
+      : undefined,
+    compatEndpoints: compat,
+    ...definedOnly({
+      maxRetries: env.PROVIDER_MAX_RETRIES ? Number(env.PROVIDER_MAX_RETRIES) : undefined,
+      timeoutMs: env.PROVIDER_TIMEOUT_MS ? Number(env.PROVIDER_TIMEOUT_MS) : undefined,
+    }),
+  });
+}
+
+function definedOnly<T extends Record<string, unknown>>(obj: T): Partial<T> {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined && v !== "")) as Partial<T>;
+}
