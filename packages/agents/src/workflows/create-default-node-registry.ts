@@ -1,0 +1,34 @@
+import { NodeRegistry } from "./node-registry.js";
+import type { GuardedGetOptions } from "./nodes/guarded-http-get.js";
+import { createHttpGetNode } from "./nodes/http-get-node.js";
+import { inputTextNode } from "./nodes/input-text-node.js";
+import { jsonExtractNode } from "./nodes/json-extract-node.js";
+import { createLlmPromptNode, type ResolveLlm } from "./nodes/llm-prompt-node.js";
+import { outputTextNode } from "./nodes/output-text-node.js";
+import { textTemplateNode } from "./nodes/text-template-node.js";
+
+/** What the starter node types need from the server. */
+export type DefaultNodeDeps = {
+  /** The server's provider registry, as llm.prompt sees it. */
+  resolveLlm: ResolveLlm;
+  /** Options of http.get (allow-list, limits); the address rules are web_fetch's SSRF guard. */
+  http?: GuardedGetOptions;
+};
+
+/** A registry with the starter set: input.text, llm.prompt, text.template, json.extract, http.get, output.text. */
+export function createDefaultNodeRegistry(deps: DefaultNodeDeps): NodeRegistry {
+  const registry = new NodeRegistry();
+  for (const node of [
+    inputTextNode,
+    createLlmPromptNode(deps.resolveLlm),
+    textTemplateNode,
+    jsonExtractNode,
+    createHttpGetNode(deps.http),
+    outputTextNode,
+  ]) {
+    const res = registry.register(node);
+    // The starter set is ours: a refusal here is a bug, not an operator mistake.
+    if (!res.ok) throw new Error(`createDefaultNodeRegistry: ${res.error}`);
+  }
+  return registry;
+}

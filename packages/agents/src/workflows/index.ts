@@ -1,0 +1,10 @@
+export * from "./create-default-node-registry.js";
+export * from "./load-node-plugin.js";
+export * from "./node-registry.js";
+export * from "./node-type.js";
+export type { GuardedGetOptions, GuardedGetResult } from "./nodes/guarded-http-get.js";
+export type { ResolvedLlm, ResolveLlm } from "./nodes/llm-prompt-node.js";
+export * from "./run-workflow.js";
+export { portsCompatible } from "./schema-compat.js";
+export * from "./validate-workflow.js";
+export * from "./workflow-graph.js";

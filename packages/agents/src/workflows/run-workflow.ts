@@ -1,0 +1,202 @@
+import { randomUUID } from "node:crypto";
+import type { JobUpdateFrame, NodeUpdateFrame, UnstampedFrame } from "@agentwire/protocol";
+import { AsyncQueue } from "./async-queue.js";
+import { invokeNode, type NodeSettlement } from "./invoke-node.js";
+import type { NodeRegistry } from "./node-registry.js";
+import type { NodeContext, NodeType, WorkflowRunInput } from "./node-type.js";
+import { outputText, previewOf, previewOutputs } from "./preview.js";
+import { formatIssues, validateWorkflow } from "./validate-workflow.js";
+import type { WorkflowNode } from "./workflow-graph.js";
+
+/** What a workflow run yields: job and node updates, unstamped. */
+export type WorkflowFrame = UnstampedFrame<JobUpdateFrame> | UnstampedFrame<NodeUpdateFrame>;
+export type WorkflowRunStatus = "completed" | "failed" | "cancelled";
+
+/** How a run ended. `outputs` maps each completed `output.*` node id to its output values. */
+export type WorkflowRunResult = {
+  status: WorkflowRunStatus;
+  outputs: Record<string, Record<string, unknown>>;
+  /** The output text to store as the assistant message. */
+  text: string;
+  error?: string;
+};
+
+export type RunWorkflowOptions = {
+  /** The stored graph; validated against `registry` before anything runs. */
+  graph: unknown;
+  registry: NodeRegistry;
+  /** The chat message (and its provider/model) that started the run. */
+  input: WorkflowRunInput;
+  /** Aborting it stops the run (→ cancelled). */
+  signal: AbortSignal;
+  /** Wall-clock budget of the whole run (→ failed). */
+  wallClockMs: number;
+  jobId?: string;
+  workflowId?: string;
+  /** Returns false when the turn's budget refuses another LLM call; default: always allowed. */
+  countLlmCall?: () => boolean;
+  /** Timer seam for tests; returns a cancel function. */
+  setTimer?: (fn: () => void, ms: number) => () => void;
+};
+
+type Event =
+  | { kind: "settled"; id: string; settlement: NodeSettlement }
+  | { kind: "progress"; id: string; preview: string }
+  | { kind: "end" };
+type NodeState = "waiting" | "running" | "completed" | "failed" | "cancelled" | "skipped";
+
+const defaultTimer = (fn: () => void, ms: number) => {
+  const t = setTimeout(fn, ms);
+  return () => clearTimeout(t);
+};
+
+/**
+ * Runs a workflow DAG: a node starts as soon as all its inputs are ready, so independent branches
+ * run in parallel. A failing node fails the job, aborts running siblings and skips what has not
+ * started. Yields job/node updates; returns the outputs and the text to store.
+ */
+export async function* runWorkflow(
+  opts: RunWorkflowOptions,
+): AsyncGenerator<WorkflowFrame, WorkflowRunResult> {
+  const jobId = opts.jobId ?? randomUUID();
+  const wf = opts.workflowId !== undefined ? { workflow_id: opts.workflowId } : {};
+  const job = (status: JobUpdateFrame["status"], error?: string): WorkflowFrame => ({
+    type: "job_update",
+    job_id: jobId,
+    ...wf,
+    status,
+    ...(error !== undefined && { error }),
+  });
+  yield job("running");
+
+  const valid = validateWorkflow(opts.graph, opts.registry);
+  if (!valid.ok) {
+    const error = `invalid workflow: ${formatIssues(valid.errors)}`;
+    yield job("failed", error);
+    return { status: "failed", outputs: {}, text: "", error };
+  }
+  const { graph, order } = valid;
+  const nodes = new Map<string, { node: WorkflowNode; type: NodeType }>();
+  for (const node of graph.nodes)
+    nodes.set(node.id, { node, type: opts.registry.get(node.type) as NodeType });
+  const pending = new Map(order.map((id) => [id, 0]));
+  for (const e of graph.edges) pending.set(e.target, (pending.get(e.target) ?? 0) + 1);
+  const state = new Map<string, NodeState>(order.map((id) => [id, "waiting"]));
+  const results = new Map<string, Record<string, unknown>>();
+  const lastPreview = new Map<string, string>();
+
+  const queue = new AsyncQueue<Event>();
+  const jobAbort = new AbortController();
+  let ending: { status: "failed" | "cancelled"; error: string } | undefined;
+  const end = (status: "failed" | "cancelled", error: string) => {
+    if (ending) return;
+    ending = { status, error };
+    jobAbort.abort();
+    queue.push({ kind: "end" });
+  };
+  const onStop = () => end("cancelled", "workflow stopped");
+  opts.signal.addEventListener("abort", onStop, { once: true });
+  const cancelTimer = (opts.setTimer ?? defaultTimer)(
+    () => end("failed", `workflow exceeded its wall-clock budget of ${opts.wallClockMs} ms`),
+    opts.wallClockMs,
+  );
+  if (opts.signal.aborted) onStop();
+
+  const update = (id: string, status: NodeState, extra: { result_preview?: string; error?: string } = {}) =>
+    ({
+      type: "node_update",
+      job_id: jobId,
+      node_id: id,
+      node_type: nodes.get(id)?.node.type,
+      status,
+      ...extra,
+    }) as WorkflowFrame;
+
+  const start = (id: string): WorkflowFrame => {
+    const { node, type } = nodes.get(id)!;
+    state.set(id, "running");
+    const ctx: NodeContext = {
+      nodeId: id,
+      properties: node.properties,
+      input: opts.input,
+      progress: (preview) => queue.push({ kind: "progress", id, preview }),
+      countLlmCall: opts.countLlmCall ?? (() => true),
+    };
+    void invokeNode(type, gatherInputs(id), ctx, jobAbort.signal).then((settlement) =>
+      queue.push({ kind: "settled", id, settlement }),
+    );
+    return update(id, "running");
+  };
+
+  const gatherInputs = (id: string): Record<string, unknown> => {
+    const { node, type } = nodes.get(id)!;
+    const inputs: Record<string, unknown> = {};
+    for (const port of type.inputs) {
+      if (Object.hasOwn(node.properties, port.name)) inputs[port.name] = node.properties[port.name];
+    }
+    for (const e of graph.edges) {
+      if (e.target === id) inputs[e.target_port] = results.get(e.source)?.[e.source_port];
+    }
+    return inputs;
+  };
+
+  const readyWaiting = () => order.filter((id) => state.get(id) === "waiting" && pending.get(id) === 0);
+  const running = () => order.filter((id) => state.get(id) === "running").length;
+
+  try {
+    if (!ending) for (const id of readyWaiting()) yield start(id);
+    while (running() > 0) {
+      const ev = await queue.next();
+      if (ev.kind === "end") continue;
+      if (state.get(ev.id) !== "running") continue;
+      if (ev.kind === "progress") {
+        const preview = previewOf(ev.preview);
+        if (ending || lastPreview.get(ev.id) === preview) continue;
+        lastPreview.set(ev.id, preview);
+        yield update(ev.id, "running", { result_preview: preview });
+        continue;
+      }
+      const s = ev.settlement;
+      if (s.kind === "aborted" || (ending && !s.result.ok)) {
+        state.set(ev.id, "cancelled");
+        yield update(ev.id, "cancelled", ending ? { error: ending.error } : {});
+      } else if (!s.result.ok) {
+        state.set(ev.id, "failed");
+        yield update(ev.id, "failed", { error: s.result.error });
+        end("failed", `node "${ev.id}" (${nodes.get(ev.id)?.node.type}) failed: ${s.result.error}`);
+      } else {
+        state.set(ev.id, "completed");
+        results.set(ev.id, s.result.outputs);
+        yield update(ev.id, "completed", { result_preview: previewOutputs(s.result.outputs) });
+        for (const e of graph.edges) {
+          if (e.source === ev.id) pending.set(e.target, (pending.get(e.target) ?? 0) - 1);
+        }
+        if (!ending) for (const id of readyWaiting()) yield start(id);
+      }
+    }
+    for (const id of order) {
+      if (state.get(id) !== "waiting") continue;
+      state.set(id, "skipped");
+      yield update(id, "skipped");
+    }
+  } finally {
+    cancelTimer();
+    opts.signal.removeEventListener("abort", onStop);
+    // A consumer that stops iterating early must not leave nodes running.
+    if (!jobAbort.signal.aborted) jobAbort.abort();
+  }
+
+  const outputs: Record<string, Record<string, unknown>> = {};
+  const texts: string[] = [];
+  for (const id of order) {
+    const { node } = nodes.get(id)!;
+    const values = results.get(id);
+    if (!node.type.startsWith("output.") || !values) continue;
+    outputs[id] = values;
+    for (const v of Object.values(values)) texts.push(outputText(v));
+  }
+  const text = texts.join("\n\n");
+  const final = ending ?? { status: "completed" as const };
+  yield job(final.status, ending?.error);
+  return { status: final.status, outputs, text, ...(ending && { error: ending.error }) };
+}
