@@ -81,7 +81,7 @@ export class AnthropicProvider implements Provider {
     if (signal.aborted) return;
     if (!state.finished) {
       yield* this.fail(
-        streamFailure("the stream ended before message_stop (connection closed early)", requestId),
+        streamFailure("the stream ended before the model finished (connection closed early)", requestId),
       );
       return;
     }

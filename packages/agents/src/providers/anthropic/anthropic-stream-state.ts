@@ -7,7 +7,7 @@ type ToolBlock = { id: string; name: string; json: string; initialInput: unknown
 
 /**
  * Folds Messages stream events into provider events. Text and thinking go out as they arrive; tool
- * calls, usage and the finish are held back until `message_stop`, so a stream that fails half-way
+ * calls, usage and the finish are held back until the message has ended, so a stream that fails half-way
  * never hands a tool call to the loop.
  */
 export class AnthropicStreamState {
@@ -43,9 +43,12 @@ export class AnthropicStreamState {
     }
   }
 
-  /** True once `message_stop` arrived: the model's output is complete. */
+  /**
+   * True once the output is known to be complete: `message_stop`, or a `stop_reason` (only
+   * `message_stop` follows it, and the SDK drops a last event that lacks its blank line).
+   */
   get finished(): boolean {
-    return this.stopped;
+    return this.stopped || this.stopReason !== undefined;
   }
 
   /** The held-back events of a stream that ended well: tool calls, usage (if reported), finish. */
