@@ -1,0 +1,26 @@
+import { ApiTokensRepo } from "./api-tokens-repo.js";
+import { MessagesRepo } from "./messages-repo.js";
+import type { Db } from "./open-database.js";
+import { ThreadsRepo } from "./threads-repo.js";
+import { TurnsRepo } from "./turns-repo.js";
+import { UsersRepo } from "./users-repo.js";
+
+/** The data-access layer: every query the server makes goes through one of these. */
+export interface Repositories {
+  users: UsersRepo;
+  apiTokens: ApiTokensRepo;
+  threads: ThreadsRepo;
+  messages: MessagesRepo;
+  turns: TurnsRepo;
+}
+
+/** Builds the repositories over one drizzle handle. */
+export function createRepositories(db: Db): Repositories {
+  return {
+    users: new UsersRepo(db),
+    apiTokens: new ApiTokensRepo(db),
+    threads: new ThreadsRepo(db),
+    messages: new MessagesRepo(db),
+    turns: new TurnsRepo(db),
+  };
+}

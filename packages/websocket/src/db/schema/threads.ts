@@ -1,0 +1,18 @@
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { users } from "./users.js";
+
+/** A conversation; `last_seq` is the last frame sequence number stamped on this thread. */
+export const threads = sqliteTable(
+  "threads",
+  {
+    id: text().primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    title: text().notNull(),
+    lastSeq: integer("last_seq").notNull().default(0),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("threads_user_updated_idx").on(t.userId, t.updatedAt)],
+);

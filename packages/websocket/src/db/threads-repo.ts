@@ -1,0 +1,84 @@
+import { randomUUID } from "node:crypto";
+import type { ThreadSummary } from "@agentwire/protocol";
+import { and, desc, eq, sql } from "drizzle-orm";
+import type { Db } from "./open-database.js";
+import { threads } from "./schema/index.js";
+
+type ThreadRow = typeof threads.$inferSelect;
+
+/** Threads, always scoped by the owning user: another user's thread reads as missing. */
+export class ThreadsRepo {
+  constructor(private readonly db: Db) {}
+
+  /** The user's threads, most recently updated first. */
+  list(userId: string): ThreadSummary[] {
+    return this.db
+      .select()
+      .from(threads)
+      .where(eq(threads.userId, userId))
+      .orderBy(desc(threads.updatedAt), desc(threads.createdAt))
+      .all()
+      .map(toThreadSummary);
+  }
+
+  /** The thread if it exists and belongs to the user. */
+  get(userId: string, threadId: string): ThreadRow | undefined {
+    return this.db
+      .select()
+      .from(threads)
+      .where(and(eq(threads.id, threadId), eq(threads.userId, userId)))
+      .get();
+  }
+
+  /** Creates a thread for the user. */
+  create(userId: string, title: string, now = Date.now()): ThreadRow {
+    const row: ThreadRow = { id: randomUUID(), userId, title, lastSeq: 0, createdAt: now, updatedAt: now };
+    this.db.insert(threads).values(row).run();
+    return row;
+  }
+
+  /** Renames a thread; false when the user has no such thread. */
+  rename(userId: string, threadId: string, title: string, now = Date.now()): boolean {
+    return (
+      this.db
+        .update(threads)
+        .set({ title, updatedAt: now })
+        .where(and(eq(threads.id, threadId), eq(threads.userId, userId)))
+        .run().changes > 0
+    );
+  }
+
+  /** Deletes a thread and, by cascade, its messages, turns and pending actions; false when not the user's. */
+  delete(userId: string, threadId: string): boolean {
+    return (
+      this.db
+        .delete(threads)
+        .where(and(eq(threads.id, threadId), eq(threads.userId, userId)))
+        .run().changes > 0
+    );
+  }
+
+  /**
+   * Reserves `count` frame sequence numbers on the thread and returns the last one reserved
+   * (so the block is `last - count + 1 .. last`); undefined when not the user's thread.
+   */
+  reserveSeq(userId: string, threadId: string, count = 1, now = Date.now()): number | undefined {
+    const row = this.db
+      .update(threads)
+      .set({ lastSeq: sql`${threads.lastSeq} + ${count}`, updatedAt: now })
+      .where(and(eq(threads.id, threadId), eq(threads.userId, userId)))
+      .returning({ lastSeq: threads.lastSeq })
+      .get();
+    return row?.lastSeq;
+  }
+}
+
+/** A thread row as the protocol's ThreadSummary. */
+export function toThreadSummary(row: ThreadRow): ThreadSummary {
+  return {
+    id: row.id,
+    title: row.title,
+    created_at: new Date(row.createdAt).toISOString(),
+    updated_at: new Date(row.updatedAt).toISOString(),
+  };
+}

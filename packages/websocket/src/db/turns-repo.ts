@@ -1,0 +1,83 @@
+import { randomUUID } from "node:crypto";
+import type { TurnUsage } from "@agentwire/protocol";
+import { and, desc, eq, inArray } from "drizzle-orm";
+import type { Db } from "./open-database.js";
+import { type TurnStatus, turns } from "./schema/index.js";
+
+export type TurnRow = typeof turns.$inferSelect;
+
+/** What may change on a turn after it started. */
+export interface TurnUpdate {
+  status?: TurnStatus;
+  usage?: TurnUsage | null;
+  error?: string | null;
+  suspendedState?: unknown;
+  lastSeq?: number;
+  endedAt?: number | null;
+}
+
+/** Turns of a thread, always through the owning user. */
+export class TurnsRepo {
+  constructor(private readonly db: Db) {}
+
+  /** Records a running turn on the user's thread. */
+  start(userId: string, threadId: string, now = Date.now()): TurnRow {
+    const row: TurnRow = {
+      id: randomUUID(),
+      threadId,
+      userId,
+      status: "running",
+      usage: null,
+      error: null,
+      suspendedState: null,
+      startedAt: now,
+      endedAt: null,
+      lastSeq: 0,
+    };
+    this.db.insert(turns).values(row).run();
+    return row;
+  }
+
+  /** The turn if it belongs to the user. */
+  get(userId: string, turnId: string): TurnRow | undefined {
+    return this.db
+      .select()
+      .from(turns)
+      .where(and(eq(turns.id, turnId), eq(turns.userId, userId)))
+      .get();
+  }
+
+  /** The most recent turn of the user's thread. */
+  latest(userId: string, threadId: string): TurnRow | undefined {
+    return this.db
+      .select()
+      .from(turns)
+      .where(and(eq(turns.threadId, threadId), eq(turns.userId, userId)))
+      .orderBy(desc(turns.startedAt))
+      .limit(1)
+      .get();
+  }
+
+  /** Updates the user's turn; false when it is not theirs. */
+  update(userId: string, turnId: string, update: TurnUpdate): boolean {
+    return (
+      this.db
+        .update(turns)
+        .set(update)
+        .where(and(eq(turns.id, turnId), eq(turns.userId, userId)))
+        .run().changes > 0
+    );
+  }
+
+  /**
+   * At start-up no turn can still be running: the process that ran it is gone.
+   * Marks every running turn `interrupted` (system-wide, so not scoped by user) and returns how many.
+   */
+  interruptAllRunning(now = Date.now()): number {
+    return this.db
+      .update(turns)
+      .set({ status: "interrupted", endedAt: now })
+      .where(inArray(turns.status, ["running"]))
+      .run().changes;
+  }
+}

@@ -1,0 +1,102 @@
+import websocket from "@fastify/websocket";
+import type { FastifyError, FastifyInstance } from "fastify";
+import fp from "fastify-plugin";
+import type { WebSocket } from "ws";
+import { selectSubprotocol } from "../auth/extract-token.js";
+import { createUserResolver } from "../auth/resolve-user.js";
+import type { AgentwireDatabase } from "../db/open-database.js";
+import type { Repositories } from "../db/repositories.js";
+import { AgentwireError } from "../errors/agentwire-error.js";
+import { authenticate } from "../http/authenticate.js";
+import { healthRoutes } from "../http/health-routes.js";
+import { threadsRoutes } from "../http/threads-routes.js";
+import { type CommandHandlers, CommandRouter } from "../ws/command-router.js";
+import { ConnectionRegistry } from "../ws/connection-registry.js";
+import { wsRoute } from "../ws/ws-route.js";
+import type { AgentwireServices } from "./agentwire-services.js";
+import { closeAllConnections } from "./close-all-connections.js";
+import type { ServerSettings } from "./server-settings.js";
+
+export interface AgentwirePluginOptions {
+  database: AgentwireDatabase;
+  repos: Repositories;
+  settings: ServerSettings;
+  services: AgentwireServices;
+  handlers: CommandHandlers;
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** Every open /ws connection, by user. */
+    agentwireConnections: ConnectionRegistry;
+  }
+}
+
+/** /ws, /api and health routes as one Fastify plugin; `preClose` closes every client with 1012. */
+async function agentwirePlugin(app: FastifyInstance, opts: AgentwirePluginOptions) {
+  for (const key of ["database", "repos", "settings", "services", "handlers"] as const) {
+    if (opts[key] == null) throw new Error(`agentwire plugin: option ${key} is required`);
+  }
+  const { settings } = opts;
+  const registry = new ConnectionRegistry();
+  const router = new CommandRouter(opts.handlers);
+  const resolveUser = createUserResolver(settings.auth, opts.repos.apiTokens);
+  let shuttingDown = false;
+  app.decorate("agentwireConnections", registry);
+
+  await app.register(websocket, {
+    options: {
+      maxPayload: settings.limits.maxPayloadBytes,
+      perMessageDeflate: false,
+      handleProtocols: (offered: Set<string>) => selectSubprotocol(offered),
+    },
+    // ws closes the socket itself (1009 for an oversized frame, 1002 for a protocol error); the
+    // plugin's default handler would terminate it before that close frame is written.
+    errorHandler: (error: Error & { code?: string }, socket: WebSocket, request) => {
+      request.log.info({ err: error, code: error.code }, "websocket error");
+      if (socket.readyState !== socket.CLOSING && socket.readyState !== socket.CLOSED) socket.terminate();
+    },
+    preClose: async () => {
+      shuttingDown = true;
+      clearInterval(heartbeat);
+      await closeAllConnections(registry, settings.limits.closeTimeoutMs);
+    },
+  });
+
+  const heartbeat = setInterval(() => {
+    for (const connection of registry.all()) connection.heartbeat();
+  }, settings.limits.heartbeatIntervalMs);
+  heartbeat.unref();
+  app.addHook("onClose", async () => clearInterval(heartbeat));
+
+  app.setErrorHandler((error: FastifyError | AgentwireError, request, reply) => {
+    if (error instanceof AgentwireError) {
+      return reply.code(error.httpStatus).send({ code: error.code, message: error.message });
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 500) request.log.error({ err: error }, "request failed");
+    return reply
+      .code(status)
+      .send({
+        code: status >= 500 ? "internal" : "bad_request",
+        message: status >= 500 ? "internal error" : error.message,
+      });
+  });
+
+  await app.register(healthRoutes, { database: opts.database });
+  await app.register(async (api) => {
+    api.addHook("onRequest", authenticate(resolveUser));
+    await api.register(threadsRoutes, { repos: opts.repos });
+  });
+  await app.register(wsRoute, {
+    settings,
+    repos: opts.repos,
+    services: opts.services,
+    registry,
+    router,
+    resolveUser,
+    isShuttingDown: () => shuttingDown,
+  });
+}
+
+export default fp(agentwirePlugin, { fastify: "5.x", name: "agentwire" });

@@ -1,0 +1,36 @@
+import { z } from "zod";
+
+const positiveInt = z.number().int().positive();
+
+/** Connection limits; every one can be lowered for tests, the defaults are the production values. */
+export const ServerLimits = z.strictObject({
+  /** Largest client frame in bytes; a bigger one closes the socket with 1009. */
+  maxPayloadBytes: positiveInt.default(1024 * 1024),
+  /** Sustained client frames per second per connection. */
+  messagesPerSecond: positiveInt.default(20),
+  /** Frames a connection may send in a burst above the sustained rate. */
+  messageBurst: positiveInt.default(40),
+  /** Rate-limited frames in a row after which the connection is closed with 1008. */
+  rateLimitStrikes: positiveInt.default(20),
+  /** Interval of protocol pings; a socket that missed the previous pong is terminated. */
+  heartbeatIntervalMs: positiveInt.default(30_000),
+  /** Open sockets per user; more are refused with HTTP 429 before the upgrade. */
+  maxConnectionsPerUser: positiveInt.default(16),
+  /** Past this many buffered bytes a socket gets no more frames and is closed with 1013 (resume later). */
+  sendSoftLimitBytes: positiveInt.default(4 * 1024 * 1024),
+  /** Past this many buffered bytes the socket cannot even take a close frame in time: terminated. */
+  sendHardLimitBytes: positiveInt.default(16 * 1024 * 1024),
+  /** How long shutdown waits for clients to acknowledge the 1012 close before terminating them. */
+  closeTimeoutMs: positiveInt.default(3_000),
+});
+export type ServerLimits = z.infer<typeof ServerLimits>;
+export type ServerLimitsInput = z.input<typeof ServerLimits>;
+
+/** Fills in production defaults and rejects nonsensical values up front. */
+export function resolveServerLimits(input: ServerLimitsInput = {}): ServerLimits {
+  const limits = ServerLimits.parse(input);
+  if (limits.sendHardLimitBytes < limits.sendSoftLimitBytes) {
+    throw new Error("sendHardLimitBytes must be at least sendSoftLimitBytes");
+  }
+  return limits;
+}

@@ -1,0 +1,6 @@
+import type { CommandHandler } from "../command-router.js";
+
+/** `ping` → `pong`, echoing the request_id. */
+export const handlePing: CommandHandler<"ping"> = (frame, ctx) => {
+  ctx.send({ type: "pong", ...(frame.request_id !== undefined && { request_id: frame.request_id }) });
+};

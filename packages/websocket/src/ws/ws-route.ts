@@ -1,0 +1,125 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { RawData, WebSocket } from "ws";
+import { isOriginAllowed } from "../auth/is-origin-allowed.js";
+import type { UserResolver } from "../auth/resolve-user.js";
+import type { Repositories } from "../db/repositories.js";
+import { authenticate } from "../http/authenticate.js";
+import type { AgentwireServices } from "../server/agentwire-services.js";
+import type { ServerSettings } from "../server/server-settings.js";
+import { CloseCode } from "./close-codes.js";
+import type { CommandRouter } from "./command-router.js";
+import { Connection } from "./connection.js";
+import type { ConnectionContext } from "./connection-context.js";
+import type { ConnectionRegistry } from "./connection-registry.js";
+import { RateLimiter } from "./rate-limiter.js";
+
+export interface WsRouteOptions {
+  settings: ServerSettings;
+  repos: Repositories;
+  services: AgentwireServices;
+  registry: ConnectionRegistry;
+  router: CommandRouter;
+  resolveUser: UserResolver;
+  isShuttingDown: () => boolean;
+}
+
+/** `GET /ws`: Origin, auth and the per-user cap are checked before the upgrade; then frames are routed. */
+export async function wsRoute(app: FastifyInstance, opts: WsRouteOptions) {
+  const { settings, registry, router } = opts;
+  const { limits } = settings;
+
+  const refuseEarly = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (opts.isShuttingDown()) return reply.code(503).send({ code: "unavailable", message: "shutting down" });
+    if (!isOriginAllowed(request.headers.origin, settings.allowedOrigins)) {
+      request.log.info({ origin: request.headers.origin }, "origin refused");
+      return reply.code(403).send({ code: "forbidden", message: "origin not allowed" });
+    }
+  };
+  const capConnections = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (registry.count(request.userId) >= limits.maxConnectionsPerUser) {
+      return reply.code(429).send({ code: "rate_limited", message: "too many connections for this user" });
+    }
+  };
+
+  app.get(
+    "/ws",
+    { websocket: true, onRequest: [refuseEarly, authenticate(opts.resolveUser)], preHandler: capConnections },
+    (socket: WebSocket, request: FastifyRequest) => {
+      const logger = request.log.child({ connection_id: request.id, user_id: request.userId });
+      const connection = new Connection({
+        id: request.id,
+        userId: request.userId,
+        socket,
+        logger,
+        sendSoftLimitBytes: limits.sendSoftLimitBytes,
+        sendHardLimitBytes: limits.sendHardLimitBytes,
+      });
+      // The cap was checked before the upgrade; two upgrades racing past it are caught here.
+      if (registry.count(request.userId) >= limits.maxConnectionsPerUser) {
+        socket.close(CloseCode.policyViolation, "too many connections for this user");
+        return;
+      }
+      registry.add(connection);
+      const abort = new AbortController();
+      const ctx: ConnectionContext = {
+        connectionId: connection.id,
+        userId: connection.userId,
+        logger,
+        repos: opts.repos,
+        services: opts.services,
+        settings,
+        connections: registry,
+        signal: abort.signal,
+        send: (frame) => connection.send(frame),
+      };
+      const limiter = new RateLimiter(limits.messagesPerSecond, limits.messageBurst);
+      let strikes = 0;
+      // Frames are handled one after another so replies keep the order of the requests.
+      let queue: Promise<void> = Promise.resolve();
+      logger.info("connection open");
+
+      // Everything a frame causes goes through one queue, so replies (errors included) keep request order.
+      const enqueue = (work: () => void | Promise<void>) => {
+        queue = queue.then(work);
+      };
+      socket.on("message", (data: RawData, isBinary: boolean) => {
+        if (!limiter.tryTake()) {
+          strikes += 1;
+          if (strikes > limits.rateLimitStrikes) {
+            enqueue(() => {
+              logger.warn("rate limit exceeded repeatedly; closing");
+              connection.close(CloseCode.policyViolation, "rate limit exceeded");
+            });
+          } else {
+            enqueue(() => {
+              connection.send({ type: "error", code: "rate_limited", message: "too many frames; slow down" });
+            });
+          }
+          return;
+        }
+        strikes = 0;
+        if (isBinary) {
+          enqueue(() => {
+            connection.send({ type: "error", code: "bad_request", message: "frame: expected a text frame" });
+          });
+          return;
+        }
+        const text = rawToText(data);
+        enqueue(() => router.dispatch(text, ctx));
+      });
+      socket.on("pong", () => connection.markAlive());
+      socket.on("close", (code: number) => {
+        registry.remove(connection);
+        connection.markClosed();
+        abort.abort();
+        logger.info({ code }, "connection closed");
+      });
+    },
+  );
+}
+
+function rawToText(data: RawData): string {
+  if (Buffer.isBuffer(data)) return data.toString("utf8");
+  if (Array.isArray(data)) return Buffer.concat(data).toString("utf8");
+  return Buffer.from(data).toString("utf8");
+}

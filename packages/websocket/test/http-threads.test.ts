@@ -1,0 +1,71 @@
+import { type StoredMessage, ThreadSummary } from "@agentwire/protocol";
+import { afterEach, describe, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "./harness.js";
+
+let server: TestServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+describe("HTTP API", () => {
+  it("serves /health without auth and /ready once migrations are applied", async () => {
+    server = await startTestServer({ auth: "token" });
+    expect(await (await server.fetch("/health")).json()).toEqual({ status: "ok" });
+    const ready = await server.fetch("/ready");
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: "ready" });
+  });
+
+  it("requires a token on /api, as a Bearer header or ?api_key", async () => {
+    server = await startTestServer({ auth: "token" });
+    const token = server.createToken("alice");
+    expect((await server.fetch("/api/threads")).status).toBe(401);
+    expect((await server.fetch("/api/threads", { token: "nope" })).status).toBe(401);
+    expect((await server.fetch("/api/threads", { token })).status).toBe(200);
+    expect((await server.fetch(`/api/threads?api_key=${token}`)).status).toBe(200);
+  });
+
+  it("scopes threads by user: another user's thread is 404 exactly like a missing one", async () => {
+    server = await startTestServer({ auth: "token" });
+    const alice = server.createToken("alice");
+    const bob = server.createToken("bob");
+    const thread = server.repos.threads.create("alice", "Alice's plans");
+    server.repos.messages.append("alice", thread.id, { role: "user", content: "hello", status: "complete" });
+    server.repos.messages.append("alice", thread.id, {
+      role: "assistant",
+      content: "hi",
+      status: "complete",
+      provider: "scripted",
+      model: "m",
+    });
+
+    const list = (await (await server.fetch("/api/threads", { token: alice })).json()) as {
+      threads: unknown[];
+    };
+    expect(list.threads).toHaveLength(1);
+    expect(ThreadSummary.parse(list.threads[0])).toMatchObject({ id: thread.id, title: "Alice's plans" });
+    const response = await server.fetch(`/api/threads/${thread.id}/messages`, { token: alice });
+    const messages = (await response.json()) as { messages: StoredMessage[] };
+    expect(messages.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(messages.messages[1]).toMatchObject({ provider: "scripted", model: "m", status: "complete" });
+
+    expect(await (await server.fetch("/api/threads", { token: bob })).json()).toEqual({ threads: [] });
+    const theirs = await server.fetch(`/api/threads/${thread.id}/messages`, { token: bob });
+    const missing = await server.fetch("/api/threads/no-such-thread/messages", { token: bob });
+    expect(theirs.status).toBe(404);
+    expect(missing.status).toBe(404);
+    expect(await theirs.json()).toEqual(await missing.json());
+    const deleteTheirs = await server.fetch(`/api/threads/${thread.id}`, { method: "DELETE", token: bob });
+    const deleteMissing = await server.fetch("/api/threads/no-such-thread", { method: "DELETE", token: bob });
+    expect(deleteTheirs.status).toBe(404);
+    expect(await deleteTheirs.json()).toEqual(await deleteMissing.json());
+    expect(server.repos.threads.get("alice", thread.id)).toBeDefined();
+
+    const deleted = await server.fetch(`/api/threads/${thread.id}`, { method: "DELETE", token: alice });
+    expect(deleted.status).toBe(204);
+    expect(server.repos.threads.get("alice", thread.id)).toBeUndefined();
+    // Cascade: the thread's messages went with it.
+    expect(server.database.sqlite.prepare("SELECT count(*) AS n FROM messages").get()).toEqual({ n: 0 });
+  });
+});

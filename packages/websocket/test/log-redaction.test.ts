@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { createLogger, redactUrl } from "../src/index.js";
+import { startTestServer, upgradeStatus } from "./harness.js";
+
+describe("log redaction", () => {
+  it("never logs tokens from any carrier, nor api_key query values", async () => {
+    const server = await startTestServer({ auth: "token", logLevel: "debug" });
+    const token = server.createToken("alice");
+    for (const carrier of ["header", "subprotocol", "query"] as const) {
+      const client = await server.connect({ token, carrier });
+      await client.ping();
+      await client.close();
+      expect(await upgradeStatus(server.wsUrl, { token: "wrong-secret-value", carrier })).toBe(401);
+    }
+    await server.fetch(`/api/threads?api_key=${token}`);
+    await server.fetch("/api/threads", { token });
+    await server.close();
+    const all = server.logs.join("");
+    expect(all).not.toContain(token);
+    expect(all).not.toContain("wrong-secret-value");
+    expect(all).toContain("api_key=[redacted]");
+    expect(all).toContain('"connection_id"');
+  });
+
+  it("blanks secret fields wherever they appear in a log object", () => {
+    const lines: string[] = [];
+    const logger = createLogger({ destination: { write: (line) => lines.push(line) } });
+    logger.info(
+      {
+        config: { openai: { apiKey: "sk-secret-1" }, token: "t-secret-2" },
+        headers: { authorization: "Bearer x-secret-3" },
+      },
+      "config",
+    );
+    const line = lines.join("");
+    for (const secret of ["sk-secret-1", "t-secret-2", "x-secret-3"]) expect(line).not.toContain(secret);
+    expect(line).toContain("[redacted]");
+  });
+
+  it("redacts secret query values in URLs", () => {
+    expect(redactUrl("/ws?api_key=abc&x=1")).toBe("/ws?api_key=[redacted]&x=1");
+    expect(redactUrl("/ws?x=1&API_KEY=abc")).toBe("/ws?x=1&API_KEY=[redacted]");
+  });
+});

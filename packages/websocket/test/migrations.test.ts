@@ -1,0 +1,87 @@
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { findMigrationsFolder, openDatabase } from "../src/index.js";
+
+let dir: string | undefined;
+afterEach(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+describe("migrations", () => {
+  it("apply to an empty file and again to an already-migrated one", () => {
+    dir = mkdtempSync(join(tmpdir(), "agentwire-mig-"));
+    const path = join(dir, "nested", "agentwire.db");
+    const first = openDatabase({ path });
+    expect(first.isReady()).toBe(true);
+    const tables = first.sqlite
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE '\\_\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%' ORDER BY name",
+      )
+      .all()
+      .map((r) => (r as { name: string }).name);
+    expect(tables).toEqual([
+      "api_tokens",
+      "llm_calls",
+      "memories",
+      "messages",
+      "pending_actions",
+      "threads",
+      "turns",
+      "users",
+      "workflows",
+    ]);
+    first.sqlite.prepare("INSERT INTO users (id, created_at) VALUES ('kept', 1)").run();
+    first.close();
+
+    const second = openDatabase({ path });
+    expect(second.isReady()).toBe(true);
+    expect(second.sqlite.prepare("SELECT id FROM users").all()).toEqual([{ id: "kept" }]);
+    expect(second.sqlite.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(second.sqlite.pragma("foreign_keys", { simple: true })).toBe(1);
+    expect(second.sqlite.pragma("busy_timeout", { simple: true })).toBe(5000);
+    second.close();
+  });
+
+  it("finds the migrations folder from the source tree, or an explicit path", () => {
+    const found = findMigrationsFolder();
+    expect(found.endsWith("migrations")).toBe(true);
+    expect(findMigrationsFolder(found)).toBe(found);
+    expect(() => findMigrationsFolder("/nonexistent")).toThrow(/no drizzle migrations/);
+  });
+
+  it("reports not ready once the database is closed", () => {
+    const db = openDatabase({ path: ":memory:" });
+    db.close();
+    expect(db.isReady()).toBe(false);
+  });
+});
+
+describe("generated migrations", () => {
+  it("are up to date with the drizzle schema (run `pnpm db:generate` when this fails)", () => {
+    dir = mkdtempSync(join(tmpdir(), "agentwire-gen-"));
+    const out = join(dir, "migrations");
+    cpSync(findMigrationsFolder(), out, { recursive: true });
+    const root = join(import.meta.dirname, "../../..");
+    const result = spawnSync(
+      join(root, "packages/websocket/node_modules/.bin/drizzle-kit"),
+      [
+        "generate",
+        "--dialect",
+        "sqlite",
+        "--schema",
+        "packages/websocket/src/db/schema/index.ts",
+        "--out",
+        out,
+      ],
+      { cwd: root, encoding: "utf8" },
+    );
+    expect(result.status, result.stderr).toBe(0);
+    expect(readdirSync(out).filter((f) => f.endsWith(".sql"))).toEqual(
+      readdirSync(findMigrationsFolder()).filter((f) => f.endsWith(".sql")),
+    );
+  });
+});

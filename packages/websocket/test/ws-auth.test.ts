@@ -1,0 +1,68 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { hashApiToken } from "../src/index.js";
+import { startTestServer, type TestServer, upgradeStatus } from "./harness.js";
+
+let server: TestServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+describe("auth before the upgrade", () => {
+  for (const carrier of ["header", "subprotocol", "query"] as const) {
+    it(`accepts a valid token as ${carrier} and refuses a wrong one with 401`, async () => {
+      server = await startTestServer({ auth: "token" });
+      const token = server.createToken("alice");
+      const client = await server.connect({ token, carrier });
+      await client.ping();
+      if (carrier === "subprotocol") expect(client.ws.protocol).toBe("agentwire.v1");
+      await client.close();
+      expect(await upgradeStatus(server.wsUrl, { token: `${token}x`, carrier })).toBe(401);
+    });
+  }
+
+  it("refuses a connection with no token with 401", async () => {
+    server = await startTestServer({ auth: "token" });
+    expect(await upgradeStatus(server.wsUrl)).toBe(401);
+  });
+
+  it("accepts a static AUTH_TOKENS entry and refuses a revoked token", async () => {
+    server = await startTestServer({
+      auth: { mode: "token", staticTokens: [{ userId: "bob", tokenHash: hashApiToken("static-secret") }] },
+    });
+    expect(await upgradeStatus(server.wsUrl, { token: "static-secret" })).toBe(101);
+    const token = server.createToken("carol");
+    const [row] = server.repos.apiTokens.list("carol");
+    expect(server.repos.apiTokens.revoke(row!.id)).toBe(true);
+    expect(await upgradeStatus(server.wsUrl, { token })).toBe(401);
+  });
+
+  it("treats every connection as user local when AUTH_MODE=none", async () => {
+    server = await startTestServer({ auth: "none" });
+    const client = await server.connect();
+    await client.ping();
+    const [connection] = server.app.agentwireConnections.all();
+    expect(connection?.userId).toBe("local");
+    await client.close();
+  });
+
+  it("refuses a browser Origin not on the allowlist with 403 and accepts a listed one", async () => {
+    server = await startTestServer({ auth: "none", allowedOrigins: ["https://app.example.com"] });
+    expect(await upgradeStatus(server.wsUrl, { origin: "https://evil.example.com" })).toBe(403);
+    expect(await upgradeStatus(server.wsUrl, { origin: "https://app.example.com" })).toBe(101);
+    // No Origin header: not a browser page, so the allowlist does not apply.
+    expect(await upgradeStatus(server.wsUrl)).toBe(101);
+  });
+
+  it("refuses connections past the per-user cap with 429", async () => {
+    server = await startTestServer({ auth: "token", limits: { maxConnectionsPerUser: 2 } });
+    const token = server.createToken("alice");
+    const a = await server.connect({ token });
+    const b = await server.connect({ token });
+    expect(await upgradeStatus(server.wsUrl, { token })).toBe(429);
+    const other = server.createToken("bob");
+    expect(await upgradeStatus(server.wsUrl, { token: other })).toBe(101);
+    await a.close();
+    await b.ping();
+  });
+});
