@@ -1,0 +1,1 @@
+export { contentText } from "@agentwire/protocol";

@@ -1,0 +1,48 @@
+import { finishTurn } from "./reduce-frame.js";
+import { type ApprovalDecision, emptyTurn, lastTurn, type ThreadView, type TurnView } from "./thread-view.js";
+
+/** What the user did, applied before the server confirms it, so the page reacts at once. */
+
+/** The user sent a message: show it and a running turn until the server's frames arrive. */
+export function startLocalTurn(view: ThreadView, requestId: string, text: string): ThreadView {
+  const turn: TurnView = { ...emptyTurn(`r:${requestId}`), requestId, user: { text }, state: "thinking" };
+  return { ...view, turns: [...view.turns, turn] };
+}
+
+/** The server refused our chat_message (bad_request, busy, ...): the turn never started. */
+export function failRequest(view: ThreadView, requestId: string, message: string): ThreadView {
+  return mapTurns(view, (t) =>
+    t.requestId === requestId ? { ...finishTurn(t), errors: [...t.errors, message] } : t,
+  );
+}
+
+export function answerQuestion(view: ThreadView, toolCallId: string, answer: string): ThreadView {
+  return mapLast(view, (t) => ({
+    ...t,
+    questions: t.questions.map((q) => (q.toolCallId === toolCallId ? { ...q, answer, resolved: true } : q)),
+  }));
+}
+
+export function decideApproval(view: ThreadView, approvalId: string, decision: ApprovalDecision): ThreadView {
+  return mapLast(view, (t) => ({
+    ...t,
+    approvals: t.approvals.map((a) => (a.approvalId === approvalId ? { ...a, decision, resolved: true } : a)),
+  }));
+}
+
+/** We sent the tool_result of a client tool call; never run it again, even when a replay repeats it. */
+export function markClientCallDone(view: ThreadView, toolCallId: string): ThreadView {
+  return mapLast(view, (t) => {
+    const call = t.clientCalls[toolCallId];
+    return call ? { ...t, clientCalls: { ...t.clientCalls, [toolCallId]: { ...call, done: true } } } : t;
+  });
+}
+
+function mapLast(view: ThreadView, update: (t: TurnView) => TurnView): ThreadView {
+  const last = lastTurn(view);
+  return last ? { ...view, turns: [...view.turns.slice(0, -1), update(last)] } : view;
+}
+
+function mapTurns(view: ThreadView, update: (t: TurnView) => TurnView): ThreadView {
+  return { ...view, turns: view.turns.map(update) };
+}

@@ -1,0 +1,141 @@
+import type { ExecutionTreeNode, StoredMessage } from "@agentwire/protocol";
+import { contentText } from "./content-text.js";
+import { previewValue } from "./preview.js";
+import { emptyTurn, type ThreadView, type ToolCard, type TurnView } from "./thread-view.js";
+import { appendText, upsertCard } from "./tree-ops.js";
+
+/**
+ * Rebuilds a thread's turns from its stored rows (`GET /api/threads/:id/messages`). The cards come
+ * from the final assistant message's `execution_tree`, so a reload shows the same cards as the live
+ * turn; subtask text is not stored, so containers hold only their nested cards.
+ */
+export function threadFromHistory(threadId: string, messages: StoredMessage[], title?: string): ThreadView {
+  return {
+    threadId,
+    ...(title !== undefined && { title }),
+    lastSeq: null,
+    pending: [],
+    turns: groupTurns(messages).map(turnFromRows),
+  };
+}
+
+/** Each user message starts a turn; the assistant and tool rows after it belong to that turn. */
+function groupTurns(messages: StoredMessage[]): StoredMessage[][] {
+  const groups: StoredMessage[][] = [];
+  for (const m of messages) {
+    const current = groups[groups.length - 1];
+    if (m.role === "user" || !current) groups.push([m]);
+    else current.push(m);
+  }
+  return groups;
+}
+
+export function turnFromRows(rows: StoredMessage[]): TurnView {
+  const first = rows[0];
+  const userRow = first?.role === "user" ? first : undefined;
+  let turn: TurnView = emptyTurn(userRow ? `u:${userRow.id}` : `h:${first?.id ?? "empty"}`, "history");
+  if (userRow) turn = { ...turn, user: { id: userRow.id, text: contentText(userRow.content) } };
+
+  const assistants = rows.filter((r) => r.role === "assistant");
+  const final = [...assistants].reverse().find((r) => r.execution_tree) ?? assistants[assistants.length - 1];
+  const nodes = final?.execution_tree?.nodes;
+  const toolRows = new Map(rows.filter((r) => r.tool_call_id).map((r) => [r.tool_call_id, r]));
+  const placed = new Set<string>();
+
+  const placeNode = (t: TurnView, node: ExecutionTreeNode): TurnView => {
+    placed.add(node.id);
+    return upsertCard(t, cardFromNode(node, nodes ?? []));
+  };
+
+  for (const row of assistants) {
+    if (row === final && nodes) turn = placeRemainingRoots(turn, nodes, placed, placeNode);
+    turn = appendText(turn, null, contentText(row.content), false);
+    for (const call of row.tool_calls ?? []) {
+      const node = nodes?.find((n) => n.id === call.id && n.parent_id === null);
+      if (node) turn = placeNode(turn, node);
+      else if (!nodes)
+        turn = upsertCard(turn, cardFromCall(call.id, call.name, call.args, toolRows.get(call.id)));
+    }
+  }
+  if (nodes) {
+    turn = placeRemainingRoots(turn, nodes, placed, placeNode);
+    // Nested nodes go inside their parents; placing shallower nodes first keeps parents before children.
+    const byDepth = [...nodes].sort((a, b) => depthOf(a, nodes) - depthOf(b, nodes));
+    for (const node of byDepth) if (!placed.has(node.id)) turn = placeNode(turn, node);
+  }
+  return withOutcome(turn, final);
+}
+
+/** Root nodes no stored row names (e.g. rows not kept) still show, before the final text. */
+function placeRemainingRoots(
+  turn: TurnView,
+  nodes: ExecutionTreeNode[],
+  placed: Set<string>,
+  placeNode: (t: TurnView, n: ExecutionTreeNode) => TurnView,
+): TurnView {
+  let t = turn;
+  for (const node of nodes) if (node.parent_id === null && !placed.has(node.id)) t = placeNode(t, node);
+  return t;
+}
+
+function cardFromNode(node: ExecutionTreeNode, nodes: ExecutionTreeNode[]): ToolCard {
+  const known = new Set(nodes.map((n) => n.id));
+  const parentId = node.parent_id !== null && known.has(node.parent_id) ? node.parent_id : null;
+  return {
+    id: node.id,
+    name: node.name,
+    parentId,
+    depth: depthOf(node, nodes),
+    argsPreview: previewValue(node.args_preview ?? ""),
+    status: node.is_error === true ? "error" : "done",
+    durationMs: node.duration_ms,
+    children: [],
+    ...(node.result_preview !== undefined && { resultPreview: previewValue(node.result_preview) }),
+    ...(node.title !== undefined && { title: node.title }),
+  };
+}
+
+function cardFromCall(id: string, name: string, args: unknown, result: StoredMessage | undefined): ToolCard {
+  return {
+    id,
+    name,
+    parentId: null,
+    depth: 0,
+    argsPreview: previewValue(args),
+    status: result?.is_error === true ? "error" : "done",
+    children: [],
+    ...(result && { resultPreview: previewValue(contentText(result.content)) }),
+  };
+}
+
+/** Depth from the parent chain; a cycle or a missing parent stops the walk (bad data must not hang). */
+function depthOf(node: ExecutionTreeNode, nodes: ExecutionTreeNode[]): number {
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const seen = new Set<string>([node.id]);
+  let depth = 0;
+  let parent = node.parent_id === null ? undefined : byId.get(node.parent_id);
+  while (parent && !seen.has(parent.id)) {
+    seen.add(parent.id);
+    depth += 1;
+    parent = parent.parent_id === null ? undefined : byId.get(parent.parent_id);
+  }
+  return depth;
+}
+
+function withOutcome(turn: TurnView, final: StoredMessage | undefined): TurnView {
+  const t: TurnView = { ...turn, running: false, state: "idle", ...(final?.usage && { usage: final.usage }) };
+  switch (final?.status) {
+    case "stopped":
+      return { ...t, stopped: true };
+    case "budget_exceeded":
+      return { ...t, budget: { reason: "unknown" } };
+    case "error":
+    case "iteration_limit":
+    case "interrupted":
+      return { ...t, errors: [`turn ended: ${final.status}`] };
+    case "waiting_user":
+      return { ...t, errors: ["the agent was waiting for your answer"] };
+    default:
+      return t;
+  }
+}

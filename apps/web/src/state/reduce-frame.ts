@@ -1,0 +1,219 @@
+import type { ServerFrame, ServerFrameOf, StoredMessage } from "@agentwire/protocol";
+import { contentText } from "./content-text.js";
+import { previewValue, titleFrom } from "./preview.js";
+import { emptyThread, emptyTurn, lastTurn, type ThreadView, type TurnView } from "./thread-view.js";
+import { appendText, patchCard, upsertCard } from "./tree-ops.js";
+
+/**
+ * Applies one in-order server frame to a thread (the seq gate in `apply-frame.ts` decides order and
+ * duplicates). Pure: the same frames always give the same view.
+ */
+export function reduceFrame(view: ThreadView, frame: ServerFrame): ThreadView {
+  switch (frame.type) {
+    case "thread":
+      return { ...view, threadId: frame.thread_id ?? view.threadId, title: frame.title };
+    case "message":
+      return onMessage(view, frame.message);
+    case "chunk":
+      return onTurn(view, (t) => onChunk(t, frame));
+    case "tool_call_update":
+      return onTurn(view, (t) => onToolUpdate(t, frame));
+    case "agent_state":
+      return onTurn(view, (t) => {
+        // Leaving waiting_on_user means the pending decisions were made (maybe in another tab).
+        const left = t.state === "waiting_on_user" && frame.state !== "waiting_on_user";
+        const next = { ...t, state: frame.state, stateDetail: frame.detail };
+        return left ? resolveApprovals(next) : next;
+      });
+    case "question":
+      return onTurn(view, (t) =>
+        t.questions.some((q) => q.toolCallId === frame.tool_call_id)
+          ? t
+          : {
+              ...t,
+              questions: [
+                ...t.questions,
+                { toolCallId: frame.tool_call_id, question: frame.question, resolved: false },
+              ],
+            },
+      );
+    case "tool_approval_request":
+      return onTurn(view, (t) =>
+        t.approvals.some((a) => a.approvalId === frame.approval_id)
+          ? t
+          : {
+              ...t,
+              approvals: [
+                ...t.approvals,
+                {
+                  approvalId: frame.approval_id,
+                  toolName: frame.tool_name,
+                  permissionClass: frame.permission_class,
+                  argsPreview: previewValue(frame.args),
+                  resolved: false,
+                },
+              ],
+            },
+      );
+    case "tool_call":
+      return onTurn(view, (t) => ({
+        ...t,
+        clientCalls: {
+          ...t.clientCalls,
+          [frame.tool_call_id]: {
+            id: frame.tool_call_id,
+            name: frame.name,
+            args: frame.args,
+            done: t.clientCalls[frame.tool_call_id]?.done ?? false,
+          },
+        },
+      }));
+    case "budget_exceeded":
+      return onTurn(view, (t) => ({
+        ...t,
+        budget: { reason: frame.reason, limit: frame.limit, observed: frame.observed },
+      }));
+    case "usage": {
+      const { type: _type, thread_id: _thread, seq: _seq, ...usage } = frame;
+      return onTurn(view, (t) => ({ ...t, usage }));
+    }
+    case "generation_stopped":
+      return onTurn(view, (t) => ({ ...t, stopped: true }));
+    case "error": {
+      // An error after the turn ended (a refused resume, busy) is noted on it; it never starts a turn.
+      const turn = lastTurn(view) ?? { ...emptyTurn(`e:${view.lastSeq ?? 0}`), running: false };
+      const errors = [...turn.errors, `${frame.code}: ${frame.message}`];
+      return { ...view, turns: [...view.turns.slice(0, view.turns.length ? -1 : 0), { ...turn, errors }] };
+    }
+    case "chat_resumed": {
+      const turn = lastTurn(view);
+      // The server no longer runs this turn (finished while we were away, or lost in a restart).
+      if (turn?.running && frame.status !== "running" && frame.status !== "waiting_on_user") {
+        const ended = finishTurn(turn);
+        const note = frame.status === "finished" ? [] : [`turn ${frame.status}`];
+        return replaceLast(view, { ...ended, errors: [...ended.errors, ...note] });
+      }
+      return view;
+    }
+    case "job_update":
+    case "node_update":
+    case "pong":
+      // Workflow runs and keep-alives have no place in the chat transcript.
+      return view;
+  }
+}
+
+/** A fresh view with the frames applied in order (tests and replays). */
+export function reduceFrames(frames: ServerFrame[], view: ThreadView = emptyThread()): ThreadView {
+  return frames.reduce(reduceFrame, view);
+}
+
+function onMessage(view: ThreadView, message: StoredMessage): ThreadView {
+  if (message.role === "user") return onUserMessage(view, message);
+  if (message.role !== "assistant") return view;
+  // Text arrived as chunks; a stored row only adds how the turn ended.
+  return onTurn(view, (t) => {
+    switch (message.status) {
+      case "stopped":
+        return { ...t, stopped: true };
+      case "budget_exceeded":
+        return t.budget ? t : { ...t, budget: { reason: "unknown" } };
+      case "error":
+      case "iteration_limit":
+      case "interrupted":
+        return { ...t, errors: [...t.errors, `turn ended: ${message.status}`] };
+      default:
+        return t;
+    }
+  });
+}
+
+function onUserMessage(view: ThreadView, message: StoredMessage): ThreadView {
+  const user = { id: message.id, text: contentText(message.content) };
+  const last = lastTurn(view);
+  // Our own optimistic turn, now confirmed by the server.
+  if (last?.running && last.source === "live" && last.user && last.user.id === undefined) {
+    return replaceLast(view, { ...last, user });
+  }
+  // A resume replay of a turn we loaded from history: the replay is complete, so rebuild from it.
+  const index = view.turns.findIndex((t) => t.user?.id === message.id);
+  const kept = index >= 0 ? view.turns.slice(0, index) : view.turns;
+  return { ...view, turns: [...kept, { ...emptyTurn(`u:${message.id}`), user }] };
+}
+
+function onChunk(turn: TurnView, frame: ServerFrameOf<"chunk">): TurnView {
+  const withText = appendText(turn, frame.parent_id, frame.content, frame.thinking === true);
+  return frame.done === true && frame.depth === 0 ? finishTurn(withText) : withText;
+}
+
+function onToolUpdate(turn: TurnView, frame: ServerFrameOf<"tool_call_update">): TurnView {
+  const title = titleFrom(frame.title, frame.args);
+  const existing = turn.cards[frame.tool_call_id];
+  let next = turn;
+  if (frame.status === "start" || !existing) {
+    next = upsertCard(turn, {
+      id: frame.tool_call_id,
+      name: frame.name,
+      parentId: frame.parent_id,
+      depth: frame.depth,
+      argsPreview: frame.args === undefined ? (existing?.argsPreview ?? "") : previewValue(frame.args),
+      status: "running",
+      children: [],
+      ...(title !== undefined && { title }),
+    });
+  }
+  if (frame.status === "start") return next;
+  const patched = patchCard(next, frame.tool_call_id, {
+    status: frame.is_error === true ? "error" : "done",
+    resultPreview: previewValue(frame.result),
+    ...(frame.duration_ms !== undefined && { durationMs: frame.duration_ms }),
+    ...(title !== undefined && { title }),
+  });
+  // A question or client tool is answered once its tool call ends.
+  const question = patched.questions.some((q) => q.toolCallId === frame.tool_call_id && !q.resolved);
+  const call = patched.clientCalls[frame.tool_call_id];
+  return {
+    ...patched,
+    questions: question
+      ? patched.questions.map((q) => (q.toolCallId === frame.tool_call_id ? { ...q, resolved: true } : q))
+      : patched.questions,
+    clientCalls:
+      call && !call.done
+        ? { ...patched.clientCalls, [call.id]: { ...call, done: true } }
+        : patched.clientCalls,
+  };
+}
+
+/** The turn is over: nothing is pending any more and running cards never got their end. */
+export function finishTurn(turn: TurnView): TurnView {
+  const cards = Object.fromEntries(
+    Object.entries(turn.cards).map(([id, c]) => [id, c.status === "running" ? { ...c, status: "done" } : c]),
+  ) as TurnView["cards"];
+  return {
+    ...resolveApprovals(turn),
+    cards,
+    running: false,
+    state: "idle",
+    questions: turn.questions.map((q) => ({ ...q, resolved: true })),
+    clientCalls: Object.fromEntries(
+      Object.entries(turn.clientCalls).map(([id, c]) => [id, { ...c, done: true }]),
+    ),
+  };
+}
+
+function resolveApprovals(turn: TurnView): TurnView {
+  if (turn.approvals.every((a) => a.resolved)) return turn;
+  return { ...turn, approvals: turn.approvals.map((a) => ({ ...a, resolved: true })) };
+}
+
+/** Applies an update to the current turn, starting one when frames arrive without a user message. */
+function onTurn(view: ThreadView, update: (turn: TurnView) => TurnView): ThreadView {
+  const last = lastTurn(view);
+  if (last?.running) return replaceLast(view, update(last));
+  const fresh = emptyTurn(`t:${view.turns.length}:${view.lastSeq ?? 0}`);
+  return { ...view, turns: [...view.turns, update(fresh)] };
+}
+
+function replaceLast(view: ThreadView, turn: TurnView): ThreadView {
+  return { ...view, turns: [...view.turns.slice(0, -1), turn] };
+}

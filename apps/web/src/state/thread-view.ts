@@ -1,0 +1,102 @@
+import type { AgentStateName, BudgetReason, ServerFrame, TurnUsage } from "@agentwire/protocol";
+
+/** A run of streamed text inside a container (the turn's root or a run_subtask card). */
+export type TextChild = { kind: "text"; key: string; text: string; thinking: boolean };
+/** A reference to a tool card, by its tool_call_id; the card itself lives in `TurnView.cards`. */
+export type CardChild = { kind: "card"; id: string };
+export type Child = TextChild | CardChild;
+
+export type CardStatus = "running" | "done" | "error";
+
+/** One tool call at any depth. A run_subtask card holds its subtask's text and tool cards in `children`. */
+export type ToolCard = {
+  id: string;
+  name: string;
+  title?: string;
+  parentId: string | null;
+  depth: number;
+  argsPreview: string;
+  resultPreview?: string;
+  status: CardStatus;
+  durationMs?: number;
+  children: Child[];
+};
+
+export type QuestionView = { toolCallId: string; question: string; answer?: string; resolved: boolean };
+
+export type ApprovalDecision = "allow" | "allow_for_thread" | "deny";
+export type ApprovalView = {
+  approvalId: string;
+  toolName: string;
+  permissionClass: string;
+  argsPreview: string;
+  decision?: ApprovalDecision;
+  resolved: boolean;
+};
+
+/** A client-side UI tool the server asked us to run (editor context). */
+export type ClientCallView = { id: string; name: string; args: unknown; done: boolean };
+
+export type BudgetView = { reason: BudgetReason | "unknown"; limit?: number; observed?: number };
+
+/** One user message and everything the agent did in answer to it. */
+export type TurnView = {
+  key: string;
+  /** request_id of the chat_message we sent, so an `error` for it finds this turn. */
+  requestId?: string;
+  user?: { id?: string; text: string };
+  root: Child[];
+  cards: Record<string, ToolCard>;
+  running: boolean;
+  state: AgentStateName | null;
+  stateDetail?: string;
+  questions: QuestionView[];
+  approvals: ApprovalView[];
+  clientCalls: Record<string, ClientCallView>;
+  budget?: BudgetView;
+  usage?: TurnUsage;
+  stopped: boolean;
+  errors: string[];
+  /** `live` turns were built from frames; `history` turns from stored rows (no subtask text). */
+  source: "live" | "history";
+};
+
+/** Everything the page knows about one thread. */
+export type ThreadView = {
+  threadId: string | null;
+  title?: string;
+  /** Highest seq applied; null until the first framed turn event (a thread opened from history). */
+  lastSeq: number | null;
+  /** Frames that arrived after a gap in seq, held until the gap is filled (or given up on). */
+  pending: ServerFrame[];
+  turns: TurnView[];
+};
+
+export function emptyThread(threadId: string | null = null): ThreadView {
+  return { threadId, lastSeq: null, pending: [], turns: [] };
+}
+
+export function emptyTurn(key: string, source: TurnView["source"] = "live"): TurnView {
+  return {
+    key,
+    root: [],
+    cards: {},
+    running: source === "live",
+    state: null,
+    questions: [],
+    approvals: [],
+    clientCalls: {},
+    stopped: false,
+    errors: [],
+    source,
+  };
+}
+
+/** The turn new frames apply to. */
+export function lastTurn(view: ThreadView): TurnView | undefined {
+  return view.turns[view.turns.length - 1];
+}
+
+export function isRunning(view: ThreadView): boolean {
+  return lastTurn(view)?.running ?? false;
+}

@@ -1,0 +1,125 @@
+import { describe, expect, it } from "vitest";
+import { applyFrames } from "../src/state/apply-frame.js";
+import { threadFromHistory, turnFromRows } from "../src/state/rebuild-from-history.js";
+import { nestedRows, nestedTree, nestedTurn, row, usage } from "./fixtures.js";
+import { shape } from "./shape.js";
+
+describe("threadFromHistory", () => {
+  it("rebuilds the same cards as the live turn from execution_tree, without subtask text", () => {
+    const live = applyFrames(threadFromHistory("th_1", []), nestedTurn()).turns[0]!;
+    const history = threadFromHistory("th_1", nestedRows()).turns[0]!;
+    expect(shape(history)).toEqual(shape(live, false));
+    expect(history.source).toBe("history");
+    expect(history.running).toBe(false);
+    expect(history.usage).toEqual(usage);
+    expect(history.cards.a1).toMatchObject({
+      parentId: "s1",
+      depth: 1,
+      argsPreview: '{"url":"https://a.example"}',
+      resultPreview: "3",
+      durationMs: 4,
+    });
+    expect(history.cards.b1?.status).toBe("error");
+  });
+
+  it("splits rows into turns at each user message", () => {
+    const view = threadFromHistory("th_1", [
+      ...nestedRows(),
+      row({ id: "u2", role: "user", content: [{ type: "text", text: "and C?" }] }),
+      row({ id: "a3", role: "assistant", content: "No data for C.", status: "budget_exceeded" }),
+    ]);
+    expect(view.turns.map((t) => t.user?.text)).toEqual(["Compare A and B", "and C?"]);
+    expect(shape(view.turns[1]!)).toEqual(["No data for C."]);
+    expect(view.turns[1]!.budget).toEqual({ reason: "unknown" });
+  });
+
+  it("falls back to tool_calls and tool rows when no execution_tree was stored", () => {
+    const turn = turnFromRows([
+      row({ id: "u", role: "user", content: "read it" }),
+      row({
+        id: "a",
+        role: "assistant",
+        content: "Reading.",
+        tool_calls: [{ id: "c1", name: "read_file", args: { path: "x" } }],
+      }),
+      row({ id: "t", role: "tool", tool_call_id: "c1", content: "denied", is_error: true }),
+      row({ id: "a2", role: "assistant", content: "", status: "stopped" }),
+    ]);
+    expect(shape(turn)).toEqual([
+      "Reading.",
+      { card: "read_file#c1", status: "error", depth: 0, children: [] },
+    ]);
+    expect(turn.cards.c1?.resultPreview).toBe("denied");
+    expect(turn.stopped).toBe(true);
+  });
+
+  it("places tree nodes no row mentions before the final text, children after parents", () => {
+    const reversed = { version: 1 as const, nodes: [...nestedTree.nodes].reverse() };
+    const turn = turnFromRows([
+      row({ id: "u", role: "user", content: "go" }),
+      row({ id: "a", role: "assistant", content: "Done.", execution_tree: reversed }),
+    ]);
+    expect(shape(turn)).toEqual([
+      {
+        card: "run_subtask#s2",
+        title: "Prices B",
+        status: "done",
+        depth: 0,
+        children: [{ card: "web_fetch#b1", status: "error", depth: 1, children: [] }],
+      },
+      {
+        card: "run_subtask#s1",
+        title: "Prices A",
+        status: "done",
+        depth: 0,
+        children: [{ card: "web_fetch#a1", status: "done", depth: 1, children: [] }],
+      },
+      "Done.",
+    ]);
+  });
+
+  it("survives a cyclic tree", () => {
+    const turn = turnFromRows([
+      row({ id: "u", role: "user", content: "go" }),
+      row({
+        id: "a",
+        role: "assistant",
+        content: "x",
+        execution_tree: {
+          version: 1,
+          nodes: [
+            { id: "p", parent_id: "q", name: "run_subtask", duration_ms: 1 },
+            { id: "q", parent_id: "p", name: "run_subtask", duration_ms: 1 },
+          ],
+        },
+      }),
+    ]);
+    expect(Object.keys(turn.cards).sort()).toEqual(["p", "q"]);
+  });
+});
+
+describe("reopening a thread during a turn", () => {
+  it("replaces the stored part of the turn with the full resume replay, once", () => {
+    // Opened while the turn ran: only the user row and the first assistant row were stored.
+    const stored = nestedRows().slice(0, 2);
+    let view = threadFromHistory("th_1", [
+      row({ id: "u0", role: "user", content: "hi" }),
+      row({ id: "a0", role: "assistant", content: "Hello." }),
+      ...stored,
+    ]);
+    expect(view.turns).toHaveLength(2);
+    // resume_chat {last_seq: 0} replays the whole running turn, then live frames follow.
+    view = applyFrames(view, nestedTurn(40));
+    expect(view.turns).toHaveLength(2);
+    expect(view.turns[0]!.source).toBe("history");
+    const live = view.turns[1]!;
+    expect(live.source).toBe("live");
+    expect(shape(live)[0]).toBe("Splitting the work.");
+    expect(live.cards.s1?.children[0]).toEqual({
+      kind: "text",
+      key: "s1:0",
+      text: "Looking up A",
+      thinking: false,
+    });
+  });
+});

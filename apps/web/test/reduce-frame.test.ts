@@ -1,0 +1,208 @@
+import { describe, expect, it } from "vitest";
+import { applyFrames } from "../src/state/apply-frame.js";
+import { reduceFrames } from "../src/state/reduce-frame.js";
+import { emptyThread } from "../src/state/thread-view.js";
+import { chunk, done, nestedTurn, plainToolTurn, row, stamp, toolEnd, toolStart, usage } from "./fixtures.js";
+import { shape } from "./shape.js";
+
+describe("reduceFrame", () => {
+  it("turns the documented example into text, one card and usage", () => {
+    const view = applyFrames(emptyThread(), plainToolTurn());
+    expect(view.threadId).toBe("th_1");
+    expect(view.title).toBe("What's in notes.txt?");
+    expect(view.lastSeq).toBe(13);
+    expect(view.turns).toHaveLength(1);
+    const turn = view.turns[0]!;
+    expect(turn.user).toEqual({ id: "m_1", text: "What's in notes.txt?" });
+    expect(shape(turn)).toEqual([
+      "Let me look.",
+      { card: "read_file#call_1", status: "done", depth: 0, children: [] },
+      "It says: buy milk.",
+    ]);
+    expect(turn.cards.call_1).toMatchObject({
+      argsPreview: '{"path":"notes.txt"}',
+      resultPreview: "buy milk",
+      durationMs: 5,
+    });
+    expect(turn.usage).toEqual(usage);
+    expect(turn.running).toBe(false);
+    expect(turn.state).toBe("idle");
+  });
+
+  it("shows a running card and the agent state mid-turn", () => {
+    const view = applyFrames(emptyThread(), plainToolTurn().slice(0, 6));
+    const turn = view.turns[0]!;
+    expect(turn.running).toBe(true);
+    expect(turn.state).toBe("executing");
+    expect(turn.stateDetail).toBe("read_file");
+    expect(turn.cards.call_1?.status).toBe("running");
+  });
+
+  it("nests parallel subtasks' text and cards in their run_subtask containers", () => {
+    const view = applyFrames(emptyThread(), nestedTurn());
+    const turn = view.turns[0]!;
+    expect(shape(turn)).toEqual([
+      "Splitting the work.",
+      {
+        card: "run_subtask#s1",
+        title: "Prices A",
+        status: "done",
+        depth: 0,
+        children: ["Looking up A", { card: "web_fetch#a1", status: "done", depth: 1, children: [] }, " now."],
+      },
+      {
+        card: "run_subtask#s2",
+        title: "Prices B",
+        status: "done",
+        depth: 0,
+        children: ["Looking up B", { card: "web_fetch#b1", status: "error", depth: 1, children: [] }],
+      },
+      "A is cheaper.",
+    ]);
+    expect(turn.cards.b1?.resultPreview).toBe("boom");
+  });
+
+  it("keeps a subtask card at its place when a child arrives before it (damaged stream)", () => {
+    const frames = stamp("th_1", 1, [
+      chunk("early", "s9", 1),
+      toolStart("s9", "run_subtask", { title: "Late" }),
+    ]);
+    const turn = applyFrames(emptyThread(), frames).turns[0]!;
+    expect(shape(turn)).toEqual([
+      { card: "run_subtask#s9", title: "Late", status: "running", depth: 0, children: ["early"] },
+    ]);
+  });
+
+  it("creates a card from an end without a start", () => {
+    const turn = reduceFrames(stamp("th_1", 1, [toolEnd("c", "grep", "x", null, 0, { is_error: true })]))
+      .turns[0]!;
+    expect(turn.cards.c).toMatchObject({ name: "grep", status: "error", resultPreview: "x" });
+  });
+
+  it("resolves a question when its tool call ends, and approvals when waiting ends", () => {
+    const frames = stamp("th_1", 1, [
+      { type: "message", message: row({ id: "u", role: "user", content: "go" }) },
+      toolStart("q1", "ask_user", { question: "Which file?" }),
+      { type: "question", tool_call_id: "q1", question: "Which file?" },
+      { type: "agent_state", state: "waiting_on_user" },
+    ]);
+    let view = applyFrames(emptyThread(), frames);
+    expect(view.turns[0]!.questions).toEqual([
+      { toolCallId: "q1", question: "Which file?", resolved: false },
+    ]);
+    view = applyFrames(
+      view,
+      stamp("th_1", 5, [
+        toolEnd("q1", "ask_user", "a.txt"),
+        {
+          type: "tool_approval_request",
+          approval_id: "ap1",
+          tool_name: "write_file",
+          permission_class: "write",
+          args: { path: "a.txt" },
+        },
+        { type: "agent_state", state: "waiting_on_user" },
+      ]),
+    );
+    expect(view.turns[0]!.questions[0]!.resolved).toBe(true);
+    expect(view.turns[0]!.approvals[0]).toMatchObject({
+      approvalId: "ap1",
+      toolName: "write_file",
+      resolved: false,
+    });
+    view = applyFrames(
+      view,
+      stamp("th_1", 8, [{ type: "agent_state", state: "executing", detail: "write_file" }]),
+    );
+    expect(view.turns[0]!.approvals[0]!.resolved).toBe(true);
+  });
+
+  it("records budget, stop and errors, and ends the turn on done", () => {
+    const frames = stamp("th_1", 1, [
+      { type: "message", message: row({ id: "u", role: "user", content: "go" }) },
+      chunk("partial"),
+      toolStart("c1", "web_fetch", { url: "https://x" }),
+      { type: "budget_exceeded", reason: "tool_calls", limit: 20, observed: 21 },
+      { type: "generation_stopped" },
+      {
+        type: "message",
+        message: row({ id: "a", role: "assistant", content: "partial", status: "stopped" }),
+      },
+      done(),
+    ]);
+    const turn = applyFrames(emptyThread(), frames).turns[0]!;
+    expect(turn.budget).toEqual({ reason: "tool_calls", limit: 20, observed: 21 });
+    expect(turn.stopped).toBe(true);
+    expect(turn.running).toBe(false);
+    // A card that never got its end is not left spinning after the turn.
+    expect(turn.cards.c1?.status).toBe("done");
+  });
+
+  it("tracks client tool calls until their tool call ends", () => {
+    const frames = stamp("th_1", 1, [
+      { type: "message", message: row({ id: "u", role: "user", content: "draw" }) },
+      { type: "tool_call", tool_call_id: "ui1", name: "ui_notify", args: { message: "hi" } },
+    ]);
+    let view = applyFrames(emptyThread(), frames);
+    expect(view.turns[0]!.clientCalls.ui1).toEqual({
+      id: "ui1",
+      name: "ui_notify",
+      args: { message: "hi" },
+      done: false,
+    });
+    view = applyFrames(view, stamp("th_1", 3, [toolEnd("ui1", "ui_notify", { ok: true })]));
+    expect(view.turns[0]!.clientCalls.ui1?.done).toBe(true);
+  });
+
+  it("marks a running turn interrupted when the resume says the server lost it", () => {
+    let view = applyFrames(emptyThread(), nestedTurn().slice(0, 4));
+    view = applyFrames(view, [
+      { type: "chat_resumed", thread_id: "th_1", status: "interrupted", last_seq: 4, replayed: 0 },
+    ]);
+    expect(view.turns[0]!.running).toBe(false);
+    expect(view.turns[0]!.errors).toEqual(["turn interrupted"]);
+  });
+
+  it("notes an error after a finished turn without starting a new one", () => {
+    let view = applyFrames(emptyThread(), plainToolTurn());
+    view = applyFrames(view, [{ type: "error", code: "busy", message: "a turn runs", thread_id: "th_1" }]);
+    expect(view.turns).toHaveLength(1);
+    expect(view.turns[0]!.errors).toEqual(["busy: a turn runs"]);
+    expect(view.turns[0]!.running).toBe(false);
+  });
+
+  it("adds a second turn on the next user message", () => {
+    const second = stamp("th_1", 14, [
+      { type: "message", message: row({ id: "m_9", role: "user", content: "thanks" }) },
+      chunk("You're welcome."),
+      done(),
+    ]);
+    const view = applyFrames(emptyThread(), [...plainToolTurn(), ...second]);
+    expect(view.turns.map((t) => t.user?.text)).toEqual(["What's in notes.txt?", "thanks"]);
+    expect(shape(view.turns[1]!)).toEqual(["You're welcome."]);
+    expect(view.lastSeq).toBe(16);
+  });
+
+  it("renders done only at depth 0 as the end of the turn", () => {
+    const frames = stamp("th_1", 1, [
+      toolStart("s", "run_subtask", { title: "t" }),
+      { type: "chunk", content: "", done: true, parent_id: "s", depth: 1 },
+    ]);
+    expect(applyFrames(emptyThread(), frames).turns[0]!.running).toBe(true);
+  });
+});
+
+describe("chunk merging", () => {
+  it("keeps thinking text apart from answer text", () => {
+    const frames = stamp("th_1", 1, [
+      { type: "chunk", content: "hmm", thinking: true, parent_id: null, depth: 0 },
+      { type: "chunk", content: " ok", thinking: true, parent_id: null, depth: 0 },
+      chunk("Answer"),
+    ]);
+    const turn = applyFrames(emptyThread(), frames).turns[0]!;
+    expect(turn.root).toEqual([
+      { kind: "text", key: "root:0", text: "hmm ok", thinking: true },
+      { kind: "text", key: "root:1", text: "Answer", thinking: false },
+    ]);
+  });
+});
