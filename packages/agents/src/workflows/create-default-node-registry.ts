@@ -1,16 +1,19 @@
+import type { ModelDefaults } from "../providers/registry.js";
 import { NodeRegistry } from "./node-registry.js";
 import type { GuardedGetOptions } from "./nodes/guarded-http-get.js";
 import { createHttpGetNode } from "./nodes/http-get-node.js";
 import { inputTextNode } from "./nodes/input-text-node.js";
 import { jsonExtractNode } from "./nodes/json-extract-node.js";
-import { createLlmPromptNode, type ResolveLlm } from "./nodes/llm-prompt-node.js";
+import { createLlmPromptNode, type LlmProviders } from "./nodes/llm-prompt-node.js";
 import { outputTextNode } from "./nodes/output-text-node.js";
 import { textTemplateNode } from "./nodes/text-template-node.js";
 
 /** What the starter node types need from the server. */
 export type DefaultNodeDeps = {
-  /** The server's provider registry, as llm.prompt sees it. */
-  resolveLlm: ResolveLlm;
+  /** The server's provider registry (the same one chat turns use), for llm.prompt. */
+  providers: LlmProviders;
+  /** The server-wide default provider/model, used when neither the node nor the chat names one. */
+  modelDefaults?: ModelDefaults;
   /** Options of http.get (allow-list, limits); the address rules are web_fetch's SSRF guard. */
   http?: GuardedGetOptions;
 };
@@ -20,7 +23,7 @@ export function createDefaultNodeRegistry(deps: DefaultNodeDeps): NodeRegistry {
   const registry = new NodeRegistry();
   for (const node of [
     inputTextNode,
-    createLlmPromptNode(deps.resolveLlm),
+    createLlmPromptNode(deps.providers, deps.modelDefaults),
     textTemplateNode,
     jsonExtractNode,
     createHttpGetNode(deps.http),

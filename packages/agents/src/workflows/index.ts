@@ -3,7 +3,7 @@ export * from "./load-node-plugin.js";
 export * from "./node-registry.js";
 export * from "./node-type.js";
 export type { GuardedGetOptions, GuardedGetResult } from "./nodes/guarded-http-get.js";
-export type { ResolvedLlm, ResolveLlm } from "./nodes/llm-prompt-node.js";
+export type { LlmProviders } from "./nodes/llm-prompt-node.js";
 export * from "./run-workflow.js";
 export { portsCompatible } from "./schema-compat.js";
 export * from "./validate-workflow.js";

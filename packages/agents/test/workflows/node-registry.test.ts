@@ -7,7 +7,7 @@ import { loadNodePlugin } from "../../src/workflows/load-node-plugin.js";
 import { NodeRegistry } from "../../src/workflows/node-registry.js";
 import { testNode } from "./helpers.js";
 
-const noLlm = () => ({ ok: false as const, error: "no providers" });
+const noLlm = { resolve: () => ({ ok: false as const, message: "no providers" }) };
 
 describe("NodeRegistry", () => {
   it("registers and lists node types sorted by name", () => {
@@ -38,7 +38,7 @@ describe("NodeRegistry", () => {
   });
 
   it("ships the starter set", () => {
-    const r = createDefaultNodeRegistry({ resolveLlm: noLlm });
+    const r = createDefaultNodeRegistry({ providers: noLlm });
     expect(r.list().map((n) => n.type)).toEqual([
       "http.get",
       "input.text",
@@ -62,7 +62,7 @@ describe("loadNodePlugin", () => {
 
   it("loads a module exporting register(registry)", async () => {
     const file = await plugin("reg.mjs", `export function register(r) { r.register(${nodeSrc("p.one")}); }`);
-    const r = createDefaultNodeRegistry({ resolveLlm: noLlm });
+    const r = createDefaultNodeRegistry({ providers: noLlm });
     expect(await loadNodePlugin(r, file)).toEqual({ ok: true, registered: ["p.one"] });
     expect(r.has("p.one")).toBe(true);
   });
@@ -74,7 +74,7 @@ describe("loadNodePlugin", () => {
   });
 
   it("returns clear errors and adds nothing on failure", async () => {
-    const r = createDefaultNodeRegistry({ resolveLlm: noLlm });
+    const r = createDefaultNodeRegistry({ providers: noLlm });
     const missing = await loadNodePlugin(r, "/nonexistent/plugin.mjs");
     expect(missing).toMatchObject({ ok: false, error: expect.stringContaining("cannot load") });
 

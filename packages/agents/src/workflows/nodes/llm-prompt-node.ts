@@ -1,19 +1,13 @@
-import type { Provider } from "../../providers/provider.js";
+import type { ModelDefaults, ProviderRegistry } from "../../providers/registry.js";
 import { type NodeType, nodeError, nodeOk } from "../node-type.js";
 
-/** The provider and model an LLM node will use, or why there is none. */
-export type ResolvedLlm = { ok: true; provider: Provider; model: string } | { ok: false; error: string };
-
-/**
- * Resolves a provider id and model (each possibly absent) through the server's provider registry,
- * the same one chat turns use, applying its defaults.
- */
-export type ResolveLlm = (providerId: string | undefined, model: string | undefined) => ResolvedLlm;
+/** The part of the server's provider registry (the one chat turns use) that llm.prompt needs. */
+export type LlmProviders = Pick<ProviderRegistry, "resolve">;
 
 const PROGRESS_STEP_CHARS = 64;
 
 /** `llm.prompt`: one streamed model call; the node's provider/model properties override the chat's. */
-export function createLlmPromptNode(resolveLlm: ResolveLlm): NodeType {
+export function createLlmPromptNode(providers: LlmProviders, defaults: ModelDefaults = {}): NodeType {
   return {
     type: "llm.prompt",
     description:
@@ -28,8 +22,8 @@ export function createLlmPromptNode(resolveLlm: ResolveLlm): NodeType {
       const props = ctx.properties;
       const providerId = typeof props.provider === "string" ? props.provider : ctx.input.provider;
       const model = typeof props.model === "string" ? props.model : ctx.input.model;
-      const llm = resolveLlm(providerId, model);
-      if (!llm.ok) return nodeError(llm.error);
+      const llm = providers.resolve({ provider: providerId, model }, defaults);
+      if (!llm.ok) return nodeError(llm.message);
       if (!ctx.countLlmCall()) return nodeError("the turn's LLM call budget is exhausted");
       const maxTokens = typeof props.max_tokens === "number" ? props.max_tokens : undefined;
       let text = "";
