@@ -1,1 +1,1 @@
-export {};
+export * from "./scripted-provider.js";

@@ -1,0 +1,69 @@
+import type { AssistantModelMessage } from "../providers/model-message.js";
+import type { ProviderRequest } from "../providers/provider-request.js";
+import { buildLlmCallRecord } from "../usage/llm-call-record.js";
+import { agentState } from "./agent-state.js";
+import { appendMessage, type Level } from "./level.js";
+import type { LoopEvent } from "./loop-event.js";
+import { afterModelTurn, type NextStep, stopStep } from "./next-step.js";
+import { pruneHistory } from "./prune-history.js";
+import { streamModelTurn } from "./stream-model-turn.js";
+
+/** The `call_model` step: budget check, one streamed model turn, its ledger record, the next step. */
+export async function* callModel(level: Level): AsyncGenerator<LoopEvent, NextStep> {
+  const { budget, params } = level;
+  if (level.signal.aborted) return stopStep(budget.breach !== null);
+  if (level.iterations >= level.maxIterations) {
+    const message = `stopped after ${level.maxIterations} model turns without a final answer`;
+    return { type: "stop", status: "iteration_limit", error: { code: "iteration_limit", message } };
+  }
+  if (budget.tryStart("llm_calls")) return stopStep(true);
+  yield* agentState(level, "thinking");
+  const request: ProviderRequest = {
+    model: params.model,
+    systemPrompt: params.systemPrompt,
+    messages: requestMessages(level),
+    tools: level.specs,
+    ...(params.maxTokens !== undefined && { maxTokens: params.maxTokens }),
+  };
+  const startedAt = Date.now();
+  const t0 = level.now();
+  const turn = yield* streamModelTurn(params.provider, request, level.signal, level.parentId, level.depth);
+  level.iterations += 1;
+  const failure = turn.error?.message ?? (turn.aborted ? "aborted" : undefined);
+  const record = buildLlmCallRecord({
+    provider: params.provider.id,
+    model: params.model,
+    depth: level.depth,
+    parentId: level.parentId,
+    usage: turn.usage,
+    latencyMs: Math.round(level.now() - t0),
+    startedAt,
+    ...(failure !== undefined && { error: failure }),
+  });
+  level.usage.addLlmCall(record);
+  level.ctx.onLlmCall?.(record);
+  if (turn.text) level.lastText = turn.text;
+  const complete = !turn.aborted && !turn.error;
+  if (turn.text || (complete && turn.toolCalls.length > 0)) {
+    const message: AssistantModelMessage = { role: "assistant", text: turn.text };
+    if (turn.thinking.length > 0) message.thinking = turn.thinking;
+    if (complete && turn.toolCalls.length > 0) {
+      message.toolCalls = turn.toolCalls.map((c) => ({ id: c.id, name: c.name, args: c.args ?? {} }));
+    }
+    appendMessage(level, message);
+  }
+  if (turn.aborted) return stopStep(budget.breach !== null);
+  if (turn.error) {
+    return { type: "stop", status: "error", error: { code: "provider_error", message: turn.error.message } };
+  }
+  const tokens = (turn.usage?.inputTokens ?? 0) + (turn.usage?.outputTokens ?? 0);
+  if (budget.addTokens(tokens)) return stopStep(true);
+  return afterModelTurn(turn.text, turn.toolCalls, level.finishValidator !== null);
+}
+
+/** The messages sent to the model: the whole conversation, or its pruned tail when it is too long. */
+function requestMessages(level: Level) {
+  const max = level.budget.limits.MAX_HISTORY_TOKENS;
+  if (level.historyTokens + level.fixedTokens <= max) return level.messages.slice();
+  return pruneHistory(level.messages, max, level.fixedTokens);
+}

@@ -1,0 +1,86 @@
+import type { ValidateFunction } from "ajv";
+import type { TurnBudget } from "../budget/turn-budget.js";
+import type { ModelMessage } from "../providers/model-message.js";
+import type { ToolSpec } from "../providers/provider-request.js";
+import { compileOutputSchema } from "../subtask/compile-output-schema.js";
+import { FINISH_SUBTASK, finishSubtaskTool } from "../subtask/finish-subtask-tool.js";
+import { RUN_SUBTASK } from "../subtask/run-subtask-tool.js";
+import type { Tool } from "../tools/tool.js";
+import { UsageAccumulator } from "../usage/usage-accumulator.js";
+import type { LoopContext } from "./loop-context.js";
+import type { AgentStateEvent } from "./loop-event.js";
+import { estimateTextTokens, estimateTokens } from "./prune-history.js";
+import type { RunLoopParams } from "./run-loop-params.js";
+
+/** The running state of one level: everything its steps read and write. */
+export type Level = {
+  params: RunLoopParams;
+  ctx: LoopContext;
+  budget: TurnBudget;
+  depth: number;
+  parentId: string | null;
+  /** Fires on the user's stop, a budget breach, or the level's generator being closed. */
+  signal: AbortSignal;
+  /** The toolbelt as given (minus run_subtask past MAX_DEPTH), which subtasks inherit. */
+  inheritable: Tool[];
+  tools: Map<string, Tool>;
+  specs: ToolSpec[];
+  messages: ModelMessage[];
+  historyTokens: number;
+  fixedTokens: number;
+  usage: UsageAccumulator;
+  /** The latest non-empty assistant text, partial while streaming. */
+  lastText: string;
+  iterations: number;
+  maxIterations: number;
+  finishValidator: ValidateFunction | null;
+  state: AgentStateEvent["state"] | null;
+  now: () => number;
+  dispose: () => void;
+};
+
+/** Sets up one level; a bad output schema is reported by run_subtask before a level exists. */
+export function createLevel(params: RunLoopParams): Level {
+  const { ctx } = params;
+  const depth = params.depth ?? 0;
+  const local = new AbortController();
+  const signals = [ctx.budget.signal, local.signal];
+  if (params.signal) signals.push(params.signal);
+  const inheritable = params.tools.filter(
+    (t) => t.name !== FINISH_SUBTASK && !(t.name === RUN_SUBTASK && depth >= ctx.budget.limits.MAX_DEPTH),
+  );
+  const compiled = params.outputSchema ? compileOutputSchema(params.outputSchema) : null;
+  const finishValidator = compiled?.ok ? compiled.validate : null;
+  const own = params.outputSchema ? [...inheritable, finishSubtaskTool(params.outputSchema)] : inheritable;
+  const specs = own.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+  const level: Level = {
+    params,
+    ctx,
+    budget: ctx.budget,
+    depth,
+    parentId: params.parentId ?? null,
+    signal: AbortSignal.any(signals),
+    inheritable,
+    tools: new Map(own.map((t) => [t.name, t])),
+    specs,
+    messages: [],
+    historyTokens: 0,
+    fixedTokens: estimateTextTokens(params.systemPrompt) + estimateTextTokens(JSON.stringify(specs)),
+    usage: new UsageAccumulator(),
+    lastText: "",
+    iterations: params.iterationsUsed ?? 0,
+    maxIterations: params.maxIterations ?? ctx.budget.limits.MAX_ITERATIONS_PER_LEVEL,
+    finishValidator,
+    state: null,
+    now: ctx.now ?? (() => performance.now()),
+    dispose: () => local.abort(),
+  };
+  for (const m of params.history) appendMessage(level, m);
+  return level;
+}
+
+/** Appends to the level's conversation, keeping the running token estimate. */
+export function appendMessage(level: Level, message: ModelMessage): void {
+  level.messages.push(message);
+  level.historyTokens += estimateTokens(message);
+}

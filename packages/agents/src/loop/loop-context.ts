@@ -1,0 +1,30 @@
+import type { BudgetLimits } from "../budget/budget-limits.js";
+import { TurnBudget, type TurnBudgetOptions } from "../budget/turn-budget.js";
+import type { LlmCallRecord } from "../usage/llm-call-record.js";
+import { ExclusiveLocks } from "./exclusive-locks.js";
+
+/** What the whole turn tree shares: one per root turn. */
+export type LoopContext = {
+  budget: TurnBudget;
+  locks: ExclusiveLocks;
+  /** The turn's memory handle, opaque to the loop; the server's memory tools close over it. */
+  memory?: unknown;
+  /** Called once per provider call at any depth, the moment it ends (the `llm_calls` ledger). */
+  onLlmCall?: (record: LlmCallRecord) => void;
+  /** Clock for durations; defaults to `performance.now`. */
+  now?: () => number;
+};
+
+/** A fresh context for one root turn. */
+export function createLoopContext(
+  limits: Partial<BudgetLimits> = {},
+  options: TurnBudgetOptions & Pick<LoopContext, "memory" | "onLlmCall"> = {},
+): LoopContext {
+  const { memory, onLlmCall, ...budgetOptions } = options;
+  return {
+    budget: new TurnBudget(limits, budgetOptions),
+    locks: new ExclusiveLocks(),
+    ...(memory !== undefined && { memory }),
+    ...(onLlmCall !== undefined && { onLlmCall }),
+  };
+}

@@ -1,0 +1,31 @@
+import type { ModelMessage } from "../providers/model-message.js";
+import type { Provider } from "../providers/provider.js";
+import type { Tool } from "../tools/tool.js";
+import type { LoopContext } from "./loop-context.js";
+
+/** One level of the turn tree: the root (depth 0) or a subtask. */
+export type RunLoopParams = {
+  provider: Provider;
+  model: string;
+  systemPrompt: string;
+  /** The conversation so far; never mutated. */
+  history: readonly ModelMessage[];
+  /** The level's toolbelt; `run_subtask` and `finish_subtask` in it are run by the loop itself. */
+  tools: readonly Tool[];
+  ctx: LoopContext;
+  /** 0 at the root. */
+  depth?: number;
+  /** The run_subtask call this level runs for; null at the root. */
+  parentId?: string | null;
+  /** Defaults to the budget's MAX_ITERATIONS_PER_LEVEL. */
+  maxIterations?: number;
+  /** Cancels the level and everything below it (the user's stop). */
+  signal?: AbortSignal;
+  /** A subtask with an output schema must end by calling finish_subtask with a valid result. */
+  outputSchema?: Record<string, unknown>;
+  /** The subtask's title (kept in the suspended state). */
+  title?: string;
+  maxTokens?: number;
+  /** Model turns this level already used before it was suspended. */
+  iterationsUsed?: number;
+};

@@ -1,0 +1,77 @@
+import type { ToolCallEvent } from "../providers/provider-event.js";
+import { describeSchemaErrors } from "../subtask/compile-output-schema.js";
+import { FINISH_SUBTASK } from "../subtask/finish-subtask-tool.js";
+import { runSubtask } from "../subtask/run-subtask.js";
+import { RUN_SUBTASK, type RunSubtaskArgs } from "../subtask/run-subtask-tool.js";
+import type { Tool } from "../tools/tool.js";
+import { ABORTED, abortable } from "./abortable.js";
+import { type CallOutcome, errorOutcome, outputText, stoppedOutcome } from "./call-outcome.js";
+import type { Level } from "./level.js";
+import type { LoopEvent } from "./loop-event.js";
+
+/** Checks, budgets and runs one tool call; every failure is an outcome the model can read. */
+export async function runOneCall(
+  level: Level,
+  call: ToolCallEvent,
+  push: (event: LoopEvent) => void,
+): Promise<CallOutcome> {
+  if (call.invalidArgs) {
+    return errorOutcome(`could not parse the arguments of ${call.name}: ${call.invalidArgs.message}`);
+  }
+  const maxDepth = level.budget.limits.MAX_DEPTH;
+  if (call.name === RUN_SUBTASK && level.depth >= maxDepth) {
+    return errorOutcome(`run_subtask is not available: the maximum subtask depth (${maxDepth}) is reached`);
+  }
+  const tool = level.tools.get(call.name);
+  if (!tool) {
+    return errorOutcome(
+      `unknown tool ${call.name}; available: ${[...level.tools.keys()].join(", ") || "none"}`,
+    );
+  }
+  const check = tool.validate(call.args);
+  if (!check.ok) return errorOutcome(check.message);
+  if (level.signal.aborted) return stoppedOutcome(level.budget.breach !== null);
+  if (level.budget.tryStart("tool_calls")) return stoppedOutcome(true);
+  level.usage.addToolCall();
+  switch (call.name) {
+    case RUN_SUBTASK:
+      return runSubtask(level, call.id, check.value as RunSubtaskArgs, push);
+    case FINISH_SUBTASK:
+      return finishSubtask(level, check.value as { result: unknown });
+    default:
+      return executeTool(level, tool, check.value, call.id);
+  }
+}
+
+function finishSubtask(level: Level, args: { result: unknown }): CallOutcome {
+  const validate = level.finishValidator;
+  if (!validate) return errorOutcome("finish_subtask is only available in a subtask with an output schema");
+  if (validate(args.result)) return { type: "finish", content: "result accepted", value: args.result };
+  return errorOutcome(`the result does not match the output schema: ${describeSchemaErrors(validate)}`);
+}
+
+async function executeTool(
+  level: Level,
+  tool: Tool,
+  args: unknown,
+  toolCallId: string,
+): Promise<CallOutcome> {
+  const { signal } = level;
+  const lockName = tool.requiresExclusiveLock;
+  const release = lockName === undefined ? null : await level.ctx.locks.acquire(lockName, signal);
+  if (lockName !== undefined && release === null) return stoppedOutcome(level.budget.breach !== null);
+  const running = Promise.resolve().then(() =>
+    tool.execute(args, { toolCallId, depth: level.depth, parentId: level.parentId, signal }),
+  );
+  // The lock is held until the tool really settles, even when the loop stops waiting for it.
+  if (release) void running.then(release, release);
+  try {
+    const outcome = await abortable(running, signal);
+    if (outcome === ABORTED) return stoppedOutcome(level.budget.breach !== null);
+    if (outcome.type === "suspend") return { type: "suspend", suspension: outcome.suspension, nested: null };
+    const content = outputText(outcome.output);
+    return { type: "result", content, isError: outcome.isError === true };
+  } catch (error) {
+    return errorOutcome(`${tool.name} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

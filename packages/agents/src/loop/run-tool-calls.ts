@@ -1,0 +1,155 @@
+import type { ToolModelMessage } from "../providers/model-message.js";
+import type { ToolCallEvent } from "../providers/provider-event.js";
+import { RUN_SUBTASK } from "../subtask/run-subtask-tool.js";
+import type { SuspendedState } from "../suspend/suspended-state.js";
+import type { Suspension } from "../tools/tool.js";
+import { type CallOutcome, errorOutcome, stoppedOutcome } from "./call-outcome.js";
+import { EventChannel } from "./event-channel.js";
+import type { Level } from "./level.js";
+import type { LoopEvent, ToolCallUpdateEvent } from "./loop-event.js";
+import { runOneCall } from "./run-one-call.js";
+import { truncateResult } from "./truncate-result.js";
+
+/** What a batch of tool calls left: results in the model's call order, and how the level goes on. */
+export type BatchOutcome = {
+  /** One per call, in call order; the pending call (if any) has none. */
+  results: ToolModelMessage[];
+  finish?: { value: unknown };
+  suspended?: { call: ToolCallEvent; suspension: Suspension; nested: SuspendedState | null };
+};
+
+const SKIPPED = "not run: the turn paused for the user's answer first; call it again if still needed";
+const SECOND_QUESTION = "not asked: another question to the user is already pending; ask again later";
+
+/**
+ * Runs one model turn's tool calls: parallel-safe ones concurrently (at most MAX_PARALLEL_PER_TURN),
+ * then the others one at a time in the model's order. Every call gets one `start` up front and one
+ * `end` when it settles, except a pending (suspended) call, whose `end` comes on resume.
+ */
+export async function* runToolCalls(
+  level: Level,
+  calls: ToolCallEvent[],
+): AsyncGenerator<LoopEvent, BatchOutcome> {
+  const outcomes: CallOutcome[] = new Array(calls.length);
+  let pendingIndex = -1;
+  const channel = new EventChannel<LoopEvent>();
+  const push = (event: LoopEvent) => channel.push(event);
+  for (const call of calls) yield startEvent(level, call);
+
+  const settle = (i: number, settled: CallOutcome) => {
+    const call = calls[i] as ToolCallEvent;
+    if (settled.type === "suspend" && pendingIndex === -1) {
+      pendingIndex = i;
+      outcomes[i] = settled;
+      return;
+    }
+    const outcome = settled.type === "suspend" ? errorOutcome(SECOND_QUESTION) : settled;
+    const cut = truncateResult(outcome.content, level.budget.limits.MAX_TOOL_RESULT_BYTES);
+    level.budget.addResultBytes(cut.bytes);
+    outcomes[i] = outcome.type === "finish" ? outcome : { ...outcome, content: cut.text };
+    push(endEvent(level, call, cut.text, outcome.type === "result" && outcome.isError, startedAt[i] ?? 0));
+  };
+  const startedAt: number[] = new Array(calls.length);
+  const runAt = async (i: number) => {
+    startedAt[i] = level.now();
+    settle(i, await runOneCall(level, calls[i] as ToolCallEvent, push));
+  };
+
+  const parallel: number[] = [];
+  const serial: number[] = [];
+  calls.forEach((call, i) => {
+    (level.tools.get(call.name)?.parallelSafe === false ? serial : parallel).push(i);
+  });
+  const work = (async () => {
+    await pool(parallel, level.budget.limits.MAX_PARALLEL_PER_TURN, runAt);
+    for (const i of serial) {
+      startedAt[i] = level.now();
+      if (pendingIndex !== -1) settle(i, errorOutcome(SKIPPED));
+      else if (level.signal.aborted) settle(i, stoppedOutcome(level.budget.breach !== null));
+      else await runAt(i);
+    }
+  })();
+  let bug: unknown = null;
+  work.then(
+    () => channel.close(),
+    (error: unknown) => {
+      bug = error;
+      channel.close();
+    },
+  );
+  yield* channel.drain();
+  if (bug !== null) throw bug;
+  return collect(calls, outcomes, pendingIndex);
+}
+
+function collect(calls: ToolCallEvent[], outcomes: CallOutcome[], pendingIndex: number): BatchOutcome {
+  const batch: BatchOutcome = { results: [] };
+  outcomes.forEach((outcome, i) => {
+    const call = calls[i] as ToolCallEvent;
+    if (i === pendingIndex && outcome.type === "suspend") {
+      batch.suspended = { call, suspension: outcome.suspension, nested: outcome.nested };
+      return;
+    }
+    if (outcome.type === "suspend") return;
+    if (outcome.type === "finish" && !batch.finish) batch.finish = { value: outcome.value };
+    const message: ToolModelMessage = {
+      role: "tool",
+      toolCallId: call.id,
+      name: call.name,
+      content: outcome.content,
+    };
+    if (outcome.type === "result" && outcome.isError) message.isError = true;
+    batch.results.push(message);
+  });
+  return batch;
+}
+
+async function pool(indices: number[], limit: number, run: (i: number) => Promise<void>): Promise<void> {
+  if (indices.length === 1) return run(indices[0] as number);
+  let next = 0;
+  const worker = async () => {
+    while (next < indices.length) {
+      const i = indices[next] as number;
+      next += 1;
+      await run(i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, indices.length) }, worker));
+}
+
+function startEvent(level: Level, call: ToolCallEvent): ToolCallUpdateEvent {
+  const event: ToolCallUpdateEvent = {
+    type: "tool_call_update",
+    tool_call_id: call.id,
+    name: call.name,
+    status: "start",
+    parent_id: level.parentId,
+    depth: level.depth,
+  };
+  if (call.args !== undefined) event.args = call.args;
+  else if (call.invalidArgs) event.args = call.invalidArgs.raw;
+  const title = (call.args as { title?: unknown } | undefined)?.title;
+  if (call.name === RUN_SUBTASK && typeof title === "string") event.title = title;
+  return event;
+}
+
+/** The `end` of one call. */
+export function endEvent(
+  level: Pick<Level, "parentId" | "depth" | "now">,
+  call: { id: string; name: string },
+  result: string,
+  isError: boolean,
+  startedAt: number,
+): ToolCallUpdateEvent {
+  return {
+    type: "tool_call_update",
+    tool_call_id: call.id,
+    name: call.name,
+    status: "end",
+    result,
+    is_error: isError,
+    duration_ms: Math.max(0, Math.round((level.now() - startedAt) * 1000) / 1000),
+    parent_id: level.parentId,
+    depth: level.depth,
+  };
+}

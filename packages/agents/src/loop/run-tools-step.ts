@@ -1,0 +1,48 @@
+import type { ToolCallEvent } from "../providers/provider-event.js";
+import type { SuspendedLevel, SuspendedState } from "../suspend/suspended-state.js";
+import { agentState } from "./agent-state.js";
+import { appendMessage, type Level } from "./level.js";
+import type { LoopEvent } from "./loop-event.js";
+import { type NextStep, stopStep } from "./next-step.js";
+import { type BatchOutcome, runToolCalls } from "./run-tool-calls.js";
+
+/** The `run_tools` step: runs the calls, appends their results, and decides what follows. */
+export async function* runToolsStep(
+  level: Level,
+  calls: ToolCallEvent[],
+): AsyncGenerator<LoopEvent, NextStep> {
+  yield* agentState(level, "executing");
+  const batch = yield* runToolCalls(level, calls);
+  if (batch.suspended) return { type: "suspend", pending: suspendedState(level, batch) };
+  for (const result of batch.results) appendMessage(level, result);
+  if (batch.finish) return { type: "final_output", text: level.lastText, structured: batch.finish.value };
+  if (level.signal.aborted) return stopStep(level.budget.breach !== null);
+  return { type: "call_model" };
+}
+
+/** This level's saved state, with the levels below it when a subtask asked. */
+function suspendedState(level: Level, batch: BatchOutcome): SuspendedState {
+  const suspended = batch.suspended as NonNullable<BatchOutcome["suspended"]>;
+  const { params } = level;
+  const own: SuspendedLevel = {
+    depth: level.depth,
+    parentId: level.parentId,
+    systemPrompt: params.systemPrompt,
+    toolNames: level.inheritable.map((t) => t.name),
+    ...(params.outputSchema !== undefined && { outputSchema: params.outputSchema }),
+    ...(params.title !== undefined && { title: params.title }),
+    messages: level.messages.slice(),
+    results: batch.results,
+    pendingCall: { id: suspended.call.id, name: suspended.call.name },
+    iterationsUsed: level.iterations,
+    maxIterations: level.maxIterations,
+  };
+  const nested = suspended.nested;
+  return {
+    version: 1,
+    model: params.model,
+    toolCallId: nested?.toolCallId ?? suspended.call.id,
+    suspension: suspended.suspension,
+    levels: [own, ...(nested?.levels ?? [])],
+  };
+}

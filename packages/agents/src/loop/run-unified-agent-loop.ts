@@ -1,0 +1,71 @@
+import { suspensionEvents } from "../suspend/suspension-events.js";
+import { callModel } from "./call-model.js";
+import { createLevel, type Level } from "./level.js";
+import type { LoopEvent } from "./loop-event.js";
+import type { LoopResult, LoopStatus } from "./loop-result.js";
+import { assertNever, type NextStep } from "./next-step.js";
+import type { RunLoopParams } from "./run-loop-params.js";
+import { runToolsStep } from "./run-tools-step.js";
+
+const FINISH_REMINDER =
+  "You have not finished: call finish_subtask with a result that matches its schema to end this subtask.";
+
+/**
+ * The agent loop of one level, at any depth: stream a model turn, run its tool calls (subtasks are
+ * child levels whose events come through this generator), repeat until an answer, a suspension, a
+ * stop or a limit. Yields protocol events; returns how the level ended. Never throws for a model,
+ * tool or provider failure: those are results.
+ */
+export async function* runUnifiedAgentLoop(params: RunLoopParams): AsyncGenerator<LoopEvent, LoopResult> {
+  const level = createLevel(params);
+  const root = level.depth === 0;
+  const freeze = () => level.budget.freeze();
+  if (root) params.signal?.addEventListener("abort", freeze, { once: true });
+  try {
+    let step: NextStep = { type: "call_model" };
+    for (;;) {
+      switch (step.type) {
+        case "call_model":
+          step = yield* callModel(level);
+          break;
+        case "run_tools":
+          step = yield* runToolsStep(level, step.calls);
+          break;
+        case "remind_finish":
+          level.messages.push({ role: "user", content: FINISH_REMINDER });
+          step = { type: "call_model" };
+          break;
+        case "final_output":
+          return result(level, "complete", {
+            text: step.text || level.lastText,
+            ...(step.structured !== undefined && { structured: step.structured }),
+          });
+        case "suspend":
+          if (root) yield* suspensionEvents(step.pending);
+          return result(level, "suspended", { pending: step.pending });
+        case "stop": {
+          if (step.status === "budget_exceeded") {
+            const breach = level.budget.claimReport();
+            if (breach) yield { type: "budget_exceeded", ...breach };
+          }
+          return result(level, step.status, {
+            ...(step.error !== undefined && { error: step.error }),
+            ...(step.status === "budget_exceeded" && level.budget.breach && { budget: level.budget.breach }),
+          });
+        }
+        default:
+          return assertNever(step);
+      }
+    }
+  } finally {
+    level.dispose();
+    if (root) {
+      params.signal?.removeEventListener("abort", freeze);
+      level.budget.dispose();
+    }
+  }
+}
+
+function result(level: Level, status: LoopStatus, extra: Partial<LoopResult>): LoopResult {
+  return { status, text: level.lastText, messages: level.messages, usage: level.usage.snapshot(), ...extra };
+}

@@ -1,0 +1,120 @@
+import type { CallOutcome } from "../loop/call-outcome.js";
+import type { LoopEvent } from "../loop/loop-event.js";
+import type { LoopResult } from "../loop/loop-result.js";
+import type { RunLoopParams } from "../loop/run-loop-params.js";
+import { endEvent } from "../loop/run-tool-calls.js";
+import { runUnifiedAgentLoop } from "../loop/run-unified-agent-loop.js";
+import { truncateResult } from "../loop/truncate-result.js";
+import type { ToolModelMessage } from "../providers/model-message.js";
+import { subtaskOutcome } from "../subtask/subtask-outcome.js";
+import type { Tool } from "../tools/tool.js";
+import { UsageAccumulator } from "../usage/usage-accumulator.js";
+import type { SuspendedLevel, SuspendedState } from "./suspended-state.js";
+import { suspensionEvents } from "./suspension-events.js";
+
+/** What resuming needs beside the saved state: the same provider, root toolbelt and turn context. */
+export type ResumeParams = Pick<RunLoopParams, "provider" | "tools" | "ctx" | "signal" | "maxTokens"> & {
+  state: SuspendedState;
+  /** The user's answer, as the pending call's result. */
+  answer: string | { content: string; isError?: boolean };
+  /** Defaults to the model the turn was started with. */
+  model?: string;
+};
+
+/**
+ * Continues a suspended turn tree: the deepest level gets the answer as its pending call's result and
+ * runs on; each level's result becomes its parent's run_subtask result, up to the root. Each level
+ * runs at its saved depth and parentage; `end` events close the calls that waited.
+ */
+export async function* resumeUnifiedAgentLoop(p: ResumeParams): AsyncGenerator<LoopEvent, LoopResult> {
+  const { state } = p;
+  const usage = new UsageAccumulator();
+  const now = p.ctx.now ?? (() => performance.now());
+  const rootLevel = state.levels[0];
+  if (state.version !== 1 || !rootLevel) {
+    return { status: "error", text: "", messages: [], usage: usage.snapshot(), error: invalid(state) };
+  }
+  let outcome: CallOutcome =
+    typeof p.answer === "string"
+      ? { type: "result", content: p.answer, isError: false }
+      : { type: "result", content: p.answer.content, isError: p.answer.isError === true };
+  try {
+    for (let i = state.levels.length - 1; i >= 0; i--) {
+      const level = state.levels[i] as SuspendedLevel;
+      if (outcome.type === "suspend") break;
+      const cut = truncateResult(outcome.content, p.ctx.budget.limits.MAX_TOOL_RESULT_BYTES);
+      p.ctx.budget.addResultBytes(cut.bytes);
+      const isError = outcome.type === "result" && outcome.isError;
+      const nest = { parentId: level.parentId, depth: level.depth, now };
+      yield endEvent(nest, level.pendingCall, cut.text, isError, now());
+      const answered: ToolModelMessage = {
+        role: "tool",
+        toolCallId: level.pendingCall.id,
+        name: level.pendingCall.name,
+        content: cut.text,
+        ...(isError && { isError: true }),
+      };
+      const result = yield* runUnifiedAgentLoop({
+        provider: p.provider,
+        model: p.model ?? state.model,
+        systemPrompt: level.systemPrompt,
+        history: [...level.messages, ...inCallOrder(level, answered)],
+        tools: resolveTools(p.tools, level.toolNames),
+        ctx: p.ctx,
+        depth: level.depth,
+        parentId: level.parentId,
+        maxIterations: level.maxIterations,
+        iterationsUsed: level.iterationsUsed,
+        ...(p.signal !== undefined && { signal: p.signal }),
+        ...(p.maxTokens !== undefined && { maxTokens: p.maxTokens }),
+        ...(level.outputSchema !== undefined && { outputSchema: level.outputSchema }),
+        ...(level.title !== undefined && { title: level.title }),
+      });
+      usage.merge(result.usage);
+      if (i === 0) return { ...result, usage: usage.snapshot() };
+      if (result.status === "suspended" && result.pending) {
+        // A level asked again: the levels above keep waiting on their own pending calls.
+        const pending: SuspendedState = {
+          ...result.pending,
+          levels: [...state.levels.slice(0, i), ...result.pending.levels],
+        };
+        yield* suspensionEvents(pending);
+        return {
+          status: "suspended",
+          text: "",
+          messages: rootLevel.messages,
+          usage: usage.snapshot(),
+          pending,
+        };
+      }
+      outcome = subtaskOutcome(result, level.title ?? "subtask");
+    }
+  } finally {
+    p.ctx.budget.dispose();
+  }
+  return {
+    status: "error",
+    text: "",
+    messages: rootLevel.messages,
+    usage: usage.snapshot(),
+    error: invalid(state),
+  };
+}
+
+/** The saved results plus the answered one, in the order of the assistant message's calls. */
+function inCallOrder(level: SuspendedLevel, answered: ToolModelMessage): ToolModelMessage[] {
+  const all = [...level.results, answered];
+  const assistant = level.messages.findLast((m) => m.role === "assistant" && m.toolCalls?.length);
+  const order = assistant?.role === "assistant" ? (assistant.toolCalls ?? []).map((c) => c.id) : [];
+  return all.sort((a, b) => order.indexOf(a.toolCallId) - order.indexOf(b.toolCallId));
+}
+
+function resolveTools(rootTools: readonly Tool[], names: string[] | null): Tool[] {
+  if (names === null) return rootTools.slice();
+  const wanted = new Set(names);
+  return rootTools.filter((t) => wanted.has(t.name));
+}
+
+function invalid(state: SuspendedState): LoopResult["error"] {
+  return { code: "internal", message: `unreadable suspended state (version ${String(state.version)})` };
+}

@@ -1,0 +1,34 @@
+import type { ModelMessage, ToolModelMessage } from "../providers/model-message.js";
+import type { Suspension } from "../tools/tool.js";
+
+/** One level of a suspended turn tree, enough to run it again. Plain JSON. */
+export type SuspendedLevel = {
+  depth: number;
+  parentId: string | null;
+  systemPrompt: string;
+  /** The level's toolbelt by name, resolved against the root toolbelt on resume; null: the whole toolbelt. */
+  toolNames: string[] | null;
+  outputSchema?: Record<string, unknown>;
+  title?: string;
+  /** Messages up to and including the assistant message whose call is pending. */
+  messages: ModelMessage[];
+  /** Results of the other calls of that assistant message (finished beside the pending one). */
+  results: ToolModelMessage[];
+  /** The call of this level that waits: ask_user itself, or the run_subtask above a deeper level. */
+  pendingCall: { id: string; name: string };
+  iterationsUsed: number;
+  maxIterations: number;
+};
+
+/**
+ * A suspended turn: the message stacks of every level from the root (first) down to the one that
+ * asked (last). Plain JSON, so it can be stored and resumed after a restart.
+ */
+export type SuspendedState = {
+  version: 1;
+  model: string;
+  /** The tool call the user's answer belongs to (the deepest pending call). */
+  toolCallId: string;
+  suspension: Suspension;
+  levels: SuspendedLevel[];
+};
