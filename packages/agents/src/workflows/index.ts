@@ -1,9 +1,13 @@
+export * from "./build-workflow-tool.js";
 export * from "./create-default-node-registry.js";
+export * from "./extract-graph-json.js";
 export * from "./load-node-plugin.js";
 export * from "./node-registry.js";
 export * from "./node-type.js";
 export type { GuardedGetOptions, GuardedGetResult } from "./nodes/guarded-http-get.js";
 export type { LlmProviders } from "./nodes/llm-prompt-node.js";
+export * from "./plan-workflow.js";
+export * from "./plan-workflow-prompt.js";
 export * from "./run-workflow.js";
 export { portsCompatible } from "./schema-compat.js";
 export * from "./validate-workflow.js";

@@ -1,8 +1,13 @@
 import { describe, expect, it } from "vitest";
+import type { Provider } from "../../src/providers/provider.js";
+import { createProviderRegistry } from "../../src/providers/registry.js";
+import { ScriptedProvider } from "../../src/testing/scripted-provider.js";
 import { createDefaultNodeRegistry } from "../../src/workflows/create-default-node-registry.js";
 import { runWorkflow } from "../../src/workflows/run-workflow.js";
 import { drain, edge } from "./helpers.js";
-import { answer, providersOf, scriptedProvider } from "./test-provider.js";
+
+/** The real provider registry, holding only scripted providers. */
+const providersOf = (...providers: Provider[]) => createProviderRegistry({}, { extraProviders: providers });
 
 const signal = new AbortController().signal;
 
@@ -21,7 +26,7 @@ function summarise(llmProps: Record<string, unknown> = {}) {
 describe("starter nodes", () => {
   it("llm.prompt streams the chat's provider/model through the registry", async () => {
     const long = "x".repeat(70);
-    const { provider, requests } = scriptedProvider("scripted", [answer("A short ", "summary. ", long)]);
+    const provider = new ScriptedProvider([{ text: ["A short ", "summary. ", long] }]);
     const registry = createDefaultNodeRegistry({ providers: providersOf(provider) });
     let llmCalls = 0;
     const { frames, result } = await drain(
@@ -39,7 +44,8 @@ describe("starter nodes", () => {
     );
     expect(result).toMatchObject({ status: "completed", text: `A short summary. ${long}` });
     expect(llmCalls).toBe(1);
-    expect(requests).toEqual([
+    provider.assertComplete();
+    expect(provider.requests).toEqual([
       {
         model: "m-1",
         systemPrompt: "Be brief.",
@@ -57,9 +63,9 @@ describe("starter nodes", () => {
   });
 
   it("llm.prompt: node properties override the chat; provider errors and budget refusals fail the node", async () => {
-    const a = scriptedProvider("a", [[{ type: "error", error: { message: "rate limited", status: 429 } }]]);
+    const a = new ScriptedProvider({ id: "a", steps: [{ error: { message: "rate limited", status: 429 } }] });
     const registry = createDefaultNodeRegistry({
-      providers: providersOf(a.provider),
+      providers: providersOf(a),
       modelDefaults: { provider: "a", model: "default-model" },
     });
     const run = (props: Record<string, unknown>, countLlmCall?: () => boolean) =>
@@ -74,7 +80,7 @@ describe("starter nodes", () => {
         }),
       );
     expect((await run({ provider: "nope" })).result.error).toBe(
-      'node "llm" (llm.prompt) failed: unknown provider "nope"',
+      'node "llm" (llm.prompt) failed: unknown provider "nope"; configured providers: a',
     );
     expect((await run({}, () => false)).result.error).toBe(
       `node "llm" (llm.prompt) failed: the turn's LLM call budget is exhausted`,
