@@ -75,12 +75,10 @@ async function agentwirePlugin(app: FastifyInstance, opts: AgentwirePluginOption
     }
     const status = error.statusCode ?? 500;
     if (status >= 500) request.log.error({ err: error }, "request failed");
-    return reply
-      .code(status)
-      .send({
-        code: status >= 500 ? "internal" : "bad_request",
-        message: status >= 500 ? "internal error" : error.message,
-      });
+    return reply.code(status).send({
+      code: status >= 500 ? "internal" : "bad_request",
+      message: status >= 500 ? "internal error" : error.message,
+    });
   });
 
   await app.register(healthRoutes, { database: opts.database });

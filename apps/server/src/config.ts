@@ -1,0 +1,192 @@
+import { BudgetLimits } from "@agentwire/agents";
+import { hashApiToken, type StaticToken } from "@agentwire/websocket";
+import { z } from "zod";
+
+/** A bad environment: the message names every offending variable. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+const optionalText = z.string().min(1).optional();
+const optionalUrl = z.url({ protocol: /^https?$/ }).optional();
+const list = (value: string) =>
+  value
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean);
+
+const CompatEndpoints = z
+  .string()
+  .transform((value, ctx) => {
+    const endpoints: { name: string; baseURL: string }[] = [];
+    for (const item of list(value)) {
+      const eq = item.indexOf("=");
+      const name = item.slice(0, eq).trim();
+      const baseURL = item.slice(eq + 1).trim();
+      if (
+        eq <= 0 ||
+        !/^[a-z][a-z0-9_-]{0,31}$/.test(name) ||
+        !z.url({ protocol: /^https?$/ }).safeParse(baseURL).success
+      ) {
+        ctx.addIssue({ code: "custom", message: `"${item}" is not name=http(s)-url (lower-case name)` });
+        return z.NEVER;
+      }
+      if (endpoints.some((e) => e.name === name)) {
+        ctx.addIssue({ code: "custom", message: `endpoint name "${name}" is used twice` });
+        return z.NEVER;
+      }
+      endpoints.push({ name, baseURL });
+    }
+    return endpoints;
+  })
+  .default([]);
+
+const AuthTokens = z
+  .string()
+  .transform((value, ctx) => {
+    const tokens: StaticToken[] = [];
+    for (const item of list(value)) {
+      const colon = item.indexOf(":");
+      const userId = item.slice(0, colon);
+      const token = item.slice(colon + 1);
+      if (colon <= 0 || token.length < 16 || !/^[A-Za-z0-9_.@-]{1,64}$/.test(userId)) {
+        // The entry itself is never echoed: it contains a secret.
+        ctx.addIssue({
+          code: "custom",
+          message: "expected user:token entries (token at least 16 characters)",
+        });
+        return z.NEVER;
+      }
+      tokens.push({ userId, tokenHash: hashApiToken(token) });
+    }
+    return tokens;
+  })
+  .default([]);
+
+/** Every environment variable the server reads, with its default. */
+export const EnvSchema = z.object({
+  HOST: z.string().min(1).default("127.0.0.1"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8787),
+  DATABASE_PATH: z.string().min(1).default("./data/agentwire.db"),
+  AUTH_MODE: z.enum(["none", "token"]).default("none"),
+  AUTH_TOKENS: AuthTokens,
+  ALLOWED_ORIGINS: z.string().transform(list).default([]),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  DEFAULT_PROVIDER: optionalText,
+  DEFAULT_MODEL: optionalText,
+  OPENAI_API_KEY: optionalText,
+  OPENAI_BASE_URL: optionalUrl,
+  OPENAI_MODEL: optionalText,
+  ANTHROPIC_API_KEY: optionalText,
+  ANTHROPIC_BASE_URL: optionalUrl,
+  ANTHROPIC_MODEL: optionalText,
+  OPENAI_COMPAT_ENDPOINTS: CompatEndpoints,
+  PROVIDER_MAX_RETRIES: z.coerce.number().int().min(0).max(10).optional(),
+  PROVIDER_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
+  WORKSPACE_ROOT: z.string().min(1).default("./data/workspace"),
+  // The per-turn budget: the agents' own schema, whose keys are the variable names.
+  ...BudgetLimits.shape,
+});
+
+/** Provider settings in the shape the agents' provider registry takes (API keys included). */
+export interface ProviderSettings {
+  openai?: { apiKey: string; baseURL?: string; defaultModel?: string };
+  anthropic?: { apiKey: string; baseURL?: string; defaultModel?: string };
+  /** OPENAI_COMPAT_ENDPOINTS; an endpoint's key comes from `<NAME>_API_KEY`. */
+  compatEndpoints: { name: string; baseURL: string; apiKey?: string }[];
+  maxRetries?: number;
+  timeoutMs?: number;
+}
+
+/** The server's validated configuration. Secrets sit only under `providers`; never log this object whole. */
+export interface Config {
+  host: string;
+  port: number;
+  databasePath: string;
+  authMode: "none" | "token";
+  /** AUTH_TOKENS, hashed; the plain tokens are not kept. */
+  staticTokens: StaticToken[];
+  allowedOrigins: string[];
+  logLevel: string;
+  defaultProvider: string | undefined;
+  defaultModel: string | undefined;
+  /** Provider settings for the registry, API keys included. */
+  providers: ProviderSettings;
+  workspaceRoot: string;
+  budget: BudgetLimits;
+}
+
+/** Validates the environment; throws ConfigError naming each bad variable. Empty values count as unset. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ""),
+  );
+  const parsed = EnvSchema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `${issue.path.map(String).join(".")}: ${issue.message}`);
+    throw new ConfigError(`invalid configuration:\n  ${lines.join("\n  ")}`);
+  }
+  const e = parsed.data;
+  const providers: ProviderSettings = {
+    ...(e.OPENAI_API_KEY && {
+      openai: defined({ apiKey: e.OPENAI_API_KEY, baseURL: e.OPENAI_BASE_URL, defaultModel: e.OPENAI_MODEL }),
+    }),
+    ...(e.ANTHROPIC_API_KEY && {
+      anthropic: defined({
+        apiKey: e.ANTHROPIC_API_KEY,
+        baseURL: e.ANTHROPIC_BASE_URL,
+        defaultModel: e.ANTHROPIC_MODEL,
+      }),
+    }),
+    compatEndpoints: e.OPENAI_COMPAT_ENDPOINTS.map((endpoint) =>
+      defined({ ...endpoint, apiKey: present[`${endpoint.name.toUpperCase().replace(/-/g, "_")}_API_KEY`] }),
+    ),
+    ...defined({ maxRetries: e.PROVIDER_MAX_RETRIES, timeoutMs: e.PROVIDER_TIMEOUT_MS }),
+  };
+  const budget = BudgetLimits.parse(present);
+  const config: Config = {
+    host: e.HOST,
+    port: e.PORT,
+    databasePath: e.DATABASE_PATH,
+    authMode: e.AUTH_MODE,
+    staticTokens: e.AUTH_TOKENS,
+    allowedOrigins: e.ALLOWED_ORIGINS,
+    logLevel: e.LOG_LEVEL,
+    defaultProvider: e.DEFAULT_PROVIDER,
+    defaultModel: e.DEFAULT_MODEL,
+    providers,
+    workspaceRoot: e.WORKSPACE_ROOT,
+    budget,
+  };
+  // Not enumerable: a config logged or serialised by mistake then carries no API keys.
+  Object.defineProperty(config, "providers", { enumerable: false });
+  return config;
+}
+
+/** What is safe to log about a config: no keys or tokens, only whether they are set. */
+export function describeConfig(config: Config): Record<string, unknown> {
+  return {
+    host: config.host,
+    port: config.port,
+    databasePath: config.databasePath,
+    authMode: config.authMode,
+    staticTokenUsers: config.staticTokens.map((t) => t.userId),
+    allowedOrigins: config.allowedOrigins,
+    defaultProvider: config.defaultProvider,
+    defaultModel: config.defaultModel,
+    providers: {
+      openai: config.providers.openai !== undefined,
+      anthropic: config.providers.anthropic !== undefined,
+      compatible: config.providers.compatEndpoints.map((e) => e.name),
+    },
+    workspaceRoot: config.workspaceRoot,
+    budget: config.budget,
+  };
+}
+
+/** The object without its undefined fields (the registry's schemas treat a present key as set). */
+function defined<T extends Record<string, unknown>>(obj: T): { [K in keyof T]: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as {
+    [K in keyof T]: Exclude<T[K], undefined>;
+  };
+}

@@ -1,0 +1,77 @@
+import {
+  type AgentwireDatabase,
+  type AgentwireServices,
+  type CommandHandlers,
+  createLogger,
+  createServer,
+  openDatabase,
+  type ServerLimitsInput,
+} from "@agentwire/websocket";
+import type { FastifyInstance } from "fastify";
+import type { Logger } from "pino";
+import type { Config } from "./config.js";
+import { createServices } from "./create-services.js";
+
+export interface StartServerOptions {
+  logger?: Logger;
+  /** Defaults to createServices(config). */
+  services?: AgentwireServices;
+  handlers?: Partial<CommandHandlers>;
+  /** Connection limits; production defaults for anything left out. */
+  limits?: ServerLimitsInput;
+}
+
+export interface RunningServer {
+  app: FastifyInstance;
+  database: AgentwireDatabase;
+  /** e.g. http://127.0.0.1:8787 (the real port when config.port is 0). */
+  url: string;
+  /** Stops accepting, closes sockets with 1012, then closes the database. Idempotent. */
+  close(): Promise<void>;
+}
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+
+/** Opens and migrates the database, builds the server and listens; the process entry and tests call this. */
+export async function startServer(config: Config, options: StartServerOptions = {}): Promise<RunningServer> {
+  const logger = options.logger ?? createLogger({ level: config.logLevel });
+  const database = openDatabase({ path: config.databasePath });
+  let closing: Promise<void> | undefined;
+  try {
+    if (config.authMode === "none" && !LOOPBACK.has(config.host)) {
+      logger.warn(
+        { host: config.host },
+        "AUTH_MODE=none on a non-loopback address: anyone who can reach it is user local",
+      );
+    }
+    const { app, repos } = await createServer({
+      database,
+      logger,
+      auth:
+        config.authMode === "none" ? { mode: "none" } : { mode: "token", staticTokens: config.staticTokens },
+      allowedOrigins: config.allowedOrigins,
+      limits: options.limits ?? {},
+      services: options.services ?? createServices(config, logger),
+      handlers: options.handlers ?? {},
+    });
+    const interrupted = repos.turns.interruptAllRunning();
+    if (interrupted > 0)
+      logger.warn({ interrupted }, "turns left running by the previous process marked interrupted");
+    await app.listen({ host: config.host, port: config.port });
+    const address = app.server.address();
+    const port = typeof address === "object" && address !== null ? address.port : config.port;
+    const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+    return {
+      app,
+      database,
+      url: `http://${host}:${port}`,
+      close: () => {
+        closing ??= app.close().finally(() => database.close());
+        return closing;
+      },
+    };
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+}

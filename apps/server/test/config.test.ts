@@ -1,0 +1,89 @@
+import { createLogger, hashApiToken } from "@agentwire/websocket";
+import { describe, expect, it } from "vitest";
+import { ConfigError, describeConfig, loadConfig } from "../src/config.js";
+
+describe("loadConfig", () => {
+  it("has local-first defaults", () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      host: "127.0.0.1",
+      port: 8787,
+      databasePath: "./data/agentwire.db",
+      authMode: "none",
+      staticTokens: [],
+      allowedOrigins: [],
+      logLevel: "info",
+      providers: { compatEndpoints: [] },
+    });
+    expect(config.budget.MAX_DEPTH).toBe(3);
+  });
+
+  it.each([
+    ["PORT", "abc"],
+    ["PORT", "70000"],
+    ["AUTH_MODE", "maybe"],
+    ["LOG_LEVEL", "loud"],
+    ["OPENAI_BASE_URL", "not a url"],
+    ["OPENAI_COMPAT_ENDPOINTS", "local"],
+    ["AUTH_TOKENS", "alice"],
+    ["MAX_DEPTH", "-1"],
+    ["MAX_WALL_CLOCK_MS", "soon"],
+  ])("names the variable when %s=%s", (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`\\b${name}: `));
+  });
+
+  it("names every bad variable at once", () => {
+    expect(() => loadConfig({ PORT: "x", AUTH_MODE: "y" })).toThrow(/PORT: [\s\S]*AUTH_MODE: /);
+  });
+
+  it("treats empty values as unset", () => {
+    expect(loadConfig({ PORT: "", OPENAI_API_KEY: "" }).port).toBe(8787);
+  });
+
+  it("hashes AUTH_TOKENS and never echoes a bad entry", () => {
+    const config = loadConfig({
+      AUTH_MODE: "token",
+      AUTH_TOKENS: "alice:aaaaaaaaaaaaaaaa1, bob:bbbbbbbbbbbbbbbb2",
+    });
+    expect(config.staticTokens).toEqual([
+      { userId: "alice", tokenHash: hashApiToken("aaaaaaaaaaaaaaaa1") },
+      { userId: "bob", tokenHash: hashApiToken("bbbbbbbbbbbbbbbb2") },
+    ]);
+    expect(() => loadConfig({ AUTH_TOKENS: "alice:short-secret" })).not.toThrow(/short-secret/);
+  });
+
+  it("reads budgets, origins, providers and compatible endpoints", () => {
+    const config = loadConfig({
+      MAX_DEPTH: "5",
+      ALLOWED_ORIGINS: "https://a.example, https://b.example",
+      OPENAI_API_KEY: "sk-test",
+      OPENAI_BASE_URL: "https://proxy.example/v1",
+      OPENAI_COMPAT_ENDPOINTS: "ollama=http://127.0.0.1:11434/v1",
+      OLLAMA_API_KEY: "k",
+    });
+    expect(config.budget.MAX_DEPTH).toBe(5);
+    expect(config.allowedOrigins).toEqual(["https://a.example", "https://b.example"]);
+    expect(config.providers.openai).toEqual({ apiKey: "sk-test", baseURL: "https://proxy.example/v1" });
+    expect(config.providers.compatEndpoints).toEqual([
+      { name: "ollama", baseURL: "http://127.0.0.1:11434/v1", apiKey: "k" },
+    ]);
+  });
+
+  it("keeps secrets out of logs, whether the summary or the whole config is logged", () => {
+    const config = loadConfig({
+      OPENAI_API_KEY: "sk-openai-secret",
+      ANTHROPIC_API_KEY: "sk-anthropic-secret",
+      OPENAI_COMPAT_ENDPOINTS: "local=http://127.0.0.1:1/v1",
+      LOCAL_API_KEY: "sk-compat-secret",
+    });
+    const lines: string[] = [];
+    const logger = createLogger({ destination: { write: (line) => lines.push(line) } });
+    logger.info({ config: describeConfig(config) }, "starting");
+    logger.info({ config }, "whole config, by mistake");
+    const output = lines.join("");
+    for (const secret of ["sk-openai-secret", "sk-anthropic-secret", "sk-compat-secret"]) {
+      expect(output).not.toContain(secret);
+    }
+  });
+});
