@@ -1,0 +1,75 @@
+import { parseArgs } from "node:util";
+import { createRepositories, generateApiToken, hashApiToken, openDatabase } from "@agentwire/websocket";
+import type { CliIo, ExitCode } from "../cli-io.js";
+
+const USAGE = `usage:
+  agentwire token create --user NAME   create a token for NAME (printed once)
+  agentwire token list [--user NAME]   list tokens (ids, users, dates; never the tokens)
+  agentwire token revoke ID            revoke a token by id
+The database is DATABASE_PATH (default ./data/agentwire.db).
+`;
+
+const USER_NAME = /^[A-Za-z0-9_.@-]{1,64}$/;
+
+/** `agentwire token create|list|revoke`, against the database at DATABASE_PATH. */
+export function runTokenCommand(args: string[], io: CliIo): ExitCode {
+  const [action, ...rest] = args;
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(rest);
+  } catch (error) {
+    io.stderr(`${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (action !== "create" && action !== "list" && action !== "revoke") {
+    io.stderr(USAGE);
+    return 2;
+  }
+  if (action === "create" && (values.user === undefined || !USER_NAME.test(values.user))) {
+    io.stderr(`token create needs --user NAME (letters, digits, _ . @ -)\n${USAGE}`);
+    return 2;
+  }
+  if (action === "revoke" && positionals.length !== 1) {
+    io.stderr(`token revoke needs one token id\n${USAGE}`);
+    return 2;
+  }
+  const database = openDatabase({ path: io.env.DATABASE_PATH || "./data/agentwire.db" });
+  try {
+    const repos = createRepositories(database.db);
+    if (action === "create") {
+      const user = values.user!;
+      const token = generateApiToken();
+      repos.users.ensure(user);
+      const id = repos.apiTokens.create(user, hashApiToken(token));
+      io.stderr(`created token ${id} for ${user}; it is shown once, store it now:\n`);
+      io.stdout(`${token}\n`);
+      return 0;
+    }
+    if (action === "list") {
+      const rows = repos.apiTokens.list(values.user);
+      io.stdout("id\tuser\tcreated\tlast_used\trevoked\n");
+      for (const row of rows) {
+        const cells = [row.id, row.userId, iso(row.createdAt), iso(row.lastUsedAt), iso(row.revokedAt)];
+        io.stdout(`${cells.join("\t")}\n`);
+      }
+      return 0;
+    }
+    if (!repos.apiTokens.revoke(positionals[0]!)) {
+      io.stderr(`no active token with id ${positionals[0]}\n`);
+      return 1;
+    }
+    io.stderr(`revoked ${positionals[0]}\n`);
+    return 0;
+  } finally {
+    database.close();
+  }
+}
+
+function parse(args: string[]) {
+  return parseArgs({ args, options: { user: { type: "string" } }, allowPositionals: true, strict: true });
+}
+
+function iso(ms: number | null): string {
+  return ms === null ? "-" : new Date(ms).toISOString();
+}
