@@ -47,10 +47,18 @@ export class TurnBudget {
     this.now = options.now ?? Date.now;
     this.startedAt = this.now();
     this.counts = { subtasks: 0, llmCalls: 0, toolCalls: 0, tokens: 0, bytes: 0, ...options.used };
-    if (options.wallClockTimer !== false) {
-      this.timer = setTimeout(() => this.checkWallClock(), this.limits.MAX_WALL_CLOCK_MS);
-      this.timer.unref?.();
-    }
+    if (options.wallClockTimer !== false) this.arm(this.limits.MAX_WALL_CLOCK_MS + 1);
+  }
+
+  private arm(ms: number): void {
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      // Timers may fire a little early against the injected clock: re-arm until really past.
+      if (!this.checkWallClock() && !this.frozen) {
+        this.arm(Math.max(1, this.limits.MAX_WALL_CLOCK_MS - this.elapsedMs() + 1));
+      }
+    }, ms);
+    this.timer.unref?.();
   }
 
   /** The first breach, or null while the turn is within budget. */
