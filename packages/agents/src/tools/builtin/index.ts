@@ -1,3 +1,7 @@
+export * from "./mcp/mcp-config.js";
+export * from "./mcp/mcp-manager.js";
+export * from "./mcp/mcp-session.js";
+export * from "./mcp/tool-pins.js";
 export * from "./memory-store.js";
 export * from "./memory-tools.js";
 export * from "./web/html-to-text.js";
