@@ -2,7 +2,7 @@ import type { AssistantModelMessage } from "../providers/model-message.js";
 import type { ProviderRequest } from "../providers/provider-request.js";
 import { buildLlmCallRecord } from "../usage/llm-call-record.js";
 import { agentState } from "./agent-state.js";
-import { appendMessage, type Level } from "./level.js";
+import { appendNewMessage, type Level } from "./level.js";
 import type { LoopEvent } from "./loop-event.js";
 import { afterModelTurn, type NextStep, stopStep } from "./next-step.js";
 import { pruneHistory } from "./prune-history.js";
@@ -50,7 +50,7 @@ export async function* callModel(level: Level): AsyncGenerator<LoopEvent, NextSt
     if (complete && turn.toolCalls.length > 0) {
       message.toolCalls = turn.toolCalls.map((c) => ({ id: c.id, name: c.name, args: c.args ?? {} }));
     }
-    appendMessage(level, message);
+    appendNewMessage(level, message);
   }
   if (turn.aborted) return stopStep(budget.breach !== null);
   if (turn.error) {

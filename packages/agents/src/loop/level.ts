@@ -79,6 +79,12 @@ export function createLevel(params: RunLoopParams): Level {
   return level;
 }
 
+/** Appends a message produced this turn (not history) and reports it through `ctx.onMessage`. */
+export function appendNewMessage(level: Level, message: ModelMessage): void {
+  appendMessage(level, message);
+  level.params.ctx.onMessage?.(message, { depth: level.depth, parentId: level.parentId });
+}
+
 /** Appends to the level's conversation, keeping the running token estimate. */
 export function appendMessage(level: Level, message: ModelMessage): void {
   level.messages.push(message);

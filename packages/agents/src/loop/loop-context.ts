@@ -1,5 +1,6 @@
 import type { BudgetLimits } from "../budget/budget-limits.js";
 import { TurnBudget, type TurnBudgetOptions } from "../budget/turn-budget.js";
+import type { ModelMessage } from "../providers/model-message.js";
 import type { LlmCallRecord } from "../usage/llm-call-record.js";
 import { ExclusiveLocks } from "./exclusive-locks.js";
 
@@ -11,6 +12,11 @@ export type LoopContext = {
   memory?: unknown;
   /** Called once per provider call at any depth, the moment it ends (the `llm_calls` ledger). */
   onLlmCall?: (record: LlmCallRecord) => void;
+  /**
+   * Called for each message a level adds to its conversation this turn (assistant turns, tool
+   * results), at any depth, in order, so the server can persist the root level as the turn goes.
+   */
+  onMessage?: (message: ModelMessage, where: { depth: number; parentId: string | null }) => void;
   /** Clock for durations; defaults to `performance.now`. */
   now?: () => number;
 };
@@ -18,13 +24,14 @@ export type LoopContext = {
 /** A fresh context for one root turn. */
 export function createLoopContext(
   limits: Partial<BudgetLimits> = {},
-  options: TurnBudgetOptions & Pick<LoopContext, "memory" | "onLlmCall"> = {},
+  options: TurnBudgetOptions & Pick<LoopContext, "memory" | "onLlmCall" | "onMessage"> = {},
 ): LoopContext {
-  const { memory, onLlmCall, ...budgetOptions } = options;
+  const { memory, onLlmCall, onMessage, ...budgetOptions } = options;
   return {
     budget: new TurnBudget(limits, budgetOptions),
     locks: new ExclusiveLocks(),
     ...(memory !== undefined && { memory }),
     ...(onLlmCall !== undefined && { onLlmCall }),
+    ...(onMessage !== undefined && { onMessage }),
   };
 }

@@ -1,7 +1,7 @@
 import type { ToolCallEvent } from "../providers/provider-event.js";
 import type { SuspendedLevel, SuspendedState } from "../suspend/suspended-state.js";
 import { agentState } from "./agent-state.js";
-import { appendMessage, type Level } from "./level.js";
+import { appendNewMessage, type Level } from "./level.js";
 import type { LoopEvent } from "./loop-event.js";
 import { type NextStep, stopStep } from "./next-step.js";
 import { type BatchOutcome, runToolCalls } from "./run-tool-calls.js";
@@ -14,7 +14,7 @@ export async function* runToolsStep(
   yield* agentState(level, "executing");
   const batch = yield* runToolCalls(level, calls);
   if (batch.suspended) return { type: "suspend", pending: suspendedState(level, batch) };
-  for (const result of batch.results) appendMessage(level, result);
+  for (const result of batch.results) appendNewMessage(level, result);
   if (batch.finish) return { type: "final_output", text: level.lastText, structured: batch.finish.value };
   if (level.signal.aborted) return stopStep(level.budget.breach !== null);
   return { type: "call_model" };

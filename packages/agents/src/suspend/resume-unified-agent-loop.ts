@@ -54,11 +54,14 @@ export async function* resumeUnifiedAgentLoop(p: ResumeParams): AsyncGenerator<L
         content: cut.text,
         ...(isError && { isError: true }),
       };
+      const results = inCallOrder(level, answered);
+      // The results are new messages of this level: report them like the loop reports its own.
+      for (const m of results) p.ctx.onMessage?.(m, { depth: level.depth, parentId: level.parentId });
       const result = yield* runUnifiedAgentLoop({
         provider: p.provider,
         model: p.model ?? state.model,
         systemPrompt: level.systemPrompt,
-        history: [...level.messages, ...inCallOrder(level, answered)],
+        history: [...level.messages, ...results],
         tools: resolveTools(p.tools, level.toolNames),
         ctx: p.ctx,
         depth: level.depth,
