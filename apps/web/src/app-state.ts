@@ -1,0 +1,31 @@
+import type { ThreadSummary } from "@agentwire/protocol";
+import type { GraphView, NoticeLevel } from "./editor/client-tools.js";
+import type { ProviderInfo } from "./net/http-api.js";
+import type { ConnectionStatus } from "./net/reconnecting-socket.js";
+import type { Route } from "./route.js";
+import type { ThreadView } from "./state/thread-view.js";
+
+export type Notice = { id: number; text: string; level: NoticeLevel };
+
+/** Everything the page shows, in one immutable value. */
+export type AppState = {
+  connection: ConnectionStatus;
+  /** The server answered 401: ask for an API token. */
+  authRequired: boolean;
+  route: Route;
+  threads: ThreadSummary[];
+  /** By thread id; a message not yet given a thread lives under its draft key. */
+  views: Record<string, ThreadView>;
+  providers: ProviderInfo[];
+  provider?: string;
+  model?: string;
+  notices: Notice[];
+  /** The editor demo's workflow and the graph the agent last drew with ui_show_graph. */
+  workflowId: string;
+  graph?: GraphView;
+};
+
+/** Where the view of a route lives in `views`. */
+export function viewKey(route: Route): string {
+  return route.threadId ?? `draft:${route.page}`;
+}

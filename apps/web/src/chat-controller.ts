@@ -1,0 +1,341 @@
+import type { ClientFrame, ServerFrame, ServerFrameOf } from "@agentwire/protocol";
+import type { AppState } from "./app-state.js";
+import { viewKey } from "./app-state.js";
+import { clientToolsManifest, type NoticeLevel, runClientTool } from "./editor/client-tools.js";
+import { AuthRequiredError, createHttpApi } from "./net/http-api.js";
+import { ReconnectingSocket } from "./net/reconnecting-socket.js";
+import { loadSettings, type Settings, saveSettings } from "./net/settings.js";
+import { parseRoute, type Route, routeHash } from "./route.js";
+import { applyFrame, hasGap } from "./state/apply-frame.js";
+import {
+  answerQuestion,
+  decideApproval,
+  failRequest,
+  markClientCallDone,
+  startLocalTurn,
+} from "./state/local-actions.js";
+import { threadFromHistory } from "./state/rebuild-from-history.js";
+import { Store } from "./state/store.js";
+import {
+  type ApprovalDecision,
+  emptyThread,
+  isRunning,
+  lastTurn,
+  type ThreadView,
+} from "./state/thread-view.js";
+
+/**
+ * The one place with side effects: it owns the socket and HTTP calls, feeds server frames through the
+ * pure reducer into the store, and turns the user's actions into commands.
+ */
+export class ChatController {
+  readonly store: Store<AppState>;
+  private readonly socket: ReconnectingSocket;
+  private readonly api = createHttpApi(() => this.settings.token);
+  private settings: Settings = loadSettings();
+  /** Draft keys of messages sent without a thread, in send order: `thread` frames come back in it. */
+  private draftQueue: string[] = [];
+  /** Threads between our resume_chat and its chat_resumed: client tools wait until the replay ends. */
+  private readonly replaying = new Set<string>();
+  private readonly answeredCalls = new Set<string>();
+  private manifestSent = false;
+  private editorUsed = false;
+  private requestCounter = 0;
+  private noticeCounter = 0;
+
+  constructor(location: Location = window.location) {
+    this.store = new Store<AppState>({
+      connection: "connecting",
+      authRequired: false,
+      route: parseRoute(location.hash),
+      threads: [],
+      views: {},
+      providers: [],
+      ...(this.settings.provider !== undefined && { provider: this.settings.provider }),
+      ...(this.settings.model !== undefined && { model: this.settings.model }),
+      notices: [],
+      workflowId: "demo-workflow",
+    });
+    const wsUrl = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
+    this.socket = new ReconnectingSocket({
+      url: wsUrl,
+      protocols: () => {
+        const token = this.settings.token;
+        return token ? ["agentwire.v1", `agentwire.bearer.${token}`] : ["agentwire.v1"];
+      },
+      onFrame: (frame) => this.onFrame(frame),
+      onOpen: () => this.onOpen(),
+      onStatus: (connection) => this.set((s) => ({ ...s, connection })),
+    });
+  }
+
+  start(): void {
+    window.addEventListener("hashchange", () => this.onRoute(parseRoute(window.location.hash)));
+    this.socket.connect();
+    void this.loadLists();
+    this.onRoute(this.state.route);
+  }
+
+  get state(): AppState {
+    return this.store.get();
+  }
+
+  /** Simulates a dropped connection (used by the browser tests and handy when trying reconnects). */
+  dropSocket(): void {
+    this.socket.drop();
+  }
+
+  // ---- user actions ------------------------------------------------------------------------
+
+  send(text: string): boolean {
+    const route = this.state.route;
+    const key = viewKey(route);
+    if (route.page === "editor") this.announceTools();
+    const requestId = `r${++this.requestCounter}-${Math.random().toString(36).slice(2, 8)}`;
+    const { provider, model, workflowId } = this.state;
+    const sent = this.command({
+      command: "chat_message",
+      request_id: requestId,
+      data: {
+        content: text,
+        ...(route.threadId !== undefined && { thread_id: route.threadId }),
+        ...(provider !== undefined && { provider }),
+        ...(model !== undefined && model !== "" && { model }),
+        ...(route.page === "editor" && { chat_context: { kind: "editor", workflow_id: workflowId } }),
+      },
+    });
+    if (!sent) return false;
+    if (route.threadId === undefined) this.draftQueue.push(key);
+    this.updateView(key, (v) => startLocalTurn(v ?? emptyThread(route.threadId ?? null), requestId, text));
+    return true;
+  }
+
+  stop(): void {
+    const threadId = this.state.route.threadId;
+    if (threadId) this.command({ command: "stop", data: { thread_id: threadId } });
+  }
+
+  answer(toolCallId: string, answer: string): void {
+    const threadId = this.state.route.threadId;
+    if (!threadId) return;
+    if (
+      this.command({ command: "answer", data: { thread_id: threadId, tool_call_id: toolCallId, answer } })
+    ) {
+      this.updateView(threadId, (v) => answerQuestion(v ?? emptyThread(threadId), toolCallId, answer));
+    }
+  }
+
+  decide(approvalId: string, decision: ApprovalDecision): void {
+    const threadId = this.state.route.threadId;
+    if (!threadId) return;
+    if (this.command({ command: "tool_approval_response", data: { approval_id: approvalId, decision } })) {
+      this.updateView(threadId, (v) => decideApproval(v ?? emptyThread(threadId), approvalId, decision));
+    }
+  }
+
+  setToken(token: string): void {
+    this.settings = { ...this.settings, token: token.trim() };
+    saveSettings(this.settings);
+    this.set((s) => ({ ...s, authRequired: false }));
+    this.socket.restart();
+    void this.loadLists();
+  }
+
+  forgetToken(): void {
+    const { token: _token, ...rest } = this.settings;
+    this.settings = rest;
+    saveSettings(this.settings);
+    this.socket.restart();
+    void this.loadLists();
+  }
+
+  choose(provider: string | undefined, model: string | undefined): void {
+    this.settings = { ...this.settings, provider, model };
+    saveSettings(this.settings);
+    this.set((s) => ({ ...s, provider, model }));
+  }
+
+  setWorkflowId(workflowId: string): void {
+    this.set((s) => ({ ...s, workflowId }));
+  }
+
+  notify(text: string, level: NoticeLevel = "error"): void {
+    const notice = { id: ++this.noticeCounter, text, level };
+    this.set((s) => ({ ...s, notices: [...s.notices.slice(-4), notice] }));
+  }
+
+  dismiss(id: number): void {
+    this.set((s) => ({ ...s, notices: s.notices.filter((n) => n.id !== id) }));
+  }
+
+  // ---- server side -------------------------------------------------------------------------
+
+  private onOpen(): void {
+    this.manifestSent = false;
+    this.replaying.clear();
+    if (this.editorUsed) this.announceTools();
+    // Catch up on every turn we were showing or that was still running when the socket dropped.
+    const current = this.state.route.threadId;
+    for (const [key, view] of Object.entries(this.state.views)) {
+      if (view.threadId && (key === current || isRunning(view))) this.resume(view.threadId);
+    }
+  }
+
+  private onFrame(frame: ServerFrame): void {
+    if (frame.type === "pong") return;
+    if (frame.type === "error" && frame.request_id && this.failRequest(frame)) return;
+    const threadId = "thread_id" in frame ? frame.thread_id : undefined;
+    if (threadId === undefined) {
+      if (frame.type === "error") this.notify(`${frame.code}: ${frame.message}`);
+      return;
+    }
+    if (frame.type === "thread" && !this.state.views[threadId]) this.adoptDraft(threadId);
+    const wasRunning = isRunning(this.state.views[threadId] ?? emptyThread());
+    this.updateView(threadId, (v) => applyFrame(v ?? emptyThread(threadId), frame));
+    if (frame.type === "chat_resumed") this.replaying.delete(threadId);
+
+    const view = this.state.views[threadId];
+    if (!view) return;
+    if (hasGap(view) && !this.replaying.has(threadId)) this.resume(threadId);
+    this.runClientCalls(threadId, view);
+    if (wasRunning && !isRunning(view)) void this.loadThreads();
+  }
+
+  /** An `error` answering one of our chat_messages: that turn never started. */
+  private failRequest(frame: ServerFrameOf<"error">): boolean {
+    for (const [key, view] of Object.entries(this.state.views)) {
+      if (!view.turns.some((t) => t.requestId === frame.request_id && t.running)) continue;
+      this.draftQueue = this.draftQueue.filter((k) => k !== key || view.threadId !== null);
+      this.updateView(key, (v) =>
+        failRequest(v ?? view, frame.request_id ?? "", `${frame.code}: ${frame.message}`),
+      );
+      return true;
+    }
+    return false;
+  }
+
+  /** The server created the thread of our draft: move the draft under its id and show its address. */
+  private adoptDraft(threadId: string): void {
+    const key = this.draftQueue.shift();
+    const draft = key ? this.state.views[key] : undefined;
+    if (!key || !draft) return;
+    this.set((s) => {
+      const { [key]: _moved, ...views } = s.views;
+      return { ...s, views: { ...views, [threadId]: { ...draft, threadId } } };
+    });
+    if (viewKey(this.state.route) === key) {
+      const route: Route = { page: this.state.route.page, threadId };
+      this.set((s) => ({ ...s, route }));
+      history.replaceState(null, "", routeHash(route));
+    }
+    void this.loadThreads();
+  }
+
+  /** Runs the client tools the server asked for, once each, after any replay has ended. */
+  private runClientCalls(threadId: string, view: ThreadView): void {
+    if (this.replaying.has(threadId)) return;
+    const calls = Object.values(lastTurn(view)?.clientCalls ?? {});
+    for (const call of calls) {
+      if (call.done || this.answeredCalls.has(call.id)) continue;
+      this.answeredCalls.add(call.id);
+      const outcome = runClientTool(call.name, call.args, {
+        showGraph: (graph) => this.set((s) => ({ ...s, graph })),
+        notify: (text, level) => this.notify(text, level),
+      });
+      this.command({ command: "tool_result", data: { tool_call_id: call.id, ...outcome } });
+      this.updateView(threadId, (v) => markClientCallDone(v ?? view, call.id));
+    }
+  }
+
+  private resume(threadId: string): void {
+    const lastSeq = this.state.views[threadId]?.lastSeq ?? 0;
+    if (this.command({ command: "resume_chat", data: { thread_id: threadId, last_seq: lastSeq } })) {
+      this.replaying.add(threadId);
+    }
+  }
+
+  private announceTools(): void {
+    this.editorUsed = true;
+    if (this.manifestSent) return;
+    this.manifestSent = this.command({
+      command: "client_tools_manifest",
+      data: { tools: clientToolsManifest },
+    });
+  }
+
+  // ---- navigation and HTTP -----------------------------------------------------------------
+
+  private onRoute(route: Route): void {
+    this.set((s) => ({ ...s, route }));
+    if (route.page === "editor") this.announceTools();
+    if (route.threadId) void this.openThread(route.threadId);
+  }
+
+  /** Shows a thread: from memory when we have it, else from its stored rows; then catches up live. */
+  private async openThread(threadId: string): Promise<void> {
+    if (!this.state.views[threadId]) {
+      try {
+        const messages = await this.api.messages(threadId);
+        const title = this.state.threads.find((t) => t.id === threadId)?.title;
+        // Frames may have arrived while the rows loaded; they are newer, so keep them.
+        if (!this.state.views[threadId]) {
+          this.updateView(threadId, () => threadFromHistory(threadId, messages, title));
+        }
+      } catch (error) {
+        this.onHttpError(error);
+        return;
+      }
+    }
+    this.resume(threadId);
+  }
+
+  private async loadLists(): Promise<void> {
+    await Promise.all([this.loadThreads(), this.loadProviders()]);
+  }
+
+  private async loadThreads(): Promise<void> {
+    try {
+      const threads = await this.api.threads();
+      const sorted = [...threads].sort((a, b) => b.updated_at.localeCompare(a.updated_at));
+      this.set((s) => ({ ...s, threads: sorted }));
+    } catch (error) {
+      this.onHttpError(error);
+    }
+  }
+
+  private async loadProviders(): Promise<void> {
+    try {
+      const providers = await this.api.providers();
+      this.set((s) => {
+        const provider = providers.find((p) => p.id === s.provider) ?? providers[0];
+        const model =
+          provider && s.provider === provider.id ? s.model : (provider?.default_model ?? provider?.models[0]);
+        return { ...s, providers, provider: provider?.id, model };
+      });
+    } catch (error) {
+      // Without a provider list the picker hides and the server's default is used.
+      if (error instanceof AuthRequiredError) this.onHttpError(error);
+    }
+  }
+
+  private onHttpError(error: unknown): void {
+    if (error instanceof AuthRequiredError) this.set((s) => ({ ...s, authRequired: true }));
+    else this.notify(error instanceof Error ? error.message : String(error));
+  }
+
+  // ---- plumbing ----------------------------------------------------------------------------
+
+  private command(frame: ClientFrame): boolean {
+    const sent = this.socket.send(frame);
+    if (!sent) this.notify("Not connected: reconnecting, try again in a moment.", "warning");
+    return sent;
+  }
+
+  private updateView(key: string, update: (view: ThreadView | undefined) => ThreadView): void {
+    this.set((s) => ({ ...s, views: { ...s.views, [key]: update(s.views[key]) } }));
+  }
+
+  private set(change: (s: AppState) => AppState): void {
+    this.store.update(change);
+  }
+}

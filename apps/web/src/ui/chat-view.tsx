@@ -1,0 +1,51 @@
+import { useEffect, useRef } from "preact/hooks";
+import { lastTurn, type ThreadView } from "../state/thread-view.js";
+import { AgentStatus } from "./agent-status.js";
+import { Composer } from "./composer.js";
+import { TurnBlock } from "./turn-view.js";
+
+/** A thread's transcript, the agent's status and the composer. */
+export function ChatView({
+  view,
+  connected,
+  empty,
+}: {
+  view: ThreadView | undefined;
+  connected: boolean;
+  empty: string;
+}) {
+  const log = useRef<HTMLDivElement>(null);
+  const turns = view?.turns ?? [];
+  const current = view ? lastTurn(view) : undefined;
+  const running = current?.running ?? false;
+
+  // Follow the stream while the reader is at the bottom; leave them alone when they scrolled up.
+  const atBottom = useRef(true);
+  useEffect(() => {
+    const el = log.current;
+    if (el && atBottom.current) el.scrollTop = el.scrollHeight;
+  });
+
+  return (
+    <div class="chat">
+      <div
+        class="log"
+        ref={log}
+        role="log"
+        aria-label="Conversation"
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+        }}
+      >
+        {turns.length === 0 ? (
+          <p class="empty">{empty}</p>
+        ) : (
+          turns.map((t) => <TurnBlock key={t.key} turn={t} />)
+        )}
+      </div>
+      <AgentStatus turn={current} />
+      <Composer running={running} canStop={running && view?.threadId != null} connected={connected} />
+    </div>
+  );
+}
