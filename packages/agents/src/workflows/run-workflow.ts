@@ -43,7 +43,7 @@ type Event =
   | { kind: "settled"; id: string; settlement: NodeSettlement }
   | { kind: "progress"; id: string; preview: string }
   | { kind: "end" };
-type NodeState = "waiting" | "running" | "completed" | "failed" | "cancelled" | "skipped";
+type NodeState = "waiting" | NodeUpdateFrame["status"];
 
 const defaultTimer = (fn: () => void, ms: number) => {
   const t = setTimeout(fn, ms);
@@ -102,15 +102,18 @@ export async function* runWorkflow(
   );
   if (opts.signal.aborted) onStop();
 
-  const update = (id: string, status: NodeState, extra: { result_preview?: string; error?: string } = {}) =>
-    ({
-      type: "node_update",
-      job_id: jobId,
-      node_id: id,
-      node_type: nodes.get(id)?.node.type,
-      status,
-      ...extra,
-    }) as WorkflowFrame;
+  const update = (
+    id: string,
+    status: NodeUpdateFrame["status"],
+    extra: { result_preview?: string; error?: string } = {},
+  ): WorkflowFrame => ({
+    type: "node_update",
+    job_id: jobId,
+    node_id: id,
+    node_type: nodes.get(id)?.node.type,
+    status,
+    ...extra,
+  });
 
   const start = (id: string): WorkflowFrame => {
     const { node, type } = nodes.get(id)!;

@@ -1,3 +1,4 @@
+import { ServerFrame } from "@agentwire/protocol";
 import { describe, expect, it } from "vitest";
 import { ScriptedProvider } from "../../src/testing/scripted-provider.js";
 import { createBuildWorkflowTool } from "../../src/workflows/build-workflow-tool.js";
@@ -86,7 +87,8 @@ describe("build_workflow", () => {
     expect(repairText).toContain('node "llm" port "question": llm.prompt has no input "question"');
     expect(repairText).toContain('node "out" port "text": required input is not connected');
 
-    // Progress is nested under the tool call at depth + 1.
+    // Progress is nested under the tool call at depth + 1, as protocol frames.
+    for (const e of events) expect(ServerFrame.safeParse(e).success).toBe(true);
     expect(events.every((e) => e.parent_id === "call_1" && e.depth === 1)).toBe(true);
     const updates = events.flatMap((e) =>
       e.type === "tool_call_update" ? [[e.tool_call_id, e.status, e.is_error]] : [],

@@ -1,3 +1,4 @@
+import { ServerFrame } from "@agentwire/protocol";
 import { NodeRegistry } from "../../src/workflows/node-registry.js";
 import { type NodeType, nodeError, nodeOk } from "../../src/workflows/node-type.js";
 import type { WorkflowFrame, WorkflowRunResult } from "../../src/workflows/run-workflow.js";
@@ -11,7 +12,7 @@ export function deferred<T = void>() {
   return { promise, resolve };
 }
 
-/** Drains a workflow run: every frame, and the run's result. */
+/** Drains a workflow run: every frame (each checked against the protocol schema), and the run's result. */
 export async function drain(
   gen: AsyncGenerator<WorkflowFrame, WorkflowRunResult>,
 ): Promise<{ frames: WorkflowFrame[]; result: WorkflowRunResult }> {
@@ -19,6 +20,8 @@ export async function drain(
   for (;;) {
     const next = await gen.next();
     if (next.done) return { frames, result: next.value };
+    const checked = ServerFrame.safeParse(next.value);
+    if (!checked.success) throw new Error(`not a protocol frame: ${JSON.stringify(next.value)}`);
     frames.push(next.value);
   }
 }
