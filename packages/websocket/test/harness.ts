@@ -238,6 +238,20 @@ export class TestClient {
     return this.take(() => true, timeoutMs, "any frame");
   }
 
+  /**
+   * Every unread frame up to and including the first that matches `until` (e.g. the turn's final
+   * `chunk` with `done: true`), in arrival order; they are consumed.
+   */
+  async collectUntil(until: (frame: ServerFrame) => boolean, timeoutMs = 10_000): Promise<ServerFrame[]> {
+    const frames: ServerFrame[] = [];
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const frame = await this.nextFrame(Math.max(1, deadline - Date.now()));
+      frames.push(frame);
+      if (until(frame)) return frames;
+    }
+  }
+
   /** Sends `ping` and waits for its `pong`: proves the connection still answers. */
   async ping(timeoutMs = 5000): Promise<void> {
     const requestId = `ping-${Math.random().toString(36).slice(2)}`;

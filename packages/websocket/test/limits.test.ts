@@ -59,3 +59,14 @@ describe("connection limits", () => {
     expect(client.ws.extensions).toBe("");
   });
 });
+
+describe("harness", () => {
+  it("collects frames in order up to a match", async () => {
+    server = await startTestServer();
+    const client = await server.connect();
+    for (const id of ["a", "b", "c"]) client.command("ping", {}, id);
+    const frames = await client.collectUntil((f) => f.type === "pong" && f.request_id === "b");
+    expect(frames.map((f) => (f.type === "pong" ? f.request_id : f.type))).toEqual(["a", "b"]);
+    expect((await client.next("pong")).request_id).toBe("c");
+  });
+});
