@@ -1,0 +1,160 @@
+// `pnpm bench loop`: the agent loop's own overhead against the Vercel AI SDK and the OpenAI Agents SDK,
+// on the same scripted, instant workloads in the same process. Writes bench/results/loop.json.
+import { writeFileSync } from "node:fs";
+import { arch, cpus, platform, totalmem } from "node:os";
+import {
+  createLoopContext,
+  defineTool,
+  drainLoop,
+  ok,
+  type ProviderRequest,
+  runSubtaskTool,
+  runUnifiedAgentLoop,
+  type Tool,
+} from "@agentwire/agents";
+import { ScriptedProvider, type ScriptedStep } from "@agentwire/agents/testing";
+import { z } from "zod";
+import { aiSdkToolLoop, aiSdkTree, openAiAgentsToolLoop, openAiAgentsTree } from "./_peers.js";
+
+const ITERATIONS = 100;
+const DEPTH = 3;
+const FANOUT = 2;
+const RUNS = Number(process.argv[2] ?? 15);
+// Model turns of the tree: every non-leaf level answers twice (calls, then text), leaves once.
+const TREE_TURNS = Array.from({ length: DEPTH + 1 }, (_, d) => FANOUT ** d * (d < DEPTH ? 2 : 1)).reduce(
+  (a, b) => a + b,
+);
+
+const echo: Tool = defineTool({
+  name: "echo",
+  description: "echo",
+  args: z.object({ value: z.string() }),
+  permissionClass: "safe",
+  execute: async ({ value }) => ok(value),
+});
+
+async function agentwireToolLoop(): Promise<number> {
+  const provider = new ScriptedProvider(
+    (_r: ProviderRequest, call: number): ScriptedStep =>
+      call >= ITERATIONS
+        ? { text: "done", usage: { inputTokens: 3, outputTokens: 2 } }
+        : {
+            text: `step ${call}`,
+            toolCalls: [{ name: "echo", args: { value: "x" } }],
+            usage: { inputTokens: 3, outputTokens: 2 },
+          },
+  );
+  return runAgentwire(provider, [echo]);
+}
+
+async function agentwireTree(): Promise<number> {
+  const provider = new ScriptedProvider((r: ProviderRequest): ScriptedStep => {
+    const first = r.messages[0];
+    const task = first?.role === "user" && typeof first.content === "string" ? first.content : "";
+    const d = task === "hello" ? 0 : Number(task.split(" ")[1]);
+    if (d === DEPTH || r.messages.length > 1)
+      return { text: `answer ${d}`, usage: { inputTokens: 3, outputTokens: 2 } };
+    return {
+      toolCalls: Array.from({ length: FANOUT }, (_, i) => ({
+        name: "run_subtask",
+        args: { title: `t${i}`, instructions: `level ${d + 1} ${i}` },
+      })),
+      usage: { inputTokens: 3, outputTokens: 2 },
+    };
+  });
+  return runAgentwire(provider, [runSubtaskTool], { MAX_DEPTH: DEPTH });
+}
+
+async function runAgentwire(provider: ScriptedProvider, tools: Tool[], limits = {}): Promise<number> {
+  const ctx = createLoopContext(
+    { MAX_TOTAL_LLM_CALLS: 1000, MAX_ITERATIONS_PER_LEVEL: ITERATIONS + 1, ...limits },
+    { wallClockTimer: false },
+  );
+  let events = 0;
+  const result = await drainLoop(
+    runUnifiedAgentLoop({
+      provider,
+      model: "gpt-4o",
+      systemPrompt: "bench",
+      history: [{ role: "user", content: "hello" }],
+      tools,
+      ctx,
+    }),
+    () => {
+      events += 1;
+    },
+  );
+  if (result.status !== "complete") throw new Error(`agentwire run ended ${result.status}`);
+  return events;
+}
+
+/** Median wall time in µs of `RUNS` runs after warm-up. */
+async function measure(fn: () => Promise<unknown>): Promise<number> {
+  for (let i = 0; i < 30; i++) await fn();
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    (globalThis as { gc?: () => void }).gc?.();
+    const t0 = performance.now();
+    await fn();
+    times.push((performance.now() - t0) * 1000);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)] as number;
+}
+
+const round = (n: number) => Math.round(n * 100) / 100;
+
+const loopEvents = await agentwireToolLoop();
+const treeEvents = await agentwireTree();
+const loop = {
+  agentwire: (await measure(agentwireToolLoop)) / ITERATIONS,
+  ai_sdk: (await measure(() => aiSdkToolLoop(ITERATIONS))) / ITERATIONS,
+  openai_agents: (await measure(() => openAiAgentsToolLoop(ITERATIONS))) / ITERATIONS,
+};
+const tree = {
+  agentwire: (await measure(agentwireTree)) / TREE_TURNS,
+  ai_sdk: (await measure(() => aiSdkTree(DEPTH, FANOUT))) / TREE_TURNS,
+  openai_agents: (await measure(() => openAiAgentsTree(DEPTH, FANOUT))) / TREE_TURNS,
+};
+
+const report = {
+  unit: "microseconds per iteration (one model turn and its tool calls), median of runs",
+  workloads: {
+    tool_loop_100: {
+      agentwire: round(loop.agentwire),
+      ai_sdk: round(loop.ai_sdk),
+      openai_agents: round(loop.openai_agents),
+    },
+    tree_3_levels_parallel: {
+      agentwire: round(tree.agentwire),
+      ai_sdk: round(tree.ai_sdk),
+      openai_agents: round(tree.openai_agents),
+    },
+  },
+  agentwire_per_event_us: {
+    tool_loop_100: round((loop.agentwire * ITERATIONS) / loopEvents),
+    tree_3_levels_parallel: round((tree.agentwire * TREE_TURNS) / treeEvents),
+  },
+  details: {
+    runs: RUNS,
+    tool_loop_100: `${ITERATIONS} turns each calling one echo tool, then a final text turn; ${loopEvents} agentwire events per run`,
+    tree_3_levels_parallel: `root → ${FANOUT} parallel subtasks per level down to depth ${DEPTH} (${TREE_TURNS} model turns); ${treeEvents} agentwire events per run`,
+    agentwire:
+      "runUnifiedAgentLoop with ScriptedProvider (streaming: text deltas, tool calls, usage), zod-validated tool, run_subtask child loops",
+    ai_sdk:
+      "streamText + MockLanguageModelV3 (simulateReadableStream, no delays), stopWhen stepCountIs; subtasks emulated as agent-as-tool: a tool whose execute runs a nested streamText",
+    openai_agents:
+      "run() (non-streamed) with a scripted Model implementing getResponse, tracing disabled; subtasks emulated with agent.asTool()",
+  },
+  machine: {
+    node: process.version,
+    platform: platform(),
+    arch: arch(),
+    cpu: cpus()[0]?.model,
+    cpus: cpus().length,
+    memory_gb: Math.round(totalmem() / 2 ** 30),
+  },
+  date: new Date().toISOString(),
+};
+writeFileSync(new URL("../results/loop.json", import.meta.url), `${JSON.stringify(report, null, 2)}\n`);
+console.log(JSON.stringify(report, null, 2));
