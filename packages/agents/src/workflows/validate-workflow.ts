@@ -22,6 +22,8 @@ export function validateWorkflow(raw: unknown, registry: NodeRegistry): Workflow
   const parsed = WorkflowGraph.safeParse(raw);
   if (!parsed.success) return { ok: false, errors: shapeIssues(parsed.error, raw) };
   const graph = parsed.data;
+  if (graph.nodes.length === 0)
+    return { ok: false, errors: [{ node_id: null, message: "the workflow has no nodes" }] };
   const errors: WorkflowIssue[] = [];
   const types = new Map<string, NodeType>();
   const seen = new Set<string>();

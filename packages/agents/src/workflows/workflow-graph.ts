@@ -24,9 +24,12 @@ export const WorkflowEdge = z.object({
 });
 export type WorkflowEdge = z.infer<typeof WorkflowEdge>;
 
-/** A stored workflow graph; structure only — `validateWorkflow` checks it against a registry. */
+/**
+ * A stored workflow graph; structure only (an empty draft is a valid shape) — `validateWorkflow`
+ * checks it against a registry before it runs.
+ */
 export const WorkflowGraph = z.object({
-  nodes: z.array(WorkflowNode).min(1).max(200),
+  nodes: z.array(WorkflowNode).max(200),
   edges: z.array(WorkflowEdge).max(1000).default([]),
 });
 export type WorkflowGraph = z.infer<typeof WorkflowGraph>;

@@ -118,6 +118,10 @@ describe("validateWorkflow", () => {
       ok: false,
       errors: [{ node_id: "n1", message: expect.stringMatching(/^nodes\[0\]\.type: /) }],
     });
+    expect(validateWorkflow({ nodes: [] }, registry)).toEqual({
+      ok: false,
+      errors: [{ node_id: null, message: "the workflow has no nodes" }],
+    });
     const empty = validateWorkflow("nope", registry);
     expect(empty.ok).toBe(false);
     if (!empty.ok) expect(empty.errors[0]?.node_id).toBeNull();
