@@ -12,7 +12,14 @@ if (!name || !existsSync(new URL(`./src/${name}.ts`, import.meta.url))) {
 }
 const run = spawnSync(
   process.execPath,
-  ["--expose-gc", "--import", "tsx", "--conditions=source", `bench/src/${name}.ts`, ...process.argv.slice(3)],
+  [
+    "--expose-gc",
+    "--import",
+    "tsx",
+    "--conditions=@agentwire/source",
+    `bench/src/${name}.ts`,
+    ...process.argv.slice(3),
+  ],
   { stdio: "inherit" },
 );
 process.exit(run.status ?? 1);

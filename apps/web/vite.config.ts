@@ -3,8 +3,8 @@ import { defaultClientConditions, defineConfig } from "vite";
 /** Static build for the server to serve at `/`; relative asset paths so any mount point works. */
 export default defineConfig({
   base: "./",
-  // `source`: use the workspace packages' TypeScript directly, as the rest of the repo does.
-  resolve: { conditions: ["source", ...defaultClientConditions] },
+  // `@agentwire/source`: use the workspace packages' TypeScript directly, as the rest of the repo does.
+  resolve: { conditions: ["@agentwire/source", ...defaultClientConditions] },
   oxc: { jsx: { runtime: "automatic", importSource: "preact" } },
   build: { outDir: "dist", emptyOutDir: true, target: "es2022", sourcemap: true },
   server: {

@@ -152,3 +152,6 @@ export type ChatResumedFrame = z.infer<typeof ChatResumedFrame>;
 export type UnstampedFrame<F extends ServerFrame = ServerFrame> = F extends unknown
   ? Omit<F, "seq" | "thread_id">
   : never;
+
+/** A frame of a turn as sent: stamped with its thread and per-thread sequence number. */
+export type StampedFrame = ServerFrame & { thread_id: string; seq: number };

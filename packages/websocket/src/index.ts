@@ -4,6 +4,7 @@ export * from "./auth/is-origin-allowed.js";
 export * from "./auth/resolve-user.js";
 export * from "./db/api-tokens-repo.js";
 export * from "./db/find-migrations-folder.js";
+export * from "./db/llm-calls-repo.js";
 export * from "./db/messages-repo.js";
 export * from "./db/open-database.js";
 export * from "./db/repositories.js";

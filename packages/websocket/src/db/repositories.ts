@@ -1,4 +1,5 @@
 import { ApiTokensRepo } from "./api-tokens-repo.js";
+import { LlmCallsRepo } from "./llm-calls-repo.js";
 import { MessagesRepo } from "./messages-repo.js";
 import type { Db } from "./open-database.js";
 import { ThreadsRepo } from "./threads-repo.js";
@@ -12,6 +13,7 @@ export interface Repositories {
   threads: ThreadsRepo;
   messages: MessagesRepo;
   turns: TurnsRepo;
+  llmCalls: LlmCallsRepo;
 }
 
 /** Builds the repositories over one drizzle handle. */
@@ -22,5 +24,6 @@ export function createRepositories(db: Db): Repositories {
     threads: new ThreadsRepo(db),
     messages: new MessagesRepo(db),
     turns: new TurnsRepo(db),
+    llmCalls: new LlmCallsRepo(db),
   };
 }

@@ -58,6 +58,15 @@ export class ThreadsRepo {
     );
   }
 
+  /** Records the last frame sequence number sent on the user's thread (never moves it backwards). */
+  setLastSeq(userId: string, threadId: string, lastSeq: number): void {
+    this.db
+      .update(threads)
+      .set({ lastSeq: sql`max(${threads.lastSeq}, ${lastSeq})` })
+      .where(and(eq(threads.id, threadId), eq(threads.userId, userId)))
+      .run();
+  }
+
   /**
    * Reserves `count` frame sequence numbers on the thread and returns the last one reserved
    * (so the block is `last - count + 1 .. last`); undefined when not the user's thread.

@@ -1,4 +1,4 @@
-import type { ServerFrame, UnstampedFrame } from "@agentwire/protocol";
+import type { StampedFrame, UnstampedFrame } from "@agentwire/protocol";
 import type { FrameSink } from "./frame-sink.js";
 
 export type TurnPhase = "running" | "waiting_on_user" | "finished";
@@ -11,7 +11,7 @@ export type TurnPhase = "running" | "waiting_on_user" | "finished";
 export class RunningTurn {
   readonly abort = new AbortController();
   phase: TurnPhase = "running";
-  private readonly frames: ServerFrame[] = [];
+  private readonly frames: StampedFrame[] = [];
   private readonly watchers = new Map<string, FrameSink>();
   private seq: number;
 
@@ -35,9 +35,9 @@ export class RunningTurn {
   }
 
   /** Stamps, records and sends one frame; returns the stamped frame. */
-  emit(frame: UnstampedFrame): ServerFrame {
+  emit(frame: UnstampedFrame): StampedFrame {
     this.seq += 1;
-    const stamped = { ...frame, thread_id: this.threadId, seq: this.seq } as ServerFrame;
+    const stamped = { ...frame, thread_id: this.threadId, seq: this.seq } as StampedFrame;
     this.frames.push(stamped);
     for (const sink of this.watchers.values()) sink.send(stamped);
     return stamped;
@@ -65,7 +65,7 @@ export class RunningTurn {
   replayTo(sink: FrameSink, lastSeq: number): number {
     let replayed = 0;
     for (const frame of this.frames) {
-      if ((frame.seq ?? 0) > lastSeq) {
+      if (frame.seq > lastSeq) {
         sink.send(frame);
         replayed += 1;
       }

@@ -1,11 +1,11 @@
-import type { ServerFrame } from "@agentwire/protocol";
+import type { StampedFrame } from "@agentwire/protocol";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { FrameSink } from "../../src/turns/frame-sink.js";
 import { TurnRegistry } from "../../src/turns/turn-registry.js";
 
 const sink = (id: string, userId = "u1") => {
-  const got: ServerFrame[] = [];
+  const got: StampedFrame[] = [];
   const s: FrameSink = { id, userId, send: (f) => got.push(f) };
   return { s, got };
 };
@@ -75,7 +75,7 @@ describe("TurnRegistry", () => {
               id,
               userId: "u1",
               // No client-side dedup here: the server itself must deliver each frame once.
-              send: (f) => applied.push(f.seq ?? 0),
+              send: (f) => applied.push(f.seq),
             };
             return s;
           };

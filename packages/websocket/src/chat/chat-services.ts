@@ -1,0 +1,40 @@
+import type { BudgetLimits, ProviderRegistry, Tool } from "@agentwire/agents";
+import type { ChatContext } from "@agentwire/protocol";
+import type { TurnRegistry } from "../turns/turn-registry.js";
+import type { ThreadGrants } from "./approval-gate.js";
+import type { ToolPolicy } from "./tool-policy.js";
+
+/** What the tools of one turn are built for. */
+export type ToolScope = {
+  userId: string;
+  threadId: string;
+  chatContext: ChatContext;
+  /** The socket that started (or resumed) the turn; client UI tools run there. */
+  connectionId: string;
+};
+
+/** What the chat turn needs from the process: providers, the turn registry, limits, policy, tools. */
+export interface ChatServices {
+  providers: ProviderRegistry;
+  turns: TurnRegistry;
+  limits: BudgetLimits;
+  defaults: { provider?: string | undefined; model?: string | undefined };
+  /** The policy of a user's session (defaults per context; the client never sends a tool list). */
+  policyFor(userId: string): ToolPolicy;
+  /** The server-registered tools for a turn (ask_user, run_subtask, memory, files, web, MCP...). */
+  serverTools(scope: ToolScope): Tool[] | Promise<Tool[]>;
+  /** Editor-only tools (build_workflow) when a node registry exists; undefined without one. */
+  editorTools?: (scope: ToolScope) => Tool[] | Promise<Tool[]>;
+  /** Proxies of the client tools a connection announced. */
+  clientTools?: (scope: ToolScope) => Tool[];
+  /** Tools users allowed for a whole thread. */
+  grants: ThreadGrants;
+  /** Extra system-prompt instructions of the deployment. */
+  systemPromptExtra?: string;
+}
+
+declare module "../server/agentwire-services.js" {
+  interface AgentwireServices {
+    chat?: ChatServices;
+  }
+}

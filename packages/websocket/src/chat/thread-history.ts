@@ -1,0 +1,38 @@
+import type { ModelMessage } from "@agentwire/agents";
+import type { StoredMessage } from "@agentwire/protocol";
+import { contentText } from "@agentwire/protocol";
+
+/**
+ * A thread's stored rows as the model's history: user messages, assistant messages with their tool
+ * calls, and tool rows, so the model sees what it did in earlier turns.
+ */
+export function threadHistory(rows: readonly StoredMessage[]): ModelMessage[] {
+  const history: ModelMessage[] = [];
+  const toolNames = new Map<string, string>();
+  for (const row of rows) for (const call of row.tool_calls ?? []) toolNames.set(call.id, call.name);
+  for (const row of rows) {
+    switch (row.role) {
+      case "user":
+        history.push({ role: "user", content: row.content ?? "" });
+        break;
+      case "assistant": {
+        const text = contentText(row.content);
+        const toolCalls = row.tool_calls?.map((c) => ({ id: c.id, name: c.name, args: c.args }));
+        // A turn that ended before saying anything leaves an empty final row: nothing to replay.
+        if (!text && !toolCalls?.length) break;
+        history.push({ role: "assistant", text, ...(toolCalls?.length && { toolCalls }) });
+        break;
+      }
+      case "tool":
+        history.push({
+          role: "tool",
+          toolCallId: row.tool_call_id ?? "",
+          name: toolNames.get(row.tool_call_id ?? "") ?? "unknown",
+          content: contentText(row.content),
+          ...(row.is_error && { isError: true }),
+        });
+        break;
+    }
+  }
+  return history;
+}

@@ -1,0 +1,48 @@
+import { randomUUID } from "node:crypto";
+import type { LlmCallRecord } from "@agentwire/agents";
+import { and, asc, eq } from "drizzle-orm";
+import type { Db } from "./open-database.js";
+import { llmCalls } from "./schema/index.js";
+
+export type LlmCallRow = typeof llmCalls.$inferSelect;
+
+/** The provider-call ledger: one row per call at any depth, always through the owning user. */
+export class LlmCallsRepo {
+  constructor(private readonly db: Db) {}
+
+  /** Records one provider call of a turn. */
+  record(userId: string, threadId: string, turnId: string, call: LlmCallRecord, now = Date.now()): void {
+    this.db
+      .insert(llmCalls)
+      .values({
+        id: randomUUID(),
+        turnId,
+        threadId,
+        userId,
+        provider: call.provider,
+        model: call.model,
+        depth: call.depth,
+        inputTokens: call.inputTokens,
+        outputTokens: call.outputTokens,
+        cacheReadTokens: call.cacheReadTokens,
+        cacheWriteTokens: call.cacheWriteTokens,
+        reasoningTokens: call.reasoningTokens,
+        costUsd: call.costUsd,
+        costKnown: call.costKnown,
+        latencyMs: Math.round(call.latencyMs),
+        error: call.error ?? null,
+        createdAt: now,
+      })
+      .run();
+  }
+
+  /** The calls of the user's turn, oldest first. */
+  forTurn(userId: string, turnId: string): LlmCallRow[] {
+    return this.db
+      .select()
+      .from(llmCalls)
+      .where(and(eq(llmCalls.turnId, turnId), eq(llmCalls.userId, userId)))
+      .orderBy(asc(llmCalls.createdAt))
+      .all();
+  }
+}
