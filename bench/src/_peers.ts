@@ -10,6 +10,7 @@ import {
 } from "@openai/agents";
 import { jsonSchema, simulateReadableStream, stepCountIs, streamText, tool } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
+import { z } from "zod";
 
 setTracingDisabled(true);
 
@@ -28,11 +29,10 @@ const textParts = (text: string): Part[] => [
   { type: "text-delta", id: "t", delta: text },
   { type: "text-end", id: "t" },
 ];
-const streamOf = (parts: Part[]) =>
-  // biome-ignore lint/suspicious/noExplicitAny: the mock's stream part type is the SDK's internal union.
-  ({
-    stream: simulateReadableStream({ chunks: parts as any[], initialDelayInMs: null, chunkDelayInMs: null }),
-  });
+const streamOf = (parts: Part[]) => ({
+  // The parts are built untyped above; the mock takes the SDK's own stream-part union.
+  stream: simulateReadableStream({ chunks: parts as never[], initialDelayInMs: null, chunkDelayInMs: null }),
+});
 
 const echoSchema = jsonSchema<{ value: string }>({
   type: "object",
@@ -138,12 +138,7 @@ class ScriptedModel implements Model {
   }
 }
 
-const agentsEcho = {
-  type: "object",
-  properties: { value: { type: "string" } },
-  required: ["value"],
-  additionalProperties: false,
-} as const;
+const agentsEcho = z.object({ value: z.string() });
 
 /** OpenAI Agents SDK: the same tool loop. */
 export async function openAiAgentsToolLoop(iterations: number): Promise<void> {
@@ -176,7 +171,7 @@ export async function openAiAgentsTree(depth: number, fanout: number): Promise<v
       );
       if (d === depth || answered) return [message(`answer ${d}`)];
       return Array.from({ length: fanout }, (_, i) =>
-        functionCall(`s${d}_${i}_${(seq += 1)}`, "run_subtask", { input: `task ${i}` }),
+        functionCall(`s${d}_${i}_${seq++}`, "run_subtask", { input: `task ${i}` }),
       );
     });
     const tools =

@@ -1,6 +1,13 @@
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
-import { type BudgetLimits, defineTool, type LoopEvent, ok, runSubtaskTool } from "../../src/index.js";
+import {
+  type BudgetLimits,
+  defineTool,
+  type LoopEvent,
+  ok,
+  runSubtaskTool,
+  type Tool,
+} from "../../src/index.js";
 import { ScriptedProvider, type ScriptedStep } from "../../src/testing/index.js";
 import { echoTool, runLoop, toolUpdates } from "./helpers.js";
 
@@ -23,7 +30,7 @@ function expectClosed(events: LoopEvent[]) {
 async function breach(
   limits: Partial<BudgetLimits>,
   script: ScriptedStep[] | ((call: number) => ScriptedStep),
-  tools = [echoTool],
+  tools: Tool[] = [echoTool],
   clock?: () => number,
 ) {
   const provider = new ScriptedProvider(Array.isArray(script) ? script : (_r, call) => script(call));
