@@ -28,3 +28,5 @@ export type { ConnectionContext } from "./ws/connection-context.js";
 export * from "./ws/connection-registry.js";
 export * from "./ws/handlers/default-handlers.js";
 export * from "./ws/rate-limiter.js";
+export * from "./chat/index.js";
+export * from "./turns/index.js";

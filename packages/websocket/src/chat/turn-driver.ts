@@ -90,7 +90,7 @@ export async function driveTurn(run: TurnRun, start: LoopStart): Promise<void> {
 
 const internal = { code: "internal" as const, message: "internal error" };
 
-function storeRow(run: TurnRun, row: Parameters<Repositories["messages"]["append"]>[2]): void {
+export function storeRow(run: TurnRun, row: Parameters<Repositories["messages"]["append"]>[2]): void {
   const { turn, repos } = run;
   const message = repos.messages.append(turn.userId, turn.threadId, row);
   turn.emit({ type: "message", message });

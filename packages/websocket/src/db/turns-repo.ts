@@ -58,6 +58,16 @@ export class TurnsRepo {
       .get();
   }
 
+  /** Threads of the user with a turn waiting on them (a question or an approval). */
+  waitingThreads(userId: string): string[] {
+    return this.db
+      .selectDistinct({ threadId: turns.threadId })
+      .from(turns)
+      .where(and(eq(turns.userId, userId), eq(turns.status, "waiting_user")))
+      .all()
+      .map((r) => r.threadId);
+  }
+
   /** Updates the user's turn; false when it is not theirs. */
   update(userId: string, turnId: string, update: TurnUpdate): boolean {
     return (

@@ -1,0 +1,27 @@
+import { askUserTool, type BudgetLimits, BudgetLimits as BudgetLimitsSchema, type ProviderRegistry, runSubtaskTool } from "@agentwire/agents";
+import { TurnRegistry } from "../turns/turn-registry.js";
+import { ThreadGrants } from "./approval-gate.js";
+import type { ChatServices } from "./chat-services.js";
+import { resolveToolPolicy, type ToolPolicyConfig } from "./tool-policy.js";
+
+export type ChatServicesOptions = Partial<Omit<ChatServices, "providers" | "limits" | "policyFor">> & {
+  providers: ProviderRegistry;
+  limits?: Partial<BudgetLimits>;
+  policy?: Partial<ToolPolicyConfig>;
+};
+
+/** Chat services with production defaults: ask_user and run_subtask as the base toolbelt, the default policy. */
+export function createChatServices(options: ChatServicesOptions): ChatServices {
+  const { providers, limits, policy, ...rest } = options;
+  const resolved = resolveToolPolicy(policy);
+  return {
+    turns: new TurnRegistry(),
+    defaults: {},
+    grants: new ThreadGrants(),
+    serverTools: () => [askUserTool, runSubtaskTool],
+    ...rest,
+    providers,
+    limits: BudgetLimitsSchema.parse(limits ?? {}),
+    policyFor: () => resolved,
+  };
+}

@@ -1,0 +1,61 @@
+import { type BudgetLimits, createProviderRegistry, type Tool } from "@agentwire/agents";
+import { ScriptedProvider, type ScriptedResponder, type ScriptedStep } from "@agentwire/agents/testing";
+import type { ServerFrame } from "@agentwire/protocol";
+import { ServerFrame as ServerFrameSchema } from "@agentwire/protocol";
+import { expect } from "vitest";
+import { chatCommandHandlers, createChatServices, type ToolPolicyConfig } from "../../src/index.js";
+import { startTestServer, type TestServer, type TestServerOptions } from "../harness.js";
+
+export type ChatTestServer = TestServer & { provider: ScriptedProvider };
+
+/** A real server on an ephemeral port whose only provider is a ScriptedProvider (id `scripted`). */
+export async function startChatServer(
+  script: ScriptedStep[] | ScriptedResponder,
+  options: TestServerOptions & {
+    limits?: Partial<BudgetLimits>;
+    policy?: Partial<ToolPolicyConfig>;
+    extraTools?: Tool[];
+    editorTools?: Tool[];
+  } = {},
+): Promise<ChatTestServer> {
+  const provider = new ScriptedProvider(script);
+  const providers = createProviderRegistry({}, { extraProviders: [provider], extraDefaultModels: { scripted: "scripted-1" } });
+  const base = createChatServices({ providers, defaults: { provider: "scripted" } });
+  const chat = createChatServices({
+    providers,
+    defaults: { provider: "scripted" },
+    ...(options.limits && { limits: options.limits }),
+    ...(options.policy && { policy: options.policy }),
+    ...(options.extraTools && {
+      serverTools: async (scope) => [...(await base.serverTools(scope)), ...(options.extraTools ?? [])],
+    }),
+    ...(options.editorTools && { editorTools: () => options.editorTools ?? [] }),
+  });
+  const server = await startTestServer({ ...options, services: { chat }, handlers: chatCommandHandlers });
+  return Object.assign(server, { provider });
+}
+
+/** The frames of one turn, from the first frame after `fromSeq` to the final `chunk {done:true}`. */
+export function isDone(frame: ServerFrame): boolean {
+  return frame.type === "chunk" && frame.done === true;
+}
+
+/** Every frame valid against the protocol; seq strictly +1 with no gaps; `done` exactly once, last. */
+export function expectWellFormedTurn(frames: ServerFrame[], firstSeq = 1): void {
+  for (const f of frames) expect(ServerFrameSchema.safeParse(f).success, JSON.stringify(f)).toBe(true);
+  const turnFrames = frames.filter((f) => f.type !== "chat_resumed" && f.type !== "pong");
+  expect(turnFrames.map((f) => ("seq" in f ? f.seq : undefined))).toEqual(
+    turnFrames.map((_, i) => firstSeq + i),
+  );
+  expect(turnFrames.filter(isDone)).toHaveLength(1);
+  expect(isDone(turnFrames.at(-1) as ServerFrame)).toBe(true);
+}
+
+/** A promise with its resolve, for gating a scripted step. */
+export function gate(): { promise: Promise<void>; open: () => void } {
+  let open = () => {};
+  const promise = new Promise<void>((r) => {
+    open = r;
+  });
+  return { promise, open };
+}
