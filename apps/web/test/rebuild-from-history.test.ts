@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { applyFrames } from "../src/state/apply-frame.js";
 import { threadFromHistory, turnFromRows } from "../src/state/rebuild-from-history.js";
-import { nestedRows, nestedTree, nestedTurn, row, usage } from "./fixtures.js";
+import { chunk, done, nestedRows, nestedTree, nestedTurn, row, stamp, usage } from "./fixtures.js";
 import { shape } from "./shape.js";
 
 describe("threadFromHistory", () => {
@@ -121,5 +121,35 @@ describe("reopening a thread during a turn", () => {
       text: "Looking up A",
       thinking: false,
     });
+  });
+
+  it("keeps a settled turn from history when a resume replays it, then applies live turns", () => {
+    const loaded = threadFromHistory("th_1", nestedRows());
+    expect(loaded.turns[0]!.settled).toBe(true);
+    let view = applyFrames(loaded, nestedTurn(40));
+    expect(view.turns).toEqual(loaded.turns);
+    expect(view.skipping).toBeUndefined();
+    expect(view.lastSeq).toBe(40 + nestedTurn().length - 1);
+    view = applyFrames(view, [
+      { type: "chat_resumed", thread_id: "th_1", status: "finished", last_seq: 57, replayed: 18 },
+    ]);
+    expect(view.turns).toEqual(loaded.turns);
+    const next = stamp("th_1", 58, [
+      { type: "message", message: row({ id: "u2", role: "user", content: "thanks" }) },
+      chunk("Welcome."),
+      done(),
+    ]);
+    view = applyFrames(view, next);
+    expect(view.turns.map((t) => t.user?.text)).toEqual(["Compare A and B", "thanks"]);
+  });
+
+  it("stops skipping at chat_resumed when the replay had no end", () => {
+    let view = applyFrames(threadFromHistory("th_1", nestedRows()), nestedTurn(40).slice(0, 5));
+    expect(view.skipping).toBe("m_u");
+    view = applyFrames(view, [
+      { type: "chat_resumed", thread_id: "th_1", status: "interrupted", last_seq: 44, replayed: 5 },
+    ]);
+    expect(view.skipping).toBeUndefined();
+    expect(view.turns[0]!.errors).toEqual([]);
   });
 });

@@ -63,7 +63,16 @@ export function turnFromRows(rows: StoredMessage[]): TurnView {
     const byDepth = [...nodes].sort((a, b) => depthOf(a, nodes) - depthOf(b, nodes));
     for (const node of byDepth) if (!placed.has(node.id)) turn = placeNode(turn, node);
   }
-  return withOutcome(turn, final);
+  return { ...withOutcome(turn, final), settled: isSettled(rows) };
+}
+
+/**
+ * The final answer was stored: the last row is an assistant message that asks for no tools and
+ * is not waiting for the user. A turn still running when the rows were read fails this.
+ */
+function isSettled(rows: StoredMessage[]): boolean {
+  const last = rows[rows.length - 1];
+  return last?.role === "assistant" && (last.tool_calls?.length ?? 0) === 0 && last.status !== "waiting_user";
 }
 
 /** Root nodes no stored row names (e.g. rows not kept) still show, before the final text. */

@@ -9,6 +9,10 @@ import { appendText, patchCard, upsertCard } from "./tree-ops.js";
  * duplicates). Pure: the same frames always give the same view.
  */
 export function reduceFrame(view: ThreadView, frame: ServerFrame): ThreadView {
+  if (view.skipping !== undefined && turnFrameTypes.has(frame.type)) {
+    const over = frame.type === "chunk" && frame.done === true && frame.depth === 0;
+    return over ? withoutSkipping(view) : view;
+  }
   switch (frame.type) {
     case "thread":
       return { ...view, threadId: frame.thread_id ?? view.threadId, title: frame.title };
@@ -86,6 +90,7 @@ export function reduceFrame(view: ThreadView, frame: ServerFrame): ThreadView {
       return { ...view, turns: [...view.turns.slice(0, view.turns.length ? -1 : 0), { ...turn, errors }] };
     }
     case "chat_resumed": {
+      if (view.skipping !== undefined) return withoutSkipping(view);
       const turn = lastTurn(view);
       // The server no longer runs this turn (finished while we were away, or lost in a restart).
       if (turn?.running && frame.status !== "running" && frame.status !== "waiting_on_user") {
@@ -135,8 +140,10 @@ function onUserMessage(view: ThreadView, message: StoredMessage): ThreadView {
   if (last?.running && last.source === "live" && last.user && last.user.id === undefined) {
     return replaceLast(view, { ...last, user });
   }
-  // A resume replay of a turn we loaded from history: the replay is complete, so rebuild from it.
   const index = view.turns.findIndex((t) => t.user?.id === message.id);
+  // A replay of a turn whose answer we already have from history: keep the stored version.
+  if (view.turns[index]?.settled) return { ...view, skipping: message.id };
+  // A replay of a turn that was still running when we loaded it: the replay is complete, rebuild from it.
   const kept = index >= 0 ? view.turns.slice(0, index) : view.turns;
   return { ...view, turns: [...kept, { ...emptyTurn(`u:${message.id}`), user }] };
 }
@@ -212,6 +219,26 @@ function onTurn(view: ThreadView, update: (turn: TurnView) => TurnView): ThreadV
   if (last?.running) return replaceLast(view, update(last));
   const fresh = emptyTurn(`t:${view.turns.length}:${view.lastSeq ?? 0}`);
   return { ...view, turns: [...view.turns, update(fresh)] };
+}
+
+/** Frames that belong to a turn (skipped while a settled turn is replayed). */
+const turnFrameTypes = new Set<ServerFrame["type"]>([
+  "message",
+  "chunk",
+  "tool_call_update",
+  "agent_state",
+  "question",
+  "tool_approval_request",
+  "tool_call",
+  "budget_exceeded",
+  "usage",
+  "generation_stopped",
+  "error",
+]);
+
+function withoutSkipping(view: ThreadView): ThreadView {
+  const { skipping: _skipping, ...rest } = view;
+  return rest;
 }
 
 function replaceLast(view: ThreadView, turn: TurnView): ThreadView {

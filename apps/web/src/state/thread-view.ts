@@ -59,6 +59,8 @@ export type TurnView = {
   errors: string[];
   /** `live` turns were built from frames; `history` turns from stored rows (no subtask text). */
   source: "live" | "history";
+  /** A history turn whose final answer was stored: a resume replay of it changes nothing. */
+  settled?: boolean;
 };
 
 /** Everything the page knows about one thread. */
@@ -70,6 +72,11 @@ export type ThreadView = {
   /** Frames that arrived after a gap in seq, held until the gap is filled (or given up on). */
   pending: ServerFrame[];
   turns: TurnView[];
+  /**
+   * The user message id of a settled history turn that a resume is replaying: its frames are
+   * skipped, so a reopened thread keeps showing the stored execution_tree instead of a re-stream.
+   */
+  skipping?: string;
 };
 
 export function emptyThread(threadId: string | null = null): ThreadView {

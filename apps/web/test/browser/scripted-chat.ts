@@ -1,0 +1,74 @@
+import type { ModelMessage, ProviderRequest } from "@agentwire/agents";
+import type { ScriptedStep } from "@agentwire/agents/testing";
+
+/** A promise the test resolves by hand: the provider waits on it mid-turn. */
+export class Gate {
+  readonly promise: Promise<void>;
+  open!: () => void;
+  constructor() {
+    this.promise = new Promise((resolve) => {
+      this.open = resolve;
+    });
+  }
+}
+
+export type ScriptGates = { drop: Gate; away: Gate };
+
+/**
+ * One provider for every browser scenario: the conversation's first user message says which one
+ * (each test starts a new thread; a subtask's conversation starts with its instructions).
+ */
+export function respondFor(gates: ScriptGates) {
+  return (request: ProviderRequest): ScriptedStep => {
+    const first = textOf(request.messages.find((m) => m.role === "user"));
+    const results = request.messages.filter((m) => m.role === "tool");
+    const lastResult = results[results.length - 1];
+    const listTool = request.tools.find((t) => t.name === "list_files")?.name ?? "list_files";
+    switch (first) {
+      case "Say hello":
+        return { text: ["Hello ", "from **agentwire**."] };
+      case "Compare A and B":
+        return results.length === 0
+          ? {
+              text: "Splitting the work.",
+              toolCalls: [
+                { name: "run_subtask", args: { title: "Prices A", instructions: "Find price A" } },
+                { name: "run_subtask", args: { title: "Prices B", instructions: "Find price B" } },
+              ],
+            }
+          : { text: "A is cheaper." };
+      case "Find price A":
+      case "Find price B": {
+        const which = first.slice(-1);
+        return results.length === 0
+          ? { text: `Looking up ${which}.`, toolCalls: [{ name: listTool, args: { path: "." } }] }
+          : { text: `${which} costs ${which === "A" ? 3 : 4}.` };
+      }
+      case "Work slowly":
+        return { text: "Working on it.", hold: "until-aborted" };
+      case "Ask me":
+        return results.length === 0
+          ? { toolCalls: [{ name: "ask_user", args: { question: "Which colour?" } }] }
+          : { text: `You chose ${lastResult?.content}.` };
+      case "Write the file":
+        return results.length === 0
+          ? { toolCalls: [{ name: "write_file", args: { path: "note.txt", content: "hi" } }] }
+          : { text: lastResult?.isError ? "Could not save." : "Saved note.txt." };
+      case "Drop test":
+      case "Away test": {
+        const gate = first === "Drop test" ? gates.drop : gates.away;
+        return results.length === 0
+          ? { text: "Part one. ", hold: gate.promise, toolCalls: [{ name: listTool, args: { path: "." } }] }
+          : { text: "Part two." };
+      }
+      default:
+        return { text: `No script for ${JSON.stringify(first)}.` };
+    }
+  };
+}
+
+function textOf(message: ModelMessage | undefined): string {
+  if (!message || message.role !== "user") return "";
+  if (typeof message.content === "string") return message.content;
+  return message.content.map((p) => (p.type === "text" ? p.text : "")).join("");
+}
