@@ -35,6 +35,11 @@ export interface TestServerOptions {
   services?: AgentwireServices;
   handlers?: Partial<CommandHandlers>;
   logLevel?: string;
+  /**
+   * An existing database file to open (e.g. one a previous server used, to test a restart). The
+   * caller owns it: `close()` then leaves the file and its directory in place.
+   */
+  dbPath?: string;
 }
 
 export interface TestServer {
@@ -54,7 +59,7 @@ export interface TestServer {
   connect(options?: ConnectOptions): Promise<TestClient>;
   /** `fetch` against the server with an optional Bearer token. */
   fetch(path: string, init?: RequestInit & { token?: string }): Promise<Response>;
-  /** Closes the server (1012 to clients), the database, and removes the temp directory. Idempotent. */
+  /** Closes the server (1012 to clients), the database, and removes the temp directory (if it made one). Idempotent. */
   close(): Promise<void>;
 }
 
@@ -70,8 +75,8 @@ export interface ConnectOptions {
 
 /** Starts a server on 127.0.0.1, port 0, with a fresh SQLite file. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const dir = mkdtempSync(join(tmpdir(), "agentwire-test-"));
-  const dbPath = join(dir, "test.db");
+  const dir = options.dbPath === undefined ? mkdtempSync(join(tmpdir(), "agentwire-test-")) : undefined;
+  const dbPath = options.dbPath ?? join(dir as string, "test.db");
   const database = openDatabase({ path: dbPath });
   const logs: string[] = [];
   const logger = createLogger({
@@ -132,7 +137,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       await app.close();
       for (const client of clients) client.ws.terminate();
       database.close();
-      rmSync(dir, { recursive: true, force: true });
+      if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

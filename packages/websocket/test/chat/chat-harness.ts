@@ -3,10 +3,15 @@ import { ScriptedProvider, type ScriptedResponder, type ScriptedStep } from "@ag
 import type { ServerFrame } from "@agentwire/protocol";
 import { ServerFrame as ServerFrameSchema } from "@agentwire/protocol";
 import { expect } from "vitest";
-import { chatCommandHandlers, createChatServices, type ToolPolicyConfig } from "../../src/index.js";
+import {
+  type ChatServices,
+  chatCommandHandlers,
+  createChatServices,
+  type ToolPolicyConfig,
+} from "../../src/index.js";
 import { startTestServer, type TestServer, type TestServerOptions } from "../harness.js";
 
-export type ChatTestServer = TestServer & { provider: ScriptedProvider };
+export type ChatTestServer = TestServer & { provider: ScriptedProvider; chat: ChatServices };
 
 /** A real server on an ephemeral port whose only provider is a ScriptedProvider (id `scripted`). */
 export async function startChatServer(
@@ -32,7 +37,7 @@ export async function startChatServer(
     ...(options.editorTools && { editorTools: () => options.editorTools ?? [] }),
   });
   const server = await startTestServer({ ...options, services: { chat }, handlers: chatCommandHandlers });
-  return Object.assign(server, { provider });
+  return Object.assign(server, { provider, chat });
 }
 
 /** The frames of one turn, from the first frame after `fromSeq` to the final `chunk {done:true}`. */
