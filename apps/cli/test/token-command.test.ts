@@ -67,7 +67,16 @@ describe("agentwire token", () => {
     const root = join(import.meta.dirname, "../../..");
     const result = spawnSync(
       process.execPath,
-      ["--import", "tsx", "--conditions=@agentwire/source", "apps/cli/src/main.ts", "token", "create", "--user", "bob"],
+      [
+        "--import",
+        "tsx",
+        "--conditions=@agentwire/source",
+        "apps/cli/src/main.ts",
+        "token",
+        "create",
+        "--user",
+        "bob",
+      ],
       { cwd: root, encoding: "utf8", env: { PATH: process.env.PATH, DATABASE_PATH: io.env.DATABASE_PATH } },
     );
     expect(result.status, result.stderr).toBe(0);
