@@ -1,8 +1,9 @@
-import type { BudgetLimits, ProviderRegistry, Tool } from "@agentwire/agents";
+import type { BudgetLimits, MediaGenerator, NodeRegistry, ProviderRegistry, Tool } from "@agentwire/agents";
 import type { ChatContext } from "@agentwire/protocol";
 import type { TurnRegistry } from "../turns/turn-registry.js";
 import type { ThreadGrants } from "./approval-gate.js";
 import type { ToolPolicy } from "./tool-policy.js";
+import type { TurnObserver } from "./turn-observer.js";
 
 /** What the tools of one turn are built for. */
 export type ToolScope = {
@@ -11,6 +12,9 @@ export type ToolScope = {
   chatContext: ChatContext;
   /** The socket that started (or resumed) the turn; client UI tools run there. */
   connectionId: string;
+  /** The turn's resolved provider id and model (build_workflow plans with the same model). */
+  provider?: string;
+  model?: string;
 };
 
 /** What the chat turn needs from the process: providers, the turn registry, limits, policy, tools. */
@@ -29,6 +33,18 @@ export interface ChatServices {
   clientTools?: (scope: ToolScope) => Tool[];
   /** Tools users allowed for a whole thread. */
   grants: ThreadGrants;
+  /** Operations hooks (metrics). */
+  observer?: TurnObserver;
+  /** Route 1 (saved workflows) and the workflows HTTP API; absent: route 1 answers `unavailable`. */
+  workflows?: { registry: NodeRegistry };
+  /** Route 2 (media generation) and `GET /api/assets/:id`; absent: route 2 answers `unavailable`. */
+  media?: {
+    generators: MediaGenerator[];
+    /** Assets are written under `<dataDir>/assets/<user>/<id>`. */
+    dataDir: string;
+    /** Cap on the bytes of one generated asset; default 25 MiB. */
+    maxAssetBytes?: number;
+  };
   /** Extra system-prompt instructions of the deployment. */
   systemPromptExtra?: string;
 }

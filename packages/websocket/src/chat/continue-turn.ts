@@ -2,8 +2,8 @@ import { ExecutionTreeBuilder, resumeUnifiedAgentLoop, type Tool, UsageAccumulat
 import { AgentwireError } from "../errors/agentwire-error.js";
 import type { RunningTurn } from "../turns/running-turn.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
-import type { ChatServices } from "./chat-services.js";
 import { watchTurn } from "./chat-connection.js";
+import type { ChatServices } from "./chat-services.js";
 import { readSavedTurn, type SavedTurn } from "./saved-turn.js";
 import { driveTurn, finish, type TurnRun } from "./turn-driver.js";
 import { turnToolbelt } from "./turn-toolbelt.js";
@@ -14,7 +14,11 @@ export type WaitingTurn = { turn: RunningTurn; saved: SavedTurn };
  * The thread's turn that waits on the user, in this process or (after a restart) only in the
  * database, with a RunningTurn to carry its frames; undefined when nothing waits.
  */
-export function waitingTurn(conn: ConnectionContext, chat: ChatServices, threadId: string): WaitingTurn | undefined {
+export function waitingTurn(
+  conn: ConnectionContext,
+  chat: ChatServices,
+  threadId: string,
+): WaitingTurn | undefined {
   const live = chat.turns.get(threadId);
   if (live && live.phase === "running") return undefined;
   const row = conn.repos.turns.latest(conn.userId, threadId);
@@ -44,6 +48,7 @@ function runOf(conn: ConnectionContext, chat: ChatServices, { turn, saved }: Wai
     memoryEnabled: saved.memoryEnabled,
     usageBefore: saved.usage,
     budgetUsed: saved.budgetUsed,
+    observer: chat.observer,
   };
 }
 
@@ -59,12 +64,20 @@ export function continueTurn(
 ): void {
   const { turn, saved } = waiting;
   const provider = chat.providers.get(saved.provider);
-  if (!provider) throw new AgentwireError("bad_request", `provider "${saved.provider}" is no longer configured`);
+  if (!provider)
+    throw new AgentwireError("bad_request", `provider "${saved.provider}" is no longer configured`);
   turn.phase = "running";
   watchTurn(conn, chat, turn);
   conn.repos.turns.update(conn.userId, turn.turnId, { status: "running", suspendedState: null });
   const run = runOf(conn, chat, waiting);
-  const scope = { userId: conn.userId, threadId: turn.threadId, chatContext: saved.chatContext, connectionId: conn.connectionId };
+  const scope = {
+    userId: conn.userId,
+    threadId: turn.threadId,
+    chatContext: saved.chatContext,
+    connectionId: conn.connectionId,
+    provider: saved.provider,
+    model: saved.model,
+  };
   void driveTurn(run, async function* (ctx) {
     const belt = await turnToolbelt(chat, scope, saved.memoryEnabled, run.logger);
     const given = await answer(belt.unwrapped);

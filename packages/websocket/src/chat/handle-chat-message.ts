@@ -1,6 +1,8 @@
 import { ExecutionTreeBuilder, runUnifiedAgentLoop } from "@agentwire/agents";
 import { type ChatMessageData, contentText } from "@agentwire/protocol";
 import { AgentwireError } from "../errors/agentwire-error.js";
+import { runMediaTurn } from "../media/run-media-turn.js";
+import { runWorkflowTurn } from "../workflows/run-workflow-turn.js";
 import type { CommandHandler } from "../ws/command-router.js";
 import { ownThread, requireChat, watchTurn } from "./chat-connection.js";
 import { threadHistory } from "./thread-history.js";
@@ -14,12 +16,9 @@ import { turnToolbelt } from "./turn-toolbelt.js";
 export const handleChatMessage: CommandHandler<"chat_message"> = async (frame, conn) => {
   const data = frame.data;
   logDeprecated(data, conn.logger);
-  if (data.workflow_target === "workflow") {
-    throw new AgentwireError("unavailable", "saved workflows are not enabled on this server");
-  }
-  if (data.media_generation && data.media_generation.mode !== "chat") {
-    throw new AgentwireError("unavailable", "media generation is not enabled on this server");
-  }
+  // Routes 1 and 2 answer `unavailable` themselves when their services are not configured.
+  if (data.workflow_target === "workflow") return runWorkflowTurn(data, conn);
+  if (data.media_generation && data.media_generation.mode !== "chat") return runMediaTurn(data, conn);
   await runChatAgent(data, conn);
 };
 
@@ -54,11 +53,19 @@ export async function runChatAgent(data: ChatMessageData, conn: Parameters<typeo
     tree: new ExecutionTreeBuilder(),
     chatContext,
     memoryEnabled,
+    observer: chat.observer,
   };
   if (!existing) turn.emit({ type: "thread", title: thread.title });
   storeRow(run, { role: "user", content: data.content, status: "complete", turnId: turn.turnId });
   const history = threadHistory(repos.messages.list(userId, thread.id));
-  const scope = { userId, threadId: thread.id, chatContext, connectionId: conn.connectionId };
+  const scope = {
+    userId,
+    threadId: thread.id,
+    chatContext,
+    connectionId: conn.connectionId,
+    provider: resolved.provider.id,
+    model: resolved.model,
+  };
   // Inside the driven generator, so a failure to build the tools ends the turn like any other error.
   void driveTurn(run, async function* (ctx) {
     const belt = await turnToolbelt(chat, scope, memoryEnabled, logger);
@@ -75,7 +82,7 @@ export async function runChatAgent(data: ChatMessageData, conn: Parameters<typeo
   });
 }
 
-function titleOf(content: ChatMessageData["content"]): string {
+export function titleOf(content: ChatMessageData["content"]): string {
   const text = contentText(content).replace(/\s+/g, " ").trim();
   if (!text) return "New chat";
   return text.length <= 80 ? text : `${text.slice(0, 79)}…`;

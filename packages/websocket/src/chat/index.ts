@@ -8,3 +8,4 @@ export * from "./saved-turn.js";
 export * from "./thread-history.js";
 export * from "./tool-policy.js";
 export * from "./turn-driver.js";
+export type { TurnObserver } from "./turn-observer.js";

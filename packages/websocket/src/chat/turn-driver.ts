@@ -17,6 +17,7 @@ import type { RunningTurn } from "../turns/running-turn.js";
 import type { TurnRegistry } from "../turns/turn-registry.js";
 import { rootRow } from "./root-row.js";
 import type { SavedTurn } from "./saved-turn.js";
+import type { TurnObserver } from "./turn-observer.js";
 
 /** Everything one segment of a turn (a fresh start, or a resume after an answer) runs with. */
 export type TurnRun = {
@@ -33,8 +34,7 @@ export type TurnRun = {
   /** Usage and budget counters of earlier segments of the same turn. */
   usageBefore?: TurnUsage;
   budgetUsed?: BudgetUsed;
-  /** Called once when the turn has ended (not when it suspends). */
-  onEnd?: (status: TurnStatus) => void;
+  observer?: TurnObserver | undefined;
 };
 
 type LoopStart = (ctx: LoopContext) => AsyncGenerator<LoopEvent, LoopResult>;
@@ -49,7 +49,10 @@ export async function driveTurn(run: TurnRun, start: LoopStart): Promise<void> {
   let finalAssistant: Extract<ModelMessage, { role: "assistant" }> | undefined;
   const ctx = createLoopContext(run.limits, {
     ...(run.budgetUsed !== undefined && { used: run.budgetUsed }),
-    onLlmCall: (call) => repos.llmCalls.record(turn.userId, turn.threadId, turn.turnId, call),
+    onLlmCall: (call) => {
+      repos.llmCalls.record(turn.userId, turn.threadId, turn.turnId, call);
+      run.observer?.llmCall(call);
+    },
     onMessage: (message, where) => {
       if (where.depth !== 0) return;
       // The root's last answer is stored at the end, with the tree, usage and status.
@@ -70,6 +73,7 @@ export async function driveTurn(run: TurnRun, start: LoopStart): Promise<void> {
         break;
       }
       run.tree.add(next.value);
+      run.observer?.event(next.value);
       turn.emit(next.value);
     }
   } catch (error) {
@@ -172,10 +176,11 @@ export function finish(
     endedAt: Date.now(),
   });
   endFrames(run, usage);
-  run.onEnd?.(status);
+  run.observer?.turnEnded(status);
 }
 
-function endFrames(run: TurnRun, usage: TurnUsage): void {
+/** The frames every turn ends with (usage, idle, the one `done`); marks the turn finished. */
+export function endFrames(run: TurnRun, usage: TurnUsage): void {
   const { turn, repos } = run;
   turn.emit({ type: "usage", ...usage });
   turn.emit({ type: "agent_state", state: "idle" });

@@ -8,6 +8,7 @@ import {
   chatCommandHandlers,
   createChatServices,
   type ToolPolicyConfig,
+  type TurnObserver,
 } from "../../src/index.js";
 import { startTestServer, type TestServer, type TestServerOptions } from "../harness.js";
 
@@ -16,15 +17,21 @@ export type ChatTestServer = TestServer & { provider: ScriptedProvider; chat: Ch
 /** A real server on an ephemeral port whose only provider is a ScriptedProvider (id `scripted`). */
 export async function startChatServer(
   script: ScriptedStep[] | ScriptedResponder,
-  options: TestServerOptions & {
+  options: Omit<TestServerOptions, "limits"> & {
+    /** Turn budget limits (the server's socket limits are `serverLimits`). */
     limits?: Partial<BudgetLimits>;
+    serverLimits?: TestServerOptions["limits"];
     policy?: Partial<ToolPolicyConfig>;
     extraTools?: Tool[];
     editorTools?: Tool[];
+    observer?: TurnObserver;
   } = {},
 ): Promise<ChatTestServer> {
   const provider = new ScriptedProvider(script);
-  const providers = createProviderRegistry({}, { extraProviders: [provider], extraDefaultModels: { scripted: "scripted-1" } });
+  const providers = createProviderRegistry(
+    {},
+    { extraProviders: [provider], extraDefaultModels: { scripted: "scripted-1" } },
+  );
   const base = createChatServices({ providers, defaults: { provider: "scripted" } });
   const chat = createChatServices({
     providers,
@@ -35,8 +42,23 @@ export async function startChatServer(
       serverTools: async (scope) => [...(await base.serverTools(scope)), ...(options.extraTools ?? [])],
     }),
     ...(options.editorTools && { editorTools: () => options.editorTools ?? [] }),
+    ...(options.observer && { observer: options.observer }),
   });
-  const server = await startTestServer({ ...options, services: { chat }, handlers: chatCommandHandlers });
+  const {
+    limits: _budget,
+    policy: _policy,
+    extraTools: _extra,
+    editorTools: _editor,
+    observer: _observer,
+    serverLimits,
+    ...rest
+  } = options;
+  const server = await startTestServer({
+    ...rest,
+    ...(serverLimits && { limits: serverLimits }),
+    services: { chat },
+    handlers: chatCommandHandlers,
+  });
   return Object.assign(server, { provider, chat });
 }
 

@@ -1,0 +1,9 @@
+import type { LlmCallRecord, LoopEvent } from "@agentwire/agents";
+import type { TurnStatus } from "../db/schema/turns.js";
+
+/** Watches turns for operations (metrics); every method must be cheap and must not throw. */
+export interface TurnObserver {
+  llmCall(record: LlmCallRecord): void;
+  event(event: LoopEvent): void;
+  turnEnded(status: TurnStatus): void;
+}

@@ -1,0 +1,132 @@
+import type { LlmCallRecord, LoopEvent } from "@agentwire/agents";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { TurnObserver } from "../chat/turn-observer.js";
+import type { TurnStatus } from "../db/schema/turns.js";
+
+/** Live numbers read at scrape time. */
+export type MetricsSources = {
+  openSockets: () => number;
+  turns: () => { running: number; suspended: number };
+};
+
+/** The server's Prometheus metrics; also the TurnObserver that feeds them. */
+export class AgentwireMetrics implements TurnObserver {
+  readonly registry = new Registry();
+  private readonly turnsEnded: Counter<"status">;
+  private readonly providerCalls: Counter<"provider" | "model" | "outcome">;
+  private readonly tokens: Counter<"provider" | "model" | "kind">;
+  private readonly cost: Counter<"provider" | "model">;
+  private readonly providerLatency: Histogram<"provider">;
+  private readonly toolCalls: Counter<"tool">;
+  private readonly toolErrors: Counter<"tool">;
+  private readonly budgetBreaches: Counter<"reason">;
+
+  constructor(sources: MetricsSources) {
+    const registers = [this.registry];
+    // Default metrics include nodejs_eventloop_lag_* (from monitorEventLoopDelay), RSS and heap.
+    collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 20 });
+    new Gauge({
+      name: "agentwire_open_sockets",
+      help: "Open WebSocket connections",
+      registers,
+      collect() {
+        this.set(sources.openSockets());
+      },
+    });
+    new Gauge({
+      name: "agentwire_turns_active",
+      help: "Turns running or waiting on the user",
+      labelNames: ["state"],
+      registers,
+      collect() {
+        const t = sources.turns();
+        this.set({ state: "running" }, t.running);
+        this.set({ state: "waiting_on_user" }, t.suspended);
+      },
+    });
+    this.turnsEnded = new Counter({
+      name: "agentwire_turns_ended_total",
+      help: "Turns by ending status",
+      labelNames: ["status"],
+      registers,
+    });
+    this.providerCalls = new Counter({
+      name: "agentwire_provider_calls_total",
+      help: "Provider calls at any depth",
+      labelNames: ["provider", "model", "outcome"],
+      registers,
+    });
+    this.tokens = new Counter({
+      name: "agentwire_tokens_total",
+      help: "Tokens by provider, model and kind",
+      labelNames: ["provider", "model", "kind"],
+      registers,
+    });
+    this.cost = new Counter({
+      name: "agentwire_cost_usd_total",
+      help: "Known cost in USD",
+      labelNames: ["provider", "model"],
+      registers,
+    });
+    this.providerLatency = new Histogram({
+      name: "agentwire_provider_call_seconds",
+      help: "Provider call latency",
+      labelNames: ["provider"],
+      buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+      registers,
+    });
+    this.toolCalls = new Counter({
+      name: "agentwire_tool_calls_total",
+      help: "Tool calls by tool",
+      labelNames: ["tool"],
+      registers,
+    });
+    this.toolErrors = new Counter({
+      name: "agentwire_tool_errors_total",
+      help: "Tool calls that ended in an error",
+      labelNames: ["tool"],
+      registers,
+    });
+    this.budgetBreaches = new Counter({
+      name: "agentwire_budget_breaches_total",
+      help: "Turn budgets breached, by reason",
+      labelNames: ["reason"],
+      registers,
+    });
+  }
+
+  llmCall(r: LlmCallRecord): void {
+    const labels = { provider: r.provider, model: modelLabel(r.model) };
+    this.providerCalls.inc({ ...labels, outcome: r.error ? "error" : "ok" });
+    this.providerLatency.observe({ provider: r.provider }, r.latencyMs / 1000);
+    this.tokens.inc({ ...labels, kind: "input" }, r.inputTokens);
+    this.tokens.inc({ ...labels, kind: "output" }, r.outputTokens);
+    this.tokens.inc({ ...labels, kind: "cache_read" }, r.cacheReadTokens);
+    this.tokens.inc({ ...labels, kind: "cache_write" }, r.cacheWriteTokens);
+    this.tokens.inc({ ...labels, kind: "reasoning" }, r.reasoningTokens);
+    if (r.costKnown) this.cost.inc(labels, r.costUsd);
+  }
+
+  event(e: LoopEvent): void {
+    if (e.type === "tool_call_update" && e.status === "end") {
+      const tool = toolLabel(e.name);
+      this.toolCalls.inc({ tool });
+      if (e.is_error) this.toolErrors.inc({ tool });
+    } else if (e.type === "budget_exceeded") {
+      this.budgetBreaches.inc({ reason: e.reason });
+    }
+  }
+
+  turnEnded(status: TurnStatus): void {
+    this.turnsEnded.inc({ status });
+  }
+}
+
+// Model and tool names come from clients and models: bound them so label cardinality stays bounded.
+const safe = /^[\w.:/-]{1,64}$/;
+function modelLabel(model: string): string {
+  return safe.test(model) ? model : "other";
+}
+function toolLabel(name: string): string {
+  return safe.test(name) ? name : "other";
+}

@@ -1,0 +1,2 @@
+export * from "./agentwire-metrics.js";
+export * from "./metrics-route.js";
