@@ -23,17 +23,19 @@ describe("migrations", () => {
       )
       .all()
       .map((r) => (r as { name: string }).name);
-    expect(tables).toEqual([
-      "api_tokens",
-      "llm_calls",
-      "memories",
-      "messages",
-      "pending_actions",
-      "threads",
-      "turns",
-      "users",
-      "workflows",
-    ]);
+    expect(tables).toEqual(
+      expect.arrayContaining([
+        "api_tokens",
+        "llm_calls",
+        "memories",
+        "messages",
+        "pending_actions",
+        "threads",
+        "turns",
+        "users",
+        "workflows",
+      ]),
+    );
     first.sqlite.prepare("INSERT INTO users (id, created_at) VALUES ('kept', 1)").run();
     first.close();
 
