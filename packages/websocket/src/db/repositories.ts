@@ -1,10 +1,12 @@
 import { ApiTokensRepo } from "./api-tokens-repo.js";
+import { AssetsRepo } from "./assets-repo.js";
 import { LlmCallsRepo } from "./llm-calls-repo.js";
 import { MessagesRepo } from "./messages-repo.js";
 import type { Db } from "./open-database.js";
 import { ThreadsRepo } from "./threads-repo.js";
 import { TurnsRepo } from "./turns-repo.js";
 import { UsersRepo } from "./users-repo.js";
+import { WorkflowsRepo } from "./workflows-repo.js";
 
 /** The data-access layer: every query the server makes goes through one of these. */
 export interface Repositories {
@@ -14,6 +16,8 @@ export interface Repositories {
   messages: MessagesRepo;
   turns: TurnsRepo;
   llmCalls: LlmCallsRepo;
+  workflows: WorkflowsRepo;
+  assets: AssetsRepo;
 }
 
 /** Builds the repositories over one drizzle handle. */
@@ -25,5 +29,7 @@ export function createRepositories(db: Db): Repositories {
     messages: new MessagesRepo(db),
     turns: new TurnsRepo(db),
     llmCalls: new LlmCallsRepo(db),
+    workflows: new WorkflowsRepo(db),
+    assets: new AssetsRepo(db),
   };
 }

@@ -7,9 +7,11 @@ import { createUserResolver } from "../auth/resolve-user.js";
 import type { AgentwireDatabase } from "../db/open-database.js";
 import type { Repositories } from "../db/repositories.js";
 import { AgentwireError } from "../errors/agentwire-error.js";
+import { assetsRoutes } from "../http/assets-routes.js";
 import { authenticate } from "../http/authenticate.js";
 import { healthRoutes } from "../http/health-routes.js";
 import { threadsRoutes } from "../http/threads-routes.js";
+import { workflowsRoutes } from "../http/workflows-routes.js";
 import { type CommandHandlers, CommandRouter } from "../ws/command-router.js";
 import { ConnectionRegistry } from "../ws/connection-registry.js";
 import { wsRoute } from "../ws/ws-route.js";
@@ -85,6 +87,9 @@ async function agentwirePlugin(app: FastifyInstance, opts: AgentwirePluginOption
   await app.register(async (api) => {
     api.addHook("onRequest", authenticate(resolveUser));
     await api.register(threadsRoutes, { repos: opts.repos });
+    const { workflows, media } = opts.services.chat ?? {};
+    if (workflows) await api.register(workflowsRoutes, { repos: opts.repos, registry: workflows.registry });
+    if (media) await api.register(assetsRoutes, { repos: opts.repos });
   });
   await app.register(wsRoute, {
     settings,

@@ -1,3 +1,4 @@
+export * from "./assets.js";
 export * from "./api-tokens.js";
 export * from "./llm-calls.js";
 export * from "./memories.js";

@@ -1,0 +1,2 @@
+export * from "./asset-store.js";
+export * from "./run-media-turn.js";

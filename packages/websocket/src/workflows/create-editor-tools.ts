@@ -1,0 +1,63 @@
+import {
+  createBuildWorkflowTool,
+  type NodeRegistry,
+  type ProviderRegistry,
+  type Tool,
+  type WorkflowGraph,
+} from "@agentwire/agents";
+import type { ToolScope } from "../chat/chat-services.js";
+import type { Repositories } from "../db/repositories.js";
+import type { TurnRegistry } from "../turns/turn-registry.js";
+
+export type EditorToolsOptions = {
+  registry: NodeRegistry;
+  repos: Repositories;
+  providers: Pick<ProviderRegistry, "get">;
+  /**
+   * The chat services' turn registry (pass the same instance to createChatServices as `turns`):
+   * build_workflow's nested progress (planner chunks and attempts) is emitted through the thread's
+   * running turn, because a Tool has no channel of its own for nested events.
+   */
+  turns?: TurnRegistry;
+  /** Repair rounds after the planner's first answer; default 2. */
+  maxRepairs?: number;
+};
+
+/**
+ * `ChatServices.editorTools`: build_workflow bound to the turn's provider and model, saving the graph
+ * into the editor's workflow (`chat_context.workflow_id`) when it is the user's, else into a new one.
+ * No tools when the scope carries no provider (nothing to plan with).
+ */
+export function createEditorTools(opts: EditorToolsOptions): (scope: ToolScope) => Tool[] {
+  return (scope) => {
+    const provider = scope.provider !== undefined ? opts.providers.get(scope.provider) : undefined;
+    if (!provider || scope.model === undefined) return [];
+    const { repos } = opts;
+    const editorWorkflowId = scope.chatContext.kind === "editor" ? scope.chatContext.workflow_id : undefined;
+    const tool = createBuildWorkflowTool({
+      registry: opts.registry,
+      provider,
+      model: scope.model,
+      ...(opts.maxRepairs !== undefined && { maxRepairs: opts.maxRepairs }),
+      saveWorkflow: async (graph: WorkflowGraph, objective: string) => {
+        const stored = graph as unknown as Record<string, unknown>;
+        if (editorWorkflowId !== undefined) {
+          const updated = repos.workflows.update(scope.userId, editorWorkflowId, { graph: stored });
+          if (updated) return { workflow_id: updated.id };
+        }
+        const created = repos.workflows.create(scope.userId, nameOf(objective), stored);
+        return { workflow_id: created.id };
+      },
+      onEvent: (event) => {
+        const turn = opts.turns?.get(scope.threadId);
+        if (turn && turn.phase === "running" && turn.userId === scope.userId) turn.emit(event);
+      },
+    });
+    return [tool as Tool];
+  };
+}
+
+function nameOf(objective: string): string {
+  const text = objective.replace(/\s+/g, " ").trim();
+  return text.length <= 80 ? text : `${text.slice(0, 79)}…`;
+}

@@ -1,0 +1,79 @@
+import {
+  type BudgetLimits,
+  createDefaultNodeRegistry,
+  createProviderRegistry,
+  type MediaGenerator,
+  type NodeRegistry,
+} from "@agentwire/agents";
+import { ScriptedProvider, type ScriptedResponder, type ScriptedStep } from "@agentwire/agents/testing";
+import {
+  type ChatServices,
+  chatCommandHandlers,
+  createChatServices,
+  createEditorTools,
+  type Repositories,
+  TurnRegistry,
+} from "../../src/index.js";
+import { startTestServer, type TestServer, type TestServerOptions } from "../harness.js";
+
+export type RouteTestServer = TestServer & {
+  provider: ScriptedProvider;
+  registry: NodeRegistry;
+  chat: ChatServices;
+};
+
+export type RouteServerOptions = Omit<TestServerOptions, "limits" | "services" | "handlers"> & {
+  /** Turn budget limits (not the socket limits). */
+  limits?: Partial<BudgetLimits>;
+  /** Route 1, the workflows API and build_workflow (default true). */
+  workflows?: boolean;
+  media?: { generators: MediaGenerator[]; dataDir: string; maxAssetBytes?: number };
+};
+
+/**
+ * A real server whose only chat provider is a ScriptedProvider (id `scripted`), with the starter node
+ * registry over the same providers, editor tools from createEditorTools, and optional media services.
+ */
+export async function startRouteServer(
+  script: ScriptedStep[] | ScriptedResponder,
+  options: RouteServerOptions = {},
+): Promise<RouteTestServer> {
+  const { limits, workflows: withWorkflows = true, media, ...rest } = options;
+  const provider = new ScriptedProvider(script);
+  const providers = createProviderRegistry(
+    {},
+    { extraProviders: [provider], extraDefaultModels: { scripted: "scripted-1" } },
+  );
+  const registry = createDefaultNodeRegistry({ providers });
+  const turns = new TurnRegistry();
+  // The repositories exist once the server does; the editor tools read them per turn.
+  let repos: Repositories | undefined;
+  const chat = createChatServices({
+    providers,
+    turns,
+    defaults: { provider: "scripted" },
+    ...(limits && { limits }),
+    ...(withWorkflows && {
+      workflows: { registry },
+      editorTools: (scope) =>
+        createEditorTools({ registry, repos: repos as Repositories, providers, turns })(scope),
+    }),
+    ...(media && { media }),
+  });
+  const server = await startTestServer({ ...rest, services: { chat }, handlers: chatCommandHandlers });
+  repos = server.repos;
+  return Object.assign(server, { provider, registry, chat });
+}
+
+/** input.text → llm.prompt → output.text, with node ids `in`, `llm`, `out`. */
+export const translateGraph = {
+  nodes: [
+    { id: "in", type: "input.text", properties: {} },
+    { id: "llm", type: "llm.prompt", properties: { system: "Translate to French." } },
+    { id: "out", type: "output.text", properties: {} },
+  ],
+  edges: [
+    { source: "in", source_port: "text", target: "llm", target_port: "prompt" },
+    { source: "llm", source_port: "text", target: "out", target_port: "text" },
+  ],
+};
