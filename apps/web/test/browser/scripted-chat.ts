@@ -23,7 +23,6 @@ export function respondFor(gates: ScriptGates) {
     const first = textOf(request.messages.find((m) => m.role === "user"));
     const results = request.messages.filter((m) => m.role === "tool");
     const lastResult = results[results.length - 1];
-    const listTool = request.tools.find((t) => t.name === "list_files")?.name ?? "list_files";
     switch (first) {
       case "Say hello":
         return { text: ["Hello ", "from **agentwire**."] };
@@ -41,7 +40,7 @@ export function respondFor(gates: ScriptGates) {
       case "Find price B": {
         const which = first.slice(-1);
         return results.length === 0
-          ? { text: `Looking up ${which}.`, toolCalls: [{ name: listTool, args: { path: "." } }] }
+          ? { text: `Looking up ${which}.`, toolCalls: [{ name: "lookup_price", args: { shop: which } }] }
           : { text: `${which} costs ${which === "A" ? 3 : 4}.` };
       }
       case "Work slowly":
@@ -52,13 +51,17 @@ export function respondFor(gates: ScriptGates) {
           : { text: `You chose ${lastResult?.content}.` };
       case "Write the file":
         return results.length === 0
-          ? { toolCalls: [{ name: "write_file", args: { path: "note.txt", content: "hi" } }] }
+          ? { toolCalls: [{ name: "save_note", args: { path: "note.txt", content: "hi" } }] }
           : { text: lastResult?.isError ? "Could not save." : "Saved note.txt." };
       case "Drop test":
       case "Away test": {
         const gate = first === "Drop test" ? gates.drop : gates.away;
         return results.length === 0
-          ? { text: "Part one. ", hold: gate.promise, toolCalls: [{ name: listTool, args: { path: "." } }] }
+          ? {
+              text: "Part one. ",
+              hold: gate.promise,
+              toolCalls: [{ name: "lookup_price", args: { shop: "A" } }],
+            }
           : { text: "Part two." };
       }
       default:

@@ -2,7 +2,6 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ScriptedProvider } from "@agentwire/agents/testing";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { TestServer } from "../../../../packages/websocket/test/harness.js";
@@ -28,8 +27,7 @@ describe("web client in chromium against the real server", { timeout: 60_000 }, 
   beforeAll(async () => {
     await buildApp();
     workspace = mkdtempSync(join(tmpdir(), "agentwire-web-"));
-    const provider = new ScriptedProvider({ respond: respondFor(gates) });
-    server = await startChatServer({ provider, workspaceDir: workspace, askBeforeWrites: true });
+    server = await startChatServer({ respond: respondFor(gates), workspaceDir: workspace });
     browser = await launchBrowser();
   });
 
@@ -165,13 +163,8 @@ describe("web client with AUTH_MODE=token", { timeout: 60_000 }, () => {
   beforeAll(async () => {
     await buildApp();
     workspace = mkdtempSync(join(tmpdir(), "agentwire-web-"));
-    const provider = new ScriptedProvider({ respond: respondFor({ drop: new Gate(), away: new Gate() }) });
-    server = await startChatServer({
-      provider,
-      auth: "token",
-      workspaceDir: workspace,
-      askBeforeWrites: false,
-    });
+    const respond = respondFor({ drop: new Gate(), away: new Gate() });
+    server = await startChatServer({ respond, auth: "token", workspaceDir: workspace });
     browser = await launchBrowser();
   });
 
