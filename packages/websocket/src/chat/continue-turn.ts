@@ -4,6 +4,7 @@ import type { RunningTurn } from "../turns/running-turn.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import { watchTurn } from "./chat-connection.js";
 import type { ChatServices } from "./chat-services.js";
+import { closeWaitingCalls } from "./close-waiting-calls.js";
 import { readSavedTurn, type SavedTurn } from "./saved-turn.js";
 import { driveTurn, finish, type TurnRun } from "./turn-driver.js";
 import { turnToolbelt } from "./turn-toolbelt.js";
@@ -98,5 +99,6 @@ export function stopWaitingTurn(conn: ConnectionContext, chat: ChatServices, wai
   waiting.turn.abort.abort("stop");
   const run = runOf(conn, chat, waiting);
   conn.repos.turns.update(conn.userId, waiting.turn.turnId, { status: "running" });
+  closeWaitingCalls(run, waiting.saved.state);
   finish(run, { status: "cancelled", usage: new UsageAccumulator().snapshot() }, waiting.saved.text);
 }

@@ -124,3 +124,47 @@ describe("stop", () => {
     expect(await client.next("error")).toMatchObject({ code: "not_found" });
   });
 });
+
+describe("stop while the turn waits on the user", () => {
+  it("ends the waiting calls at every depth, stores the partial answer as stopped, done last", async () => {
+    server = await startChatServer((request) => {
+      const first = request.messages[0];
+      const inSubtask = first?.role === "user" && first.content === "sub:ask";
+      if (inSubtask) return { toolCalls: [{ id: "ask_1", name: "ask_user", args: { question: "Sure?" } }] };
+      return {
+        text: "Checking with you.",
+        toolCalls: [{ id: "sub_1", name: "run_subtask", args: { title: "Ask", instructions: "sub:ask" } }],
+      };
+    });
+    const client = await server.connect();
+    client.command("chat_message", { content: "go" });
+    const head = await client.collectUntil((f) => f.type === "agent_state" && f.state === "waiting_on_user");
+    const threadId = threadOf(head);
+    client.command("stop", { thread_id: threadId });
+    const rest = await client.collectUntil(isDone);
+    const frames = [...head, ...rest];
+    expectWellFormedTurn(frames);
+    expectStartsEnded(frames);
+    const ends = rest.filter((f) => f.type === "tool_call_update");
+    expect(ends.map((f) => [f.tool_call_id, f.status, f.is_error, f.parent_id, f.depth])).toEqual([
+      ["ask_1", "end", true, "sub_1", 1],
+      ["sub_1", "end", true, null, 0],
+    ]);
+    expect(rest.filter((f) => f.type === "generation_stopped")).toHaveLength(1);
+    const final = finalRow(rest);
+    expect(final).toMatchObject({ status: "stopped", content: "Checking with you." });
+    expect(final.execution_tree?.nodes.every((n) => n.result_preview !== undefined && n.is_error)).toBe(true);
+    expect(server.repos.turns.latest("local", threadId)?.status).toBe("stopped");
+    // The root's pending call has its result row, so the stored history stays paired.
+    const rows = await storedMessages(server, threadId);
+    expect(rows.map((r) => [r.role, r.tool_call_id ?? null])).toEqual([
+      ["user", null],
+      ["assistant", null],
+      ["tool", "sub_1"],
+      ["assistant", null],
+    ]);
+    // The question is gone: answering it now is refused.
+    client.command("answer", { thread_id: threadId, tool_call_id: "ask_1", answer: "yes" });
+    expect(await client.next("error")).toMatchObject({ code: "bad_request" });
+  });
+});

@@ -1,0 +1,44 @@
+import type { SuspendedState, ToolCallUpdateEvent, ToolModelMessage } from "@agentwire/agents";
+import { rootRow } from "./root-row.js";
+import { storeRow, type TurnRun } from "./turn-driver.js";
+
+/** What a call that waited on the user returns when the turn is stopped instead of answered. */
+const CANCELLED = "cancelled";
+
+/**
+ * A waiting turn that is stopped without an answer never runs its loop again, so nothing else would
+ * close its pending calls: sends each level's pending call its `end` (deepest first, like a resume
+ * would), so every `start` has an `end` and the tree has no open node, and stores the root's tool
+ * rows (the calls finished beside the pending one and the cancelled one) so the history stays paired.
+ */
+export function closeWaitingCalls(run: TurnRun, state: SuspendedState): void {
+  for (const level of [...state.levels].reverse()) {
+    const end: ToolCallUpdateEvent = {
+      type: "tool_call_update",
+      tool_call_id: level.pendingCall.id,
+      name: level.pendingCall.name,
+      status: "end",
+      result: CANCELLED,
+      is_error: true,
+      parent_id: level.parentId,
+      depth: level.depth,
+    };
+    run.tree.add(end);
+    run.turn.emit(end);
+  }
+  const root = state.levels[0];
+  if (!root) return;
+  const cancelled: ToolModelMessage = {
+    role: "tool",
+    toolCallId: root.pendingCall.id,
+    name: root.pendingCall.name,
+    content: CANCELLED,
+    isError: true,
+  };
+  const assistant = root.messages.findLast((m) => m.role === "assistant" && m.toolCalls?.length);
+  const order = assistant?.role === "assistant" ? (assistant.toolCalls ?? []).map((c) => c.id) : [];
+  const rows = [...root.results, cancelled].sort(
+    (a, b) => order.indexOf(a.toolCallId) - order.indexOf(b.toolCallId),
+  );
+  for (const row of rows) storeRow(run, rootRow(row, run.turn.turnId, run.provider, run.model));
+}
