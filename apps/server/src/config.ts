@@ -1,4 +1,4 @@
-import { BudgetLimits } from "@agentwire/agents";
+import { BudgetLimits, CompatEndpointsSchema } from "@agentwire/agents";
 import { hashApiToken, type StaticToken } from "@agentwire/websocket";
 import { z } from "zod";
 
@@ -14,32 +14,6 @@ const list = (value: string) =>
     .split(",")
     .map((item) => item.trim())
     .filter(Boolean);
-
-const CompatEndpoints = z
-  .string()
-  .transform((value, ctx) => {
-    const endpoints: { name: string; baseURL: string }[] = [];
-    for (const item of list(value)) {
-      const eq = item.indexOf("=");
-      const name = item.slice(0, eq).trim();
-      const baseURL = item.slice(eq + 1).trim();
-      if (
-        eq <= 0 ||
-        !/^[a-z][a-z0-9_-]{0,31}$/.test(name) ||
-        !z.url({ protocol: /^https?$/ }).safeParse(baseURL).success
-      ) {
-        ctx.addIssue({ code: "custom", message: `"${item}" is not name=http(s)-url (lower-case name)` });
-        return z.NEVER;
-      }
-      if (endpoints.some((e) => e.name === name)) {
-        ctx.addIssue({ code: "custom", message: `endpoint name "${name}" is used twice` });
-        return z.NEVER;
-      }
-      endpoints.push({ name, baseURL });
-    }
-    return endpoints;
-  })
-  .default([]);
 
 const AuthTokens = z
   .string()
@@ -80,10 +54,13 @@ export const EnvSchema = z.object({
   ANTHROPIC_API_KEY: optionalText,
   ANTHROPIC_BASE_URL: optionalUrl,
   ANTHROPIC_MODEL: optionalText,
-  OPENAI_COMPAT_ENDPOINTS: CompatEndpoints,
+  // The registry's own parser: one definition of the format.
+  OPENAI_COMPAT_ENDPOINTS: CompatEndpointsSchema.default([]),
   PROVIDER_MAX_RETRIES: z.coerce.number().int().min(0).max(10).optional(),
   PROVIDER_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
   WORKSPACE_ROOT: z.string().min(1).default("./data/workspace"),
+  /** Tests and benchmarks only: a module default-exporting a Provider (id usually `scripted`). */
+  AGENTWIRE_SCRIPTED_PROVIDER: optionalText,
   // The per-turn budget: the agents' own schema, whose keys are the variable names.
   ...BudgetLimits.shape,
 });
@@ -114,6 +91,7 @@ export interface Config {
   providers: ProviderSettings;
   workspaceRoot: string;
   budget: BudgetLimits;
+  scriptedProviderModule: string | undefined;
 }
 
 /** Validates the environment; throws ConfigError naming each bad variable. Empty values count as unset. */
@@ -157,6 +135,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     providers,
     workspaceRoot: e.WORKSPACE_ROOT,
     budget,
+    scriptedProviderModule: e.AGENTWIRE_SCRIPTED_PROVIDER,
   };
   // Not enumerable: a config logged or serialised by mistake then carries no API keys.
   Object.defineProperty(config, "providers", { enumerable: false });

@@ -2,8 +2,10 @@ import {
   type AgentwireDatabase,
   type AgentwireServices,
   type CommandHandlers,
+  chatCommandHandlers,
   createLogger,
   createServer,
+  metricsRoute,
   openDatabase,
   type ServerLimitsInput,
 } from "@agentwire/websocket";
@@ -14,7 +16,7 @@ import { createServices } from "./create-services.js";
 
 export interface StartServerOptions {
   logger?: Logger;
-  /** Defaults to createServices(config). */
+  /** Defaults to createServices(config): providers, chat turns and metrics. */
   services?: AgentwireServices;
   handlers?: Partial<CommandHandlers>;
   /** Connection limits; production defaults for anything left out. */
@@ -44,6 +46,10 @@ export async function startServer(config: Config, options: StartServerOptions = 
         "AUTH_MODE=none on a non-loopback address: anyone who can reach it is user local",
       );
     }
+    let openSockets = () => 0;
+    const built = options.services
+      ? { services: options.services, metrics: undefined }
+      : await createServices(config, logger, { openSockets: () => openSockets() });
     const { app, repos } = await createServer({
       database,
       logger,
@@ -51,9 +57,11 @@ export async function startServer(config: Config, options: StartServerOptions = 
         config.authMode === "none" ? { mode: "none" } : { mode: "token", staticTokens: config.staticTokens },
       allowedOrigins: config.allowedOrigins,
       limits: options.limits ?? {},
-      services: options.services ?? createServices(config, logger),
-      handlers: options.handlers ?? {},
+      services: built.services,
+      handlers: { ...chatCommandHandlers, ...options.handlers },
     });
+    openSockets = () => app.websocketServer?.clients.size ?? 0;
+    if (built.metrics) await app.register(metricsRoute, { metrics: built.metrics });
     const interrupted = repos.turns.interruptAllRunning();
     if (interrupted > 0)
       logger.warn({ interrupted }, "turns left running by the previous process marked interrupted");

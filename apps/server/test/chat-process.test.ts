@@ -1,0 +1,123 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import type { ServerFrame, StoredMessage } from "@agentwire/protocol";
+import { afterEach, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+
+const root = join(import.meta.dirname, "../../..");
+const main = join(root, "apps/server/src/main.ts");
+const provider = join(import.meta.dirname, "fixtures/scripted-provider.ts");
+const children: ChildProcess[] = [];
+let dir: string | undefined;
+afterEach(() => {
+  for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
+  children.length = 0;
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+function spawnServer(dbPath: string): { proc: ChildProcess; url: Promise<string> } {
+  const proc = spawn(process.execPath, ["--import", "tsx", "--conditions=@agentwire/source", main], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? "",
+      PORT: "0",
+      DATABASE_PATH: dbPath,
+      AGENTWIRE_SCRIPTED_PROVIDER: provider,
+      DEFAULT_PROVIDER: "scripted",
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  children.push(proc);
+  const url = new Promise<string>((resolve, reject) => {
+    createInterface({ input: proc.stdout! }).on("line", (line) => {
+      const entry = JSON.parse(line) as { msg?: string; url?: string };
+      if (entry.msg === "agentwire listening" && entry.url) resolve(entry.url);
+    });
+    proc.once("exit", (code) => reject(new Error(`server exited with ${code} before listening`)));
+  });
+  return { proc, url };
+}
+
+/** A ws client that collects frames and resolves when one matches. */
+async function client(url: string) {
+  const ws = new WebSocket(`${url.replace("http", "ws")}/ws`);
+  const frames: ServerFrame[] = [];
+  const waiters: { match: (f: ServerFrame) => boolean; resolve: (f: ServerFrame) => void }[] = [];
+  ws.on("message", (data) => {
+    const frame = JSON.parse(String(data)) as ServerFrame;
+    frames.push(frame);
+    for (const w of waiters.splice(0)) {
+      if (w.match(frame)) w.resolve(frame);
+      else waiters.push(w);
+    }
+  });
+  await new Promise((resolve) => ws.once("open", resolve));
+  return {
+    ws,
+    frames,
+    send: (command: string, data: unknown) => ws.send(JSON.stringify({ command, data })),
+    until: (match: (f: ServerFrame) => boolean) =>
+      new Promise<ServerFrame>((resolve) => {
+        const found = frames.find(match);
+        if (found) resolve(found);
+        else waiters.push({ match, resolve });
+      }),
+  };
+}
+
+describe("the server process with a provider", () => {
+  it("runs a chat turn, lists its providers and exposes metrics", async () => {
+    dir = mkdtempSync(join(tmpdir(), "agentwire-chat-proc-"));
+    const { url: urlP } = spawnServer(join(dir, "a.db"));
+    const url = await urlP;
+    const c = await client(url);
+    c.send("chat_message", { content: "hello" });
+    await c.until((f) => f.type === "chunk" && f.done === true);
+    expect(c.frames.find((f) => f.type === "chunk")).toMatchObject({ content: "you said: hello", depth: 0 });
+    const providers = (await (await fetch(`${url}/api/providers`)).json()) as { providers: { id: string }[] };
+    expect(providers.providers.map((p) => p.id)).toEqual(["scripted"]);
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toContain('agentwire_turns_ended_total{status="complete"} 1');
+    expect(metrics).toContain("agentwire_open_sockets 1");
+    c.ws.close();
+  });
+
+  it("marks a turn killed mid-way interrupted on restart, with the user message and partial rows kept", async () => {
+    dir = mkdtempSync(join(tmpdir(), "agentwire-crash-"));
+    const dbPath = join(dir, "crash.db");
+    const first = spawnServer(dbPath);
+    const c = await client(await first.url);
+    c.send("chat_message", { content: "crash me" });
+    // The child subtask is streaming and holds: the root's assistant row with its tool call is stored.
+    await c.until((f) => f.type === "chunk" && f.depth === 1);
+    const threadId = (c.frames[0] as { thread_id: string }).thread_id;
+    const exited = new Promise((resolve) => first.proc.once("exit", resolve));
+    first.proc.kill("SIGKILL");
+    await exited;
+
+    const second = spawnServer(dbPath);
+    const url = await second.url;
+    const { messages } = (await (await fetch(`${url}/api/threads/${threadId}/messages`)).json()) as {
+      messages: StoredMessage[];
+    };
+    expect(messages.map((m) => [m.role, m.content])).toEqual([
+      ["user", "crash me"],
+      ["assistant", "Working on it."],
+    ]);
+    expect(messages[1]?.tool_calls?.[0]).toMatchObject({ id: "sub_1", name: "run_subtask" });
+    const r = await client(url);
+    r.send("resume_chat", { thread_id: threadId, last_seq: 0 });
+    expect(await r.until((f) => f.type === "chat_resumed")).toMatchObject({
+      status: "interrupted",
+      replayed: 0,
+    });
+    // The thread is usable again, and its seq goes on from where the dead process stored it.
+    r.send("chat_message", { content: "again", thread_id: threadId });
+    const done = await r.until((f) => f.type === "chunk" && f.done === true);
+    expect((done as { seq: number }).seq).toBeGreaterThan(4);
+    r.ws.close();
+  });
+});
