@@ -10,6 +10,7 @@ import { AgentwireError } from "../errors/agentwire-error.js";
 import { assetsRoutes } from "../http/assets-routes.js";
 import { authenticate } from "../http/authenticate.js";
 import { healthRoutes } from "../http/health-routes.js";
+import { providersRoutes } from "../http/providers-routes.js";
 import { threadsRoutes } from "../http/threads-routes.js";
 import { workflowsRoutes } from "../http/workflows-routes.js";
 import { type CommandHandlers, CommandRouter } from "../ws/command-router.js";
@@ -87,7 +88,8 @@ async function agentwirePlugin(app: FastifyInstance, opts: AgentwirePluginOption
   await app.register(async (api) => {
     api.addHook("onRequest", authenticate(resolveUser));
     await api.register(threadsRoutes, { repos: opts.repos });
-    const { workflows, media } = opts.services.chat ?? {};
+    const { workflows, media, providers } = opts.services.chat ?? {};
+    if (providers) await api.register(providersRoutes, { providers });
     if (workflows) await api.register(workflowsRoutes, { repos: opts.repos, registry: workflows.registry });
     if (media) await api.register(assetsRoutes, { repos: opts.repos });
   });
