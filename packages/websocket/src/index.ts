@@ -35,3 +35,4 @@ export * from "./turns/index.js";
 export * from "./metrics/index.js";
 export * from "./workflows/index.js";
 export * from "./media/index.js";
+export * from "./tools/index.js";

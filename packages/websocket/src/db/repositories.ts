@@ -1,6 +1,7 @@
 import { ApiTokensRepo } from "./api-tokens-repo.js";
 import { AssetsRepo } from "./assets-repo.js";
 import { LlmCallsRepo } from "./llm-calls-repo.js";
+import { MemoriesRepo } from "./memories-repo.js";
 import { MessagesRepo } from "./messages-repo.js";
 import type { Db } from "./open-database.js";
 import { ThreadsRepo } from "./threads-repo.js";
@@ -18,6 +19,7 @@ export interface Repositories {
   llmCalls: LlmCallsRepo;
   workflows: WorkflowsRepo;
   assets: AssetsRepo;
+  memories: MemoriesRepo;
 }
 
 /** Builds the repositories over one drizzle handle. */
@@ -31,5 +33,6 @@ export function createRepositories(db: Db): Repositories {
     llmCalls: new LlmCallsRepo(db),
     workflows: new WorkflowsRepo(db),
     assets: new AssetsRepo(db),
+    memories: new MemoriesRepo(db),
   };
 }

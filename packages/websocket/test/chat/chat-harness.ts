@@ -9,6 +9,8 @@ import {
   createChatServices,
   type ToolPolicyConfig,
   type TurnObserver,
+  toolCommandHandlers,
+  type UIToolProxy,
 } from "../../src/index.js";
 import { startTestServer, type TestServer, type TestServerOptions } from "../harness.js";
 
@@ -25,6 +27,10 @@ export async function startChatServer(
     extraTools?: Tool[];
     editorTools?: Tool[];
     observer?: TurnObserver;
+    /** Replaces the base server tools (ask_user, run_subtask); `extraTools` are still appended. */
+    serverTools?: ChatServices["serverTools"];
+    /** Client UI tools: `chat.clientTools`, `services.uiTools` and the tool_result/manifest handlers. */
+    uiTools?: UIToolProxy;
   } = {},
 ): Promise<ChatTestServer> {
   const provider = new ScriptedProvider(script);
@@ -32,15 +38,21 @@ export async function startChatServer(
     {},
     { extraProviders: [provider], extraDefaultModels: { scripted: "scripted-1" } },
   );
-  const base = createChatServices({ providers, defaults: { provider: "scripted" } });
+  const base = createChatServices({
+    providers,
+    defaults: { provider: "scripted" },
+    ...(options.serverTools && { serverTools: options.serverTools }),
+  });
   const chat = createChatServices({
     providers,
     defaults: { provider: "scripted" },
     ...(options.limits && { limits: options.limits }),
     ...(options.policy && { policy: options.policy }),
+    ...(options.serverTools && { serverTools: options.serverTools }),
     ...(options.extraTools && {
       serverTools: async (scope) => [...(await base.serverTools(scope)), ...(options.extraTools ?? [])],
     }),
+    ...(options.uiTools && { clientTools: (scope) => options.uiTools?.clientTools(scope) ?? [] }),
     ...(options.editorTools && { editorTools: () => options.editorTools ?? [] }),
     ...(options.observer && { observer: options.observer }),
   });
@@ -50,14 +62,16 @@ export async function startChatServer(
     extraTools: _extra,
     editorTools: _editor,
     observer: _observer,
+    serverTools: _serverTools,
+    uiTools,
     serverLimits,
     ...rest
   } = options;
   const server = await startTestServer({
     ...rest,
     ...(serverLimits && { limits: serverLimits }),
-    services: { chat },
-    handlers: chatCommandHandlers,
+    services: { chat, ...(uiTools && { uiTools }) },
+    handlers: uiTools ? { ...chatCommandHandlers, ...toolCommandHandlers } : chatCommandHandlers,
   });
   return Object.assign(server, { provider, chat });
 }

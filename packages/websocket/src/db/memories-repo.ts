@@ -1,0 +1,53 @@
+import { randomUUID } from "node:crypto";
+import { and, asc, count, eq } from "drizzle-orm";
+import type { Db } from "./open-database.js";
+import { memories } from "./schema/index.js";
+
+/** Per-user key/value memory rows; every query is scoped by the user id, never by a key alone. */
+export class MemoriesRepo {
+  constructor(private readonly db: Db) {}
+
+  /** The user's keys, sorted (byte order, as SQLite's BINARY collation). */
+  keys(userId: string): string[] {
+    return this.db
+      .select({ key: memories.key })
+      .from(memories)
+      .where(eq(memories.userId, userId))
+      .orderBy(asc(memories.key))
+      .all()
+      .map((r) => r.key);
+  }
+
+  /** The value under the user's key, or undefined. */
+  get(userId: string, key: string): string | undefined {
+    return this.db
+      .select({ value: memories.value })
+      .from(memories)
+      .where(and(eq(memories.userId, userId), eq(memories.key, key)))
+      .get()?.value;
+  }
+
+  /** Creates or replaces the value under the user's key (one statement: an upsert on (user_id, key)). */
+  set(userId: string, key: string, value: string, now = Date.now()): void {
+    this.db
+      .insert(memories)
+      .values({ id: randomUUID(), userId, key, value, createdAt: now, updatedAt: now })
+      .onConflictDoUpdate({ target: [memories.userId, memories.key], set: { value, updatedAt: now } })
+      .run();
+  }
+
+  /** Deletes the user's key; false when there was none. */
+  delete(userId: string, key: string): boolean {
+    return (
+      this.db
+        .delete(memories)
+        .where(and(eq(memories.userId, userId), eq(memories.key, key)))
+        .run().changes > 0
+    );
+  }
+
+  /** How many keys the user has. */
+  count(userId: string): number {
+    return this.db.select({ n: count() }).from(memories).where(eq(memories.userId, userId)).get()?.n ?? 0;
+  }
+}

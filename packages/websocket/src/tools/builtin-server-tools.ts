@@ -1,0 +1,104 @@
+import {
+  askUserTool,
+  createMemoryTools,
+  createWebFetchTool,
+  createWorkspaceTools,
+  type McpManager,
+  type MemoryLimits,
+  runSubtaskTool,
+  type Tool,
+  type WebFetchOptions,
+  type WorkspaceLimits,
+} from "@agentwire/agents";
+import type { ToolScope } from "../chat/chat-services.js";
+import type { ToolPolicy } from "../chat/tool-policy.js";
+import type { MemoriesRepo } from "../db/memories-repo.js";
+import { SqliteMemoryStore } from "./sqlite-memory-store.js";
+
+/** The part of a pino/Fastify logger the factory uses. */
+export type ToolsLogger = {
+  warn(obj: object, msg: string): void;
+  info?(obj: object, msg: string): void;
+};
+
+/** Options of createBuiltinServerTools. */
+export type BuiltinServerToolsOptions = {
+  /** Only `memories` is used (SqliteMemoryStore over it). */
+  repos: { memories: MemoriesRepo };
+  /** WORKSPACE_ROOT: each user's files live in `<workspaceRoot>/<encoded user id>/` (created 0700 on first use). */
+  workspaceRoot: string;
+  /** web_fetch settings; `allowHosts` exempts `host` / `host:port` entries from the SSRF address check. */
+  webFetch?: Omit<WebFetchOptions, "resolve"> & { resolve?: WebFetchOptions["resolve"] };
+  /** MCP tools of the servers in the user's `policy.allowedMcpServers`; absent: no MCP tools. */
+  mcp?: McpManager;
+  /** The user's tool policy (the same function ChatServices.policyFor uses). */
+  policyFor: (userId: string) => ToolPolicy;
+  /** Where "MCP server unavailable" and similar notes go; default: nowhere. */
+  logger?: ToolsLogger;
+  memoryLimits?: Partial<MemoryLimits>;
+  workspaceLimits?: Partial<WorkspaceLimits>;
+};
+
+/** The names of the built-in server tools (client UI tools may not take them). */
+export const builtinServerToolNames: readonly string[] = [
+  "ask_user",
+  "run_subtask",
+  "finish_subtask",
+  "memory_list",
+  "memory_read",
+  "memory_write",
+  "list_files",
+  "read_file",
+  "write_file",
+  "web_fetch",
+  "build_workflow",
+];
+
+/**
+ * `ChatServices.serverTools` for production: per user, ask_user, run_subtask, the memory tools (over
+ * SQLite), the workspace tools (confined to `<workspaceRoot>/<user>`), web_fetch, and the MCP tools of the
+ * servers the user's policy allows. The policy and the context then decide what the turn really gets
+ * (composeToolbelt); memory_enabled:false drops the memory tools there.
+ */
+export function createBuiltinServerTools(
+  options: BuiltinServerToolsOptions,
+): (scope: ToolScope) => Promise<Tool[]> {
+  const store = new SqliteMemoryStore(options.repos.memories);
+  // web_fetch holds no per-user state: one instance serves every turn.
+  const webFetch = createWebFetchTool(options.webFetch ?? {});
+  return async (scope) => {
+    const tools: Tool[] = [
+      askUserTool,
+      runSubtaskTool,
+      ...createMemoryTools(store, scope.userId, options.memoryLimits),
+      ...createWorkspaceTools({
+        workspaceRoot: options.workspaceRoot,
+        userId: scope.userId,
+        ...(options.workspaceLimits && { limits: options.workspaceLimits }),
+      }),
+      webFetch,
+    ];
+    if (options.mcp) tools.push(...(await mcpTools(options, options.mcp, scope)));
+    return tools;
+  };
+}
+
+async function mcpTools(
+  options: BuiltinServerToolsOptions,
+  mcp: McpManager,
+  scope: ToolScope,
+): Promise<Tool[]> {
+  const allowed = options.policyFor(scope.userId).allowedMcpServers;
+  if (allowed.length === 0) return [];
+  try {
+    const { tools, unavailable } = await mcp.toolsFor(scope.userId, allowed);
+    for (const { server, reason } of unavailable) {
+      options.logger?.warn({ mcp_server: server, reason, user_id: scope.userId }, "MCP server unavailable");
+    }
+    return tools;
+  } catch (err) {
+    // A broken manager must not end the turn: the turn goes on without MCP tools.
+    options.logger?.warn({ err, user_id: scope.userId }, "MCP tools unavailable");
+    return [];
+  }
+}

@@ -1,0 +1,4 @@
+export * from "./builtin-server-tools.js";
+export * from "./sqlite-memory-store.js";
+export * from "./tool-command-handlers.js";
+export * from "./ui-tool-proxy.js";
