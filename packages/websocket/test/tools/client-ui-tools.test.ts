@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type ToolPolicyConfig, UIToolProxy } from "../../src/index.js";
 import { type ChatTestServer, expectWellFormedTurn, isDone, startChatServer } from "../chat/chat-harness.js";
 import type { TestClient } from "../harness.js";
-import { injectedModel, type InjectedCall, toolEnds } from "./tool-helpers.js";
+import { type InjectedCall, injectedModel, toolEnds } from "./tool-helpers.js";
 
 let server: ChatTestServer | undefined;
 afterEach(async () => {
@@ -62,10 +62,7 @@ describe("client UI tools (editor context) through the real socket", () => {
     const { server, uiTools } = await startUiServer();
     const client = await server.connect();
     await announce(client, [notifySpec, graphSpec]);
-    expect(uiTools.announced(uiConnectionIdOf(uiTools)).sort()).toEqual([
-      "ui_notify",
-      "ui_show_graph",
-    ]);
+    expect(uiTools.announced(uiConnectionIdOf(uiTools)).sort()).toEqual(["ui_notify", "ui_show_graph"]);
 
     startEditorTurn(client, [{ name: "ui_notify", args: { message: "hello editor" } }]);
     const call = await client.next("tool_call");
@@ -99,7 +96,11 @@ describe("client UI tools (editor context) through the real socket", () => {
     await announce(client, [notifySpec]);
     startEditorTurn(client, [{ name: "ui_notify", args: { message: "x" } }]);
     const call = await client.next("tool_call");
-    client.command("tool_result", { tool_call_id: call.tool_call_id, ok: false, error: "editor is read-only" });
+    client.command("tool_result", {
+      tool_call_id: call.tool_call_id,
+      ok: false,
+      error: "editor is read-only",
+    });
     const [end] = toolEnds(await client.collectUntil(isDone));
     expect(end).toMatchObject({ is_error: true, result: "editor is read-only" });
   });
@@ -189,7 +190,11 @@ describe("client UI tools (editor context) through the real socket", () => {
 
     mallory.command("tool_result", { tool_call_id: call.tool_call_id, ok: true, result: "forged" }, "m1");
     expect(await mallory.next("error")).toMatchObject({ code: "not_found", request_id: "m1" });
-    aliceOtherTab.command("tool_result", { tool_call_id: call.tool_call_id, ok: true, result: "forged" }, "t2");
+    aliceOtherTab.command(
+      "tool_result",
+      { tool_call_id: call.tool_call_id, ok: true, result: "forged" },
+      "t2",
+    );
     expect(await aliceOtherTab.next("error")).toMatchObject({ code: "not_found", request_id: "t2" });
 
     alice.command("tool_result", { tool_call_id: call.tool_call_id, ok: true, result: "genuine" });
@@ -237,13 +242,31 @@ describe("client UI tools (editor context) through the real socket", () => {
 
 describe("client_tools_manifest", () => {
   const refusals: [string, unknown][] = [
-    ["a schema that does not compile", { ...notifySpec, input_schema: { type: "object", properties: { a: { type: "nonsense" } } } }],
+    [
+      "a schema that does not compile",
+      { ...notifySpec, input_schema: { type: "object", properties: { a: { type: "nonsense" } } } },
+    ],
     ["a server tool's name", { ...notifySpec, name: "read_file" }],
     ["an MCP-style name", { ...notifySpec, name: "files__read" }],
-    ["a regular expression", { ...notifySpec, input_schema: { type: "object", properties: { a: { type: "string", pattern: "^(a+)+$" } } } }],
-    ["patternProperties", { ...notifySpec, input_schema: { type: "object", patternProperties: { "^x": {} } } }],
+    [
+      "a regular expression",
+      {
+        ...notifySpec,
+        input_schema: { type: "object", properties: { a: { type: "string", pattern: "^(a+)+$" } } },
+      },
+    ],
+    [
+      "patternProperties",
+      { ...notifySpec, input_schema: { type: "object", patternProperties: { "^x": {} } } },
+    ],
     ["a non-object schema", { ...notifySpec, input_schema: { type: "string" } }],
-    ["a remote $ref", { ...notifySpec, input_schema: { type: "object", properties: { a: { $ref: "https://example.com/s.json" } } } }],
+    [
+      "a remote $ref",
+      {
+        ...notifySpec,
+        input_schema: { type: "object", properties: { a: { $ref: "https://example.com/s.json" } } },
+      },
+    ],
     ["an async schema", { ...notifySpec, input_schema: { $async: true, type: "object" } }],
   ];
   for (const [what, spec] of refusals) {

@@ -1,0 +1,182 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createMemoryTools, InMemoryPinStore, McpManager, type Tool } from "@agentwire/agents";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  createBuiltinServerTools,
+  createRepositories,
+  openDatabase,
+  type Repositories,
+  resolveToolPolicy,
+  SqliteMemoryStore,
+} from "../../src/index.js";
+import { type ChatTestServer, expectWellFormedTurn, startChatServer } from "../chat/chat-harness.js";
+import { injectedModel, injectedTurn, tempDir, toolEnds } from "./tool-helpers.js";
+
+const FIXTURE = fileURLToPath(
+  new URL("../../../agents/test/tools/fixtures/mcp-test-server.mjs", import.meta.url),
+);
+
+let dir: ReturnType<typeof tempDir>;
+let database: ReturnType<typeof openDatabase> | undefined;
+let repos: Repositories;
+let server: ChatTestServer | undefined;
+const managers: McpManager[] = [];
+
+beforeEach(() => {
+  dir = tempDir("agentwire-builtin-");
+  database = openDatabase({ path: join(dir.path, "db.sqlite") });
+  repos = createRepositories(database.db);
+  repos.users.ensure("alice");
+  repos.users.ensure("bob");
+});
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  await Promise.all(managers.splice(0).map((m) => m.close()));
+  database?.close();
+  database = undefined;
+  dir.remove();
+});
+
+const scope = (userId: string) => ({
+  userId,
+  threadId: "t1",
+  chatContext: { kind: "thread" as const },
+  connectionId: "c1",
+});
+const names = (tools: Tool[]) => tools.map((t) => t.name).sort();
+
+describe("MemoriesRepo and SqliteMemoryStore", () => {
+  it("scopes every read and write by user, upserts one row per (user, key), sorts keys", () => {
+    repos.memories.set("alice", "b", "1");
+    repos.memories.set("alice", "a", "2");
+    repos.memories.set("alice", "b", "3");
+    repos.memories.set("bob", "a", "bob's");
+    expect(repos.memories.keys("alice")).toEqual(["a", "b"]);
+    expect(repos.memories.get("alice", "b")).toBe("3");
+    expect(repos.memories.get("bob", "b")).toBeUndefined();
+    expect(repos.memories.get("bob", "a")).toBe("bob's");
+    expect(repos.memories.count("alice")).toBe(2);
+    expect(repos.memories.delete("bob", "b")).toBe(false);
+    expect(repos.memories.delete("alice", "b")).toBe(true);
+    expect(repos.memories.keys("alice")).toEqual(["a"]);
+  });
+
+  it("backs the agents' memory tools, with the per-user key cap holding over SQLite", async () => {
+    const store = new SqliteMemoryStore(repos.memories);
+    const tools = createMemoryTools(store, "alice", { maxKeysPerUser: 2 });
+    const write = tools.find((t) => t.name === "memory_write") as Tool;
+    const ctx = { toolCallId: "x", depth: 0, parentId: null, signal: new AbortController().signal };
+    const run = (key: string) => write.execute({ key, value: "v" }, ctx);
+    const results = await Promise.all([run("k1"), run("k2"), run("k3")]);
+    expect(results.map((r) => r.type === "result" && r.isError === true)).toEqual([false, false, true]);
+    expect(await store.list("alice")).toEqual(["k1", "k2"]);
+    expect(await store.list("bob")).toEqual([]);
+  });
+});
+
+describe("createBuiltinServerTools", () => {
+  it("gives each user the built-in toolbelt, with files under <root>/<user>", async () => {
+    const serverTools = createBuiltinServerTools({
+      repos,
+      workspaceRoot: join(dir.path, "ws"),
+      policyFor: () => resolveToolPolicy({}),
+    });
+    const tools = await serverTools(scope("alice"));
+    expect(names(tools)).toEqual([
+      "ask_user",
+      "list_files",
+      "memory_list",
+      "memory_read",
+      "memory_write",
+      "read_file",
+      "run_subtask",
+      "web_fetch",
+      "write_file",
+    ]);
+    const write = tools.find((t) => t.name === "write_file") as Tool;
+    const ctx = { toolCallId: "x", depth: 0, parentId: null, signal: new AbortController().signal };
+    expect((await write.execute({ path: "a.txt", content: "hi" }, ctx)).type).toBe("result");
+    expect(existsSync(join(dir.path, "ws", "alice", "a.txt"))).toBe(true);
+    expect(existsSync(join(dir.path, "ws", "bob"))).toBe(false);
+  });
+
+  it("adds the MCP tools of the servers the user's policy allows, starts no other, and logs why one is missing", async () => {
+    const marker = (name: string) => join(dir.path, `${name}.marker`);
+    const mcp = new McpManager({
+      config: {
+        servers: {
+          test: { command: process.execPath, args: [FIXTURE], env: { MARKER_FILE: marker("test") } },
+          forbidden: {
+            command: process.execPath,
+            args: [FIXTURE],
+            env: { MARKER_FILE: marker("forbidden") },
+          },
+        },
+      },
+      pins: new InMemoryPinStore(),
+    });
+    managers.push(mcp);
+    const notes: Record<string, unknown>[] = [];
+    const policies = {
+      alice: resolveToolPolicy({ allowedMcpServers: ["test", "ghost"] }),
+      bob: resolveToolPolicy({}),
+    };
+    const policyFor = (userId: string) => policies[userId as keyof typeof policies];
+    server = await startChatServer(injectedModel(), {
+      auth: "token",
+      serverTools: (s) =>
+        createBuiltinServerTools({
+          repos: server?.repos as Repositories,
+          workspaceRoot: join(dir.path, "ws"),
+          mcp,
+          policyFor,
+          logger: { warn: (obj, msg) => notes.push({ ...obj, msg }) },
+        })(s),
+    });
+    const alice = await server.connect({ token: server.createToken("alice") });
+    const frames = await injectedTurn(alice, [{ name: "test__echo", args: { text: "through MCP" } }]);
+    expectWellFormedTurn(frames);
+    expect(toolEnds(frames)[0]).toMatchObject({ name: "test__echo", result: "echo: through MCP" });
+    expect(server.provider.requests[0]?.tools.map((t) => t.name)).toContain("test__echo");
+    expect(existsSync(marker("forbidden"))).toBe(false);
+    expect(notes).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          msg: "MCP server unavailable",
+          mcp_server: "ghost",
+          reason: "not configured",
+        }),
+        expect.objectContaining({ msg: "MCP server unavailable", mcp_server: "test", user_id: "alice" }),
+      ]),
+    );
+
+    // Bob's policy allows no MCP server: none of its tools, and a call by name is an unknown tool.
+    const bob = await server.connect({ token: server.createToken("bob") });
+    const bobFrames = await injectedTurn(bob, [{ name: "test__echo", args: { text: "x" } }]);
+    expect(toolEnds(bobFrames)[0]).toMatchObject({ is_error: true });
+    expect(server.provider.requests.at(-2)?.tools.map((t) => t.name)).not.toContain("test__echo");
+  });
+
+  it("a failing MCP manager leaves the turn without MCP tools instead of failing it", async () => {
+    const mcp = new McpManager({ config: { servers: {} }, pins: new InMemoryPinStore() });
+    managers.push(mcp);
+    const broken = Object.assign(Object.create(mcp) as McpManager, {
+      toolsFor: async () => {
+        throw new Error("boom");
+      },
+    });
+    const notes: string[] = [];
+    const serverTools = createBuiltinServerTools({
+      repos,
+      workspaceRoot: join(dir.path, "ws"),
+      mcp: broken,
+      policyFor: () => resolveToolPolicy({ allowedMcpServers: ["x"] }),
+      logger: { warn: (_obj, msg) => notes.push(msg) },
+    });
+    expect(names(await serverTools(scope("alice")))).toContain("web_fetch");
+    expect(notes).toEqual(["MCP tools unavailable"]);
+  });
+});
