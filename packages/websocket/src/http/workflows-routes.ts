@@ -1,4 +1,10 @@
-import { formatIssues, type NodeRegistry, validateWorkflow, WorkflowGraph, type WorkflowIssue } from "@agentwire/agents";
+import {
+  formatIssues,
+  type NodeRegistry,
+  validateWorkflow,
+  WorkflowGraph,
+  type WorkflowIssue,
+} from "@agentwire/agents";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { z } from "zod";
 import type { Repositories } from "../db/repositories.js";
@@ -22,7 +28,10 @@ type Checked<T> = { ok: true; value: T } | { ok: false; message: string; issues:
  * (an empty draft — no nodes — may be saved; it cannot run). Another user's workflow is 404 exactly
  * like a missing one. A refused body is `400 {error: {code: "bad_request", message, issues}}`.
  */
-export async function workflowsRoutes(app: FastifyInstance, opts: { repos: Repositories; registry: NodeRegistry }) {
+export async function workflowsRoutes(
+  app: FastifyInstance,
+  opts: { repos: Repositories; registry: NodeRegistry },
+) {
   const { repos, registry } = opts;
 
   app.get("/api/workflows", async (request) => ({

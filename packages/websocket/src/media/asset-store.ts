@@ -25,7 +25,9 @@ export async function storeAsset(
   asset: MediaAsset,
 ): Promise<AssetRow> {
   if (asset.bytes.length > where.maxBytes) {
-    throw new AssetTooLargeError(`the generated file is ${asset.bytes.length} bytes, over the ${where.maxBytes} byte limit`);
+    throw new AssetTooLargeError(
+      `the generated file is ${asset.bytes.length} bytes, over the ${where.maxBytes} byte limit`,
+    );
   }
   const dir = userAssetDir(where.dataDir, where.userId);
   await mkdir(dir, { recursive: true, mode: 0o700 });

@@ -11,8 +11,8 @@ import type { ChatServices } from "../chat/chat-services.js";
 import type { TurnRun } from "../chat/turn-driver.js";
 import type { AssetRow } from "../db/assets-repo.js";
 import { AgentwireError } from "../errors/agentwire-error.js";
-import type { ConnectionContext } from "../ws/connection-context.js";
 import { beginRouteTurn, countedUsage, endRouteTurn } from "../workflows/route-turn.js";
+import type { ConnectionContext } from "../ws/connection-context.js";
 import { AssetTooLargeError, assetUrl, DEFAULT_MAX_ASSET_BYTES, storeAsset } from "./asset-store.js";
 
 type MediaServices = NonNullable<ChatServices["media"]>;
@@ -43,7 +43,10 @@ export function runMediaTurn(data: ChatMessageData, conn: ConnectionContext): vo
   const can = options.mode === "image" ? generator?.generateImage : generator?.generateSpeech;
   if (!can) {
     const what = options.mode === "image" ? "generate images" : "generate speech";
-    throw new AgentwireError("bad_request", `media_generation.provider: provider "${providerId}" cannot ${what}`);
+    throw new AgentwireError(
+      "bad_request",
+      `media_generation.provider: provider "${providerId}" cannot ${what}`,
+    );
   }
   const run = beginRouteTurn(conn, chat, data, { provider: providerId, model: options.model ?? "default" });
   // The socket's frame queue must not wait for the generation: `stop` has to get through.

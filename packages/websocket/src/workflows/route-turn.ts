@@ -1,7 +1,7 @@
 import { ExecutionTreeBuilder, type LoopResult, UsageAccumulator } from "@agentwire/agents";
 import type { ChatMessageData, TurnUsage } from "@agentwire/protocol";
-import type { ChatServices } from "../chat/chat-services.js";
 import { ownThread, watchTurn } from "../chat/chat-connection.js";
+import type { ChatServices } from "../chat/chat-services.js";
 import { titleOf } from "../chat/handle-chat-message.js";
 import { endFrames, finish, storeRow, type TurnRun } from "../chat/turn-driver.js";
 import { AgentwireError } from "../errors/agentwire-error.js";
@@ -65,7 +65,10 @@ export function endRouteTurn(run: TurnRun, result: RouteTurnResult, text: string
 }
 
 /** Turn usage for a route that counts calls but sees no token counts (cost unknown once anything ran). */
-export function countedUsage(counts: { llmCalls?: number; toolCalls?: number }, costKnown: boolean): TurnUsage {
+export function countedUsage(
+  counts: { llmCalls?: number; toolCalls?: number },
+  costKnown: boolean,
+): TurnUsage {
   const usage = new UsageAccumulator().snapshot();
   return {
     ...usage,

@@ -119,9 +119,14 @@ async function driveWorkflow(run: TurnRun, job: WorkflowJob, conn: ConnectionCon
     // The failing node is named in job_update/node_update; the stored answer says so too, for a
     // client that reloads the thread or does not show workflow frames.
     result = { status: "error", usage };
-    text = [outcome.text, `Workflow failed: ${outcome.error ?? "unknown error"}`].filter(Boolean).join("\n\n");
+    text = [outcome.text, `Workflow failed: ${outcome.error ?? "unknown error"}`]
+      .filter(Boolean)
+      .join("\n\n");
   }
-  run.logger.info({ workflow_id: row.id, status: outcome.status, llm_calls: llmCalls }, "workflow turn ended");
+  run.logger.info(
+    { workflow_id: row.id, status: outcome.status, llm_calls: llmCalls },
+    "workflow turn ended",
+  );
   endRouteTurn(run, result, text);
   try {
     if (outcome.error) conn.repos.turns.update(turn.userId, turn.turnId, { error: outcome.error });

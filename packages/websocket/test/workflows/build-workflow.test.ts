@@ -26,7 +26,11 @@ const fence = (value: unknown) => `\`\`\`json\n${JSON.stringify(value)}\n\`\`\``
 
 /** The agent calls build_workflow; the planner answers invalid, then valid; the agent wraps up. */
 const script: ScriptedStep[] = [
-  { toolCalls: [{ id: "call_bw", name: "build_workflow", args: { objective: "Translate my messages to French" } }] },
+  {
+    toolCalls: [
+      { id: "call_bw", name: "build_workflow", args: { objective: "Translate my messages to French" } },
+    ],
+  },
   { text: ["Here is a plan:\n", fence(invalidGraph)] },
   { text: fence(translateGraph) },
   { text: "Your workflow is ready." },
@@ -50,7 +54,9 @@ describe("build_workflow in editor context", () => {
     expect(server.provider.requests).toHaveLength(4);
     expect(server.provider.requests[1]?.model).toBe("scripted-1");
     expect(server.provider.requests[1]?.tools).toEqual([]);
-    expect(JSON.stringify(server.provider.requests[2]?.messages.at(-1))).toContain("required input is not connected");
+    expect(JSON.stringify(server.provider.requests[2]?.messages.at(-1))).toContain(
+      "required input is not connected",
+    );
 
     const calls = ofType(frames, "tool_call_update");
     const root = calls.filter((c) => c.tool_call_id === "call_bw");
@@ -76,7 +82,9 @@ describe("build_workflow in editor context", () => {
     const stored = server.repos.workflows.get("local", editing.id);
     const valid = validateWorkflow(stored?.graph, server.registry);
     expect(valid.ok).toBe(true);
-    expect(stored?.graph).toMatchObject({ nodes: translateGraph.nodes.map((n) => ({ id: n.id, type: n.type })) });
+    expect(stored?.graph).toMatchObject({
+      nodes: translateGraph.nodes.map((n) => ({ id: n.id, type: n.type })),
+    });
     expect(server.repos.workflows.list("local")).toHaveLength(1);
     expect(ofType(frames, "message").at(-1)?.message).toMatchObject({
       content: "Your workflow is ready.",
@@ -92,7 +100,9 @@ describe("build_workflow in editor context", () => {
       chat_context: { kind: "editor", workflow_id: "unsaved-draft" },
     });
     const frames = await client.collectUntil(isDone);
-    const end = ofType(frames, "tool_call_update").find((c) => c.tool_call_id === "call_bw" && c.status === "end");
+    const end = ofType(frames, "tool_call_update").find(
+      (c) => c.tool_call_id === "call_bw" && c.status === "end",
+    );
     const [created] = server.repos.workflows.list("local");
     expect(created?.name).toBe("Translate my messages to French");
     expect(JSON.stringify(end?.result)).toContain(created?.id as string);

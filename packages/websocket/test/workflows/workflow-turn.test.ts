@@ -25,7 +25,11 @@ describe("route 1: a saved workflow as a chat turn", () => {
     server = await startRouteServer([{ text: ["Bon", "jour"], usage: { inputTokens: 5, outputTokens: 2 } }]);
     const wf = saveTranslate(server);
     const client = await server.connect();
-    client.command("chat_message", { content: "Hello", workflow_target: "workflow", workflow_id: wf.id }, "r1");
+    client.command(
+      "chat_message",
+      { content: "Hello", workflow_target: "workflow", workflow_id: wf.id },
+      "r1",
+    );
     const frames = await client.collectUntil(isDone);
     expectWellFormedTurn(frames);
 
@@ -64,7 +68,7 @@ describe("route 1: a saved workflow as a chat turn", () => {
       messages: [{ role: "user", content: "Hello" }],
     });
 
-    const threadId = frames[0]?.thread_id as string;
+    const threadId = (frames[0] as { thread_id: string }).thread_id;
     const { messages } = (await (await server.fetch(`/api/threads/${threadId}/messages`)).json()) as {
       messages: StoredMessage[];
     };
@@ -91,7 +95,7 @@ describe("route 1: a saved workflow as a chat turn", () => {
     client.command("chat_message", { content: "Hello", workflow_target: "workflow", workflow_id: wf.id });
     const thread = await client.next("thread");
     await started.promise;
-    client.command("stop", { thread_id: thread.thread_id });
+    client.command("stop", { thread_id: thread.thread_id as string });
     const frames = [thread, ...(await client.collectUntil(isDone))];
     expectWellFormedTurn(frames);
     expect(ofType(frames, "job_update").map((j) => j.status)).toEqual(["running", "cancelled"]);
@@ -105,7 +109,7 @@ describe("route 1: a saved workflow as a chat turn", () => {
     const types = frames.map((f) => f.type);
     expect(types).toContain("generation_stopped");
     expect(ofType(frames, "message").at(-1)?.message).toMatchObject({ role: "assistant", status: "stopped" });
-    expect(server.repos.turns.latest("local", thread.thread_id)?.status).toBe("stopped");
+    expect(server.repos.turns.latest("local", thread.thread_id as string)?.status).toBe("stopped");
     await client.ping();
   });
 
@@ -126,7 +130,7 @@ describe("route 1: a saved workflow as a chat turn", () => {
     const final = ofType(frames, "message").at(-1)?.message;
     expect(final).toMatchObject({ role: "assistant", status: "error" });
     expect(final?.content).toContain('Workflow failed: node "llm" (llm.prompt) failed');
-    const turn = server.repos.turns.latest("local", frames[0]?.thread_id as string);
+    const turn = server.repos.turns.latest("local", (frames[0] as { thread_id: string }).thread_id);
     expect(turn?.status).toBe("error");
     expect(turn?.error).toContain("the model is down");
   });
@@ -178,13 +182,22 @@ describe("route 1: a saved workflow as a chat turn", () => {
     await started.promise;
     client.command(
       "chat_message",
-      { content: "Again", thread_id: thread.thread_id, workflow_target: "workflow", workflow_id: wf.id },
+      {
+        content: "Again",
+        thread_id: thread.thread_id as string,
+        workflow_target: "workflow",
+        workflow_id: wf.id,
+      },
       "busy",
     );
-    expect(await client.next("error", { where: (e) => e.request_id === "busy" })).toMatchObject({ code: "busy" });
-    client.command("stop", { thread_id: thread.thread_id });
+    expect(await client.next("error", { where: (e) => e.request_id === "busy" })).toMatchObject({
+      code: "busy",
+    });
+    client.command("stop", { thread_id: thread.thread_id as string });
     await client.collectUntil(isDone);
-    expect(server.repos.messages.list("local", thread.thread_id).filter((m) => m.role === "user")).toHaveLength(1);
+    expect(
+      server.repos.messages.list("local", thread.thread_id as string).filter((m) => m.role === "user"),
+    ).toHaveLength(1);
   });
 
   it("a bare workflow_id goes to the chat agent; without workflow services route 1 is unavailable", async () => {

@@ -8,6 +8,7 @@ afterEach(async () => {
   server = undefined;
 });
 
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by the assertions
 type Body = Record<string, any>;
 const json = async (res: Response) => (await res.json()) as Body;
 const post = (body: unknown, token?: string) => ({
@@ -28,7 +29,12 @@ describe("workflows HTTP API", () => {
 
     const list = await json(await server.fetch("/api/workflows"));
     expect(list.workflows).toEqual([
-      { id: workflow.id, name: "Translate", created_at: workflow.created_at, updated_at: workflow.updated_at },
+      {
+        id: workflow.id,
+        name: "Translate",
+        created_at: workflow.created_at,
+        updated_at: workflow.updated_at,
+      },
     ]);
     expect((await json(await server.fetch(`/api/workflows/${workflow.id}`))).workflow).toEqual(workflow);
 
@@ -39,14 +45,24 @@ describe("workflows HTTP API", () => {
       ],
       edges: [{ source: "in", source_port: "text", target: "out", target_port: "text" }],
     };
-    const put = await server.fetch(`/api/workflows/${workflow.id}`, { ...post({ name: "Echo", graph }), method: "PUT" });
+    const put = await server.fetch(`/api/workflows/${workflow.id}`, {
+      ...post({ name: "Echo", graph }),
+      method: "PUT",
+    });
     expect(put.status).toBe(200);
     const updated = (await json(put)).workflow;
     // The stored graph is the validated one: defaults filled in.
-    expect(updated).toMatchObject({ id: workflow.id, name: "Echo", graph: { nodes: [{ id: "in", properties: {} }, { id: "out" }] } });
+    expect(updated).toMatchObject({
+      id: workflow.id,
+      name: "Echo",
+      graph: { nodes: [{ id: "in", properties: {} }, { id: "out" }] },
+    });
     expect(server.repos.workflows.get("local", workflow.id)?.name).toBe("Echo");
 
-    const renamed = await server.fetch(`/api/workflows/${workflow.id}`, { ...post({ name: "Echo 2" }), method: "PUT" });
+    const renamed = await server.fetch(`/api/workflows/${workflow.id}`, {
+      ...post({ name: "Echo 2" }),
+      method: "PUT",
+    });
     expect((await json(renamed)).workflow).toMatchObject({ name: "Echo 2", graph: updated.graph });
 
     expect((await server.fetch(`/api/workflows/${workflow.id}`, { method: "DELETE" })).status).toBe(204);
@@ -80,7 +96,10 @@ describe("workflows HTTP API", () => {
     );
     const noName = await server.fetch("/api/workflows", post({ graph: translateGraph }));
     expect(noName.status).toBe(400);
-    expect((await json(noName)).error).toMatchObject({ code: "bad_request", message: expect.stringContaining("name") });
+    expect((await json(noName)).error).toMatchObject({
+      code: "bad_request",
+      message: expect.stringContaining("name"),
+    });
     const notJson = await server.fetch("/api/workflows", post({ name: "x", graph: { nodes: "all" } }));
     expect(notJson.status).toBe(400);
     expect((await json(notJson)).error.message).toContain("nodes");
@@ -91,7 +110,10 @@ describe("workflows HTTP API", () => {
     expect(draft.status).toBe(201);
     // An invalid update leaves the stored graph alone.
     const { workflow } = await json(draft);
-    const put = await server.fetch(`/api/workflows/${workflow.id}`, { ...post({ graph: bad }), method: "PUT" });
+    const put = await server.fetch(`/api/workflows/${workflow.id}`, {
+      ...post({ graph: bad }),
+      method: "PUT",
+    });
     expect(put.status).toBe(400);
     expect(server.repos.workflows.get("local", workflow.id)?.graph).toEqual({ nodes: [], edges: [] });
   });
