@@ -1,0 +1,136 @@
+// A real agentwire server for the benchmarks: the same setup as the websocket chat tests
+// (createServer + createChatServices + chatCommandHandlers, AUTH_MODE=none, a temp SQLite file),
+// rebuilt from public exports because bench cannot import test files.
+import { mkdtempSync, rmSync } from "node:fs";
+import { arch, cpus, platform, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import { type BudgetLimits, createProviderRegistry, type Provider } from "@agentwire/agents";
+import { ScriptedProvider, type ScriptedResponder } from "@agentwire/agents/testing";
+import {
+  type ChatServices,
+  chatCommandHandlers,
+  createChatServices,
+  createLogger,
+  createServer,
+  openDatabase,
+  type ServerLimitsInput,
+} from "@agentwire/websocket";
+
+/** Limits that keep the per-user cap and the frame rate limiter out of the way of a benchmark. */
+export const BENCH_SERVER_LIMITS: ServerLimitsInput = {
+  maxConnectionsPerUser: 1_000_000,
+  messagesPerSecond: 1_000_000,
+  messageBurst: 1_000_000,
+  rateLimitStrikes: 1_000_000,
+};
+
+export interface BenchServer {
+  app: Awaited<ReturnType<typeof createServer>>["app"];
+  chat: ChatServices;
+  /** ws://127.0.0.1:PORT/ws */
+  wsUrl: string;
+  close(): Promise<void>;
+}
+
+export interface BenchServerOptions {
+  /** The provider with id `scripted`; a ScriptedProvider over `respond` when a function is given. */
+  provider: Provider | ScriptedResponder;
+  limits?: ServerLimitsInput;
+  budget?: Partial<BudgetLimits>;
+  /** Pino level; lines go nowhere, but pino still formats them (the production cost). */
+  logLevel?: string;
+}
+
+/** Starts a server on 127.0.0.1, ephemeral port, fresh SQLite file, AUTH_MODE=none, provider `scripted`. */
+export async function startBenchServer(options: BenchServerOptions): Promise<BenchServer> {
+  const dir = mkdtempSync(join(tmpdir(), "agentwire-bench-"));
+  const database = openDatabase({ path: join(dir, "bench.db") });
+  const logger = createLogger({ level: options.logLevel ?? "info", destination: { write: () => {} } });
+  const provider =
+    typeof options.provider === "function" ? new ScriptedProvider(options.provider) : options.provider;
+  const providers = createProviderRegistry(
+    {},
+    { extraProviders: [provider], extraDefaultModels: { [provider.id]: "scripted-1" } },
+  );
+  const chat = createChatServices({
+    providers,
+    defaults: { provider: provider.id },
+    ...(options.budget && { limits: options.budget }),
+  });
+  const { app } = await createServer({
+    database,
+    logger,
+    auth: { mode: "none" },
+    allowedOrigins: [],
+    limits: { ...BENCH_SERVER_LIMITS, ...options.limits },
+    services: { chat },
+    handlers: chatCommandHandlers,
+  });
+  await app.listen({ host: "127.0.0.1", port: 0 });
+  const address = app.server.address();
+  if (address === null || typeof address === "string") throw new Error("no TCP address");
+  return {
+    app,
+    chat,
+    wsUrl: `ws://127.0.0.1:${address.port}/ws`,
+    async close() {
+      await app.close();
+      database.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The machine block every bench JSON carries. */
+export function machineInfo() {
+  return {
+    node: process.version,
+    platform: platform(),
+    arch: arch(),
+    cpu: cpus()[0]?.model,
+    cpus: cpus().length,
+    memory_gb: Math.round(totalmem() / 2 ** 30),
+  };
+}
+
+export const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/** The q-quantile (0..1) of a list, nearest rank on a sorted copy. */
+export function quantile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[index] as number;
+}
+
+export const median = (values: readonly number[]) => quantile(values, 0.5);
+
+/** `--name value` from argv, as a number, or the default. */
+export function numberArg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i < 0) return fallback;
+  const value = Number(process.argv[i + 1]);
+  if (!Number.isFinite(value)) throw new Error(`--${name} needs a number`);
+  return value;
+}
+
+/** `"seq":N` of a frame's JSON, found without parsing it all (seq is stamped last); -1 when absent. */
+export function seqOf(data: Buffer): number {
+  const at = data.lastIndexOf(SEQ_KEY);
+  if (at < 0) return -1;
+  let n = 0;
+  for (let i = at + SEQ_KEY.length; i < data.length; i++) {
+    const c = data[i] as number;
+    if (c < 48 || c > 57) break;
+    n = n * 10 + (c - 48);
+  }
+  return n;
+}
+const SEQ_KEY = Buffer.from('"seq":');
+const CHUNK_PREFIX = Buffer.from('{"type":"chunk"');
+const DONE_KEY = Buffer.from('"done":true');
+
+/** True for the turn's final `chunk {done:true}` frame. */
+export function isDoneFrame(data: Buffer): boolean {
+  return data.subarray(0, CHUNK_PREFIX.length).equals(CHUNK_PREFIX) && data.includes(DONE_KEY);
+}
