@@ -249,7 +249,8 @@ export class ChatController {
 
   private resume(threadId: string): void {
     const lastSeq = this.state.views[threadId]?.lastSeq ?? 0;
-    if (this.command({ command: "resume_chat", data: { thread_id: threadId, last_seq: lastSeq } })) {
+    // Silent when offline: onOpen resumes every thread that matters once the socket is back.
+    if (this.socket.send({ command: "resume_chat", data: { thread_id: threadId, last_seq: lastSeq } })) {
       this.replaying.add(threadId);
     }
   }
@@ -257,7 +258,8 @@ export class ChatController {
   private announceTools(): void {
     this.editorUsed = true;
     if (this.manifestSent) return;
-    this.manifestSent = this.command({
+    // Silent when offline: onOpen announces again.
+    this.manifestSent = this.socket.send({
       command: "client_tools_manifest",
       data: { tools: clientToolsManifest },
     });
