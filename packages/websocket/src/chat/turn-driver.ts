@@ -75,6 +75,9 @@ export async function driveTurn(run: TurnRun, start: LoopStart): Promise<void> {
       run.tree.add(next.value);
       run.observer?.event(next.value);
       turn.emit(next.value);
+      // Every seq sent is recorded at once: after a crash the thread's next turn must not reuse a
+      // seq a client already has (clients drop frames whose seq they have seen).
+      repos.threads.setLastSeq(turn.userId, turn.threadId, turn.lastSeq);
     }
   } catch (error) {
     run.logger.error({ err: error }, "turn failed");

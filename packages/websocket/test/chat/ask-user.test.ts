@@ -3,7 +3,7 @@ import type { ScriptedStep } from "@agentwire/agents/testing";
 import type { ServerFrame } from "@agentwire/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ChatTestServer, expectWellFormedTurn, isDone, startChatServer } from "./chat-harness.js";
-import { expectStartsEnded, finalRow, storedMessages } from "./turn-helpers.js";
+import { expectStartsEnded, finalRow, storedMessages, threadOf } from "./turn-helpers.js";
 
 let server: ChatTestServer | undefined;
 afterEach(async () => {
@@ -48,7 +48,7 @@ describe("ask_user inside a subtask", () => {
     expect(question).toMatchObject({ tool_call_id: "ask_1", question: "Which color?" });
     const askStart = head.find((f) => f.type === "tool_call_update" && f.tool_call_id === "ask_1");
     expect(askStart).toMatchObject({ status: "start", parent_id: "sub_1", depth: 1 });
-    const threadId = (head[0] as Frame<"thread">).thread_id;
+    const threadId = threadOf(head);
     expect(server.repos.turns.latest("local", threadId)?.status).toBe("waiting_user");
     // The old client saw everything up to the frame before the question, then went away.
     const seenUpTo = (question?.seq ?? 0) - 1;
@@ -104,7 +104,7 @@ describe("ask_user inside a subtask", () => {
     server = await startChatServer([{ text: "no question" }]);
     const client = await server.connect();
     client.command("chat_message", { content: "hi" });
-    const threadId = (await client.next("thread")).thread_id;
+    const threadId = threadOf([await client.next("thread")]);
     await client.collectUntil(isDone);
     client.command("answer", { thread_id: threadId, tool_call_id: "ask_1", answer: "x" });
     expect(await client.next("error")).toMatchObject({ code: "bad_request" });

@@ -1,7 +1,7 @@
 import type { ServerFrame } from "@agentwire/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ChatTestServer, expectWellFormedTurn, gate, isDone, startChatServer } from "./chat-harness.js";
-import { finalRow } from "./turn-helpers.js";
+import { finalRow, threadOf } from "./turn-helpers.js";
 
 let server: ChatTestServer | undefined;
 afterEach(async () => {
@@ -31,7 +31,7 @@ describe("one user's thread is invisible to another", () => {
 
     a.command("chat_message", { content: "alice's question" });
     const head = await a.collectUntil((f) => f.type === "agent_state" && f.state === "waiting_on_user");
-    const threadId = (head[0] as Frame<"thread">).thread_id;
+    const threadId = threadOf(head);
 
     // While A's turn waits on A.
     const attempts: [string, object][] = [

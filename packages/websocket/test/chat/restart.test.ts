@@ -6,7 +6,7 @@ import type { ScriptedStep } from "@agentwire/agents/testing";
 import type { ServerFrame } from "@agentwire/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ChatTestServer, expectWellFormedTurn, isDone, startChatServer } from "./chat-harness.js";
-import { finalRow, storedMessages } from "./turn-helpers.js";
+import { finalRow, storedMessages, threadOf } from "./turn-helpers.js";
 
 let servers: ChatTestServer[] = [];
 let dir: string | undefined;
@@ -67,7 +67,7 @@ async function suspendOnFirstServer(dbPath: string) {
     parent_id: "inner",
     depth: 2,
   });
-  const threadId = (frames[0] as Frame<"thread">).thread_id;
+  const threadId = threadOf(frames);
   await first.close();
   return { threadId, lastSeq: (frames.at(-1) as { seq: number }).seq };
 }

@@ -164,7 +164,7 @@ describe("resume_chat after a disconnect", () => {
           openAll();
           live = await fresh.collectUntil(isDone);
           expect(
-            live.every((f) => "seq" in f && f.seq > resumed.last_seq),
+            live.every((f) => "seq" in f && (f.seq ?? 0) > resumed.last_seq),
             label,
           ).toBe(true);
         } else {

@@ -51,7 +51,10 @@ describe("busy", () => {
     await a.collectUntil(isDone);
     expectWellFormedTurn(a.received);
     expect(b.received.map((f) => f.type)).toEqual(["error"]);
-    expect((await storedMessages(server, thread.thread_id)).map((r) => r.content)).toEqual(["start", "done"]);
+    expect((await storedMessages(server, threadOf([thread]))).map((r) => r.content)).toEqual([
+      "start",
+      "done",
+    ]);
   });
 });
 
@@ -94,7 +97,7 @@ describe("stop", () => {
     const client = await server.connect();
     client.command("chat_message", { content: "run the job" });
     await tool.started;
-    const threadId = (await client.next("thread")).thread_id;
+    const threadId = threadOf([await client.next("thread")]);
     client.command("stop", { thread_id: threadId });
     const frames = [
       ...client.received.filter((f) => f.type === "thread"),

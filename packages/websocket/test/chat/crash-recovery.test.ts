@@ -1,0 +1,123 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { createProviderRegistry } from "@agentwire/agents";
+import { ScriptedProvider } from "@agentwire/agents/testing";
+import type { StoredMessage } from "@agentwire/protocol";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../../../apps/server/src/config.js";
+import { type RunningServer, startServer } from "../../../../apps/server/src/start-server.js";
+import {
+  chatCommandHandlers,
+  createChatServices,
+  createLogger,
+  createRepositories,
+} from "../../src/index.js";
+import { TestClient } from "../harness.js";
+import { expectWellFormedTurn, isDone } from "./chat-harness.js";
+
+const root = join(import.meta.dirname, "../../../..");
+const childScript = join(import.meta.dirname, "crash-child.ts");
+let child: ChildProcess | undefined;
+let fresh: RunningServer | undefined;
+let clients: TestClient[] = [];
+let dir: string | undefined;
+afterEach(async () => {
+  for (const c of clients) c.ws.terminate();
+  clients = [];
+  if (child && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  child = undefined;
+  await fresh?.close();
+  fresh = undefined;
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+/** Starts the child server process and resolves with its URL. */
+function spawnChild(dbPath: string): Promise<string> {
+  const proc = spawn(process.execPath, ["--import", "tsx", "--conditions=@agentwire/source", childScript], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? "", DATABASE_PATH: dbPath },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child = proc;
+  let stderr = "";
+  proc.stderr?.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    createInterface({ input: proc.stdout! }).on("line", (line) => {
+      const entry = JSON.parse(line) as { url?: string };
+      if (entry.url) resolve(entry.url);
+    });
+    proc.once("exit", (code) => reject(new Error(`child exited with ${code} before listening:\n${stderr}`)));
+  });
+}
+
+describe("a crash in the middle of a turn", () => {
+  it("leaves the turn interrupted after a restart, with the user message and the rows stored before the crash", async () => {
+    dir = mkdtempSync(join(tmpdir(), "agentwire-crash-"));
+    const dbPath = join(dir, "agentwire.db");
+    const url = await spawnChild(dbPath);
+    const client = await TestClient.open(`${url.replace("http", "ws")}/ws`);
+    clients.push(client);
+    client.command("chat_message", { content: "crash while you answer" });
+    const frames = await client.collectUntil((f) => f.type === "chunk" && f.content === "answer");
+    const threadId = (await Promise.resolve(frames[0] as { thread_id: string })).thread_id;
+    expect(
+      frames.filter((f) => f.type === "message").map((f) => (f.type === "message" ? f.message.role : "")),
+    ).toEqual(["user", "assistant", "tool"]);
+    const lastSeq = (frames.at(-1) as { seq: number }).seq;
+
+    const proc = child as ChildProcess;
+    const exited = new Promise((resolve) => proc.once("exit", (_code, signal) => resolve(signal)));
+    proc.kill("SIGKILL");
+    expect(await exited).toBe("SIGKILL");
+    await client.waitForClose();
+    expect(frames.some(isDone)).toBe(false);
+
+    // The real start-up over the same file: whatever was running is marked interrupted.
+    const providers = createProviderRegistry(
+      {},
+      {
+        extraProviders: [new ScriptedProvider([{ text: "Back again." }])],
+        extraDefaultModels: { scripted: "scripted-1" },
+      },
+    );
+    fresh = await startServer(loadConfig({ DATABASE_PATH: dbPath, PORT: "0", LOG_LEVEL: "silent" }), {
+      services: { chat: createChatServices({ providers, defaults: { provider: "scripted" } }) },
+      handlers: chatCommandHandlers,
+      logger: createLogger({ level: "silent" }),
+    });
+    const repos = createRepositories(fresh.database.db);
+    const turn = repos.turns.latest("local", threadId);
+    expect(turn?.status).toBe("interrupted");
+    expect(turn?.endedAt).not.toBeNull();
+
+    const res = await fetch(`${fresh.url}/api/threads/${threadId}/messages`);
+    expect(res.status).toBe(200);
+    const { messages } = (await res.json()) as { messages: StoredMessage[] };
+    expect(messages.map((m) => [m.role, m.content, m.tool_call_id ?? null])).toEqual([
+      ["user", "crash while you answer", null],
+      ["assistant", "Looking it up.", null],
+      ["tool", "echo:x", "e1"],
+    ]);
+    expect(messages[1]?.tool_calls).toEqual([{ id: "e1", name: "echo", args: { text: "x" } }]);
+
+    const again = await TestClient.open(`${fresh.url.replace("http", "ws")}/ws`);
+    clients.push(again);
+    again.command("resume_chat", { thread_id: threadId, last_seq: lastSeq });
+    const resumed = await again.next("chat_resumed");
+    // Every seq the old process sent stays used: the client keeps its place, and the thread's next
+    // turn goes on from there instead of reusing seqs the client already has.
+    expect(resumed).toMatchObject({ status: "interrupted", replayed: 0, last_seq: lastSeq });
+    again.command("chat_message", { thread_id: threadId, content: "are you back?" });
+    const next = await again.collectUntil(isDone);
+    expectWellFormedTurn(next, lastSeq + 1);
+    expect(next.filter((f) => f.type === "message").at(-1)).toMatchObject({
+      message: { content: "Back again.", status: "complete" },
+    });
+  });
+});
