@@ -59,6 +59,13 @@ export const EnvSchema = z.object({
   PROVIDER_MAX_RETRIES: z.coerce.number().int().min(0).max(10).optional(),
   PROVIDER_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
   WORKSPACE_ROOT: z.string().min(1).default("./data/workspace"),
+  WEB_FETCH_ALLOW_HOSTS: z.string().transform(list).default([]),
+  MCP_CONFIG_PATH: optionalText,
+  MCP_ALLOWED_SERVERS: z.string().transform(list).default([]),
+  TOOL_APPROVAL_WORKSPACE_WRITE: z.enum(["allow", "ask"]).default("allow"),
+  TOOL_APPROVAL_EDITOR_MUTATE: z.enum(["allow", "ask"]).default("allow"),
+  TOOL_SECRETS: z.enum(["off", "ask", "allow"]).default("off"),
+  CLIENT_TOOL_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   /** Tests and benchmarks only: a module default-exporting a Provider (id usually `scripted`). */
   AGENTWIRE_SCRIPTED_PROVIDER: optionalText,
   // The per-turn budget: the agents' own schema, whose keys are the variable names.
@@ -91,6 +98,18 @@ export interface Config {
   providers: ProviderSettings;
   workspaceRoot: string;
   budget: BudgetLimits;
+  tools: {
+    webFetchAllowHosts: string[];
+    mcpConfigPath: string | undefined;
+    clientToolTimeoutMs: number;
+    /** The tool policy's operator settings (see ToolPolicyConfig). */
+    policy: {
+      workspaceWrite: "allow" | "ask";
+      editorMutate: "allow" | "ask";
+      secrets: "off" | "ask" | "allow";
+      allowedMcpServers: string[];
+    };
+  };
   scriptedProviderModule: string | undefined;
 }
 
@@ -135,6 +154,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     providers,
     workspaceRoot: e.WORKSPACE_ROOT,
     budget,
+    tools: {
+      webFetchAllowHosts: e.WEB_FETCH_ALLOW_HOSTS,
+      mcpConfigPath: e.MCP_CONFIG_PATH,
+      clientToolTimeoutMs: e.CLIENT_TOOL_TIMEOUT_MS,
+      policy: {
+        workspaceWrite: e.TOOL_APPROVAL_WORKSPACE_WRITE,
+        editorMutate: e.TOOL_APPROVAL_EDITOR_MUTATE,
+        secrets: e.TOOL_SECRETS,
+        allowedMcpServers: e.MCP_ALLOWED_SERVERS,
+      },
+    },
     scriptedProviderModule: e.AGENTWIRE_SCRIPTED_PROVIDER,
   };
   // Not enumerable: a config logged or serialised by mistake then carries no API keys.
@@ -160,6 +190,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     },
     workspaceRoot: config.workspaceRoot,
     budget: config.budget,
+    tools: config.tools,
   };
 }
 

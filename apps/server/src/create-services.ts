@@ -1,29 +1,62 @@
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { createProviderRegistry, type Provider } from "@agentwire/agents";
-import { AgentwireMetrics, type AgentwireServices, createChatServices } from "@agentwire/websocket";
+import {
+  createProviderRegistry,
+  JsonFilePinStore,
+  loadMcpServersConfig,
+  McpManager,
+  type Provider,
+} from "@agentwire/agents";
+import {
+  AgentwireMetrics,
+  type AgentwireServices,
+  createBuiltinServerTools,
+  createChatServices,
+  type Repositories,
+  resolveToolPolicy,
+  UIToolProxy,
+} from "@agentwire/websocket";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
 
-/** The process's services, and the metrics that watch them. */
-export type ProcessServices = { services: AgentwireServices; metrics: AgentwireMetrics };
+/** The process's services, the metrics that watch them, and what must be closed on shutdown. */
+export type ProcessServices = {
+  services: AgentwireServices;
+  metrics: AgentwireMetrics;
+  close: () => Promise<void>;
+};
 
 /** Sources the metrics read at scrape time; bound once the server exists. */
 export type MetricsBinding = { openSockets: () => number };
 
-/** Builds the services command handlers use (providers, chat turns, metrics) from the config. */
+/** Builds the services command handlers use (providers, chat turns, tools, metrics) from the config. */
 export async function createServices(
   config: Config,
   logger: Logger,
+  repos: Repositories,
   binding: MetricsBinding,
 ): Promise<ProcessServices> {
   const extra = await scriptedProvider(config, logger);
   const providers = createProviderRegistry(config.providers, {
     ...(extra && { extraProviders: [extra], extraDefaultModels: { [extra.id]: "scripted-1" } }),
   });
+  const policy = resolveToolPolicy(config.tools.policy);
+  const mcp = await mcpManager(config, logger);
+  const uiTools = new UIToolProxy({ timeoutMs: config.tools.clientToolTimeoutMs });
   const chat = createChatServices({
     providers,
     limits: config.budget,
+    policy: config.tools.policy,
     defaults: { provider: config.defaultProvider, model: config.defaultModel },
+    serverTools: createBuiltinServerTools({
+      repos,
+      workspaceRoot: config.workspaceRoot,
+      webFetch: { allowHosts: config.tools.webFetchAllowHosts },
+      ...(mcp && { mcp }),
+      policyFor: () => policy,
+      logger,
+    }),
+    clientTools: (scope) => uiTools.clientTools(scope),
   });
   const metrics = new AgentwireMetrics({
     openSockets: () => binding.openSockets(),
@@ -34,11 +67,22 @@ export async function createServices(
     },
   });
   chat.observer = metrics;
-  return { services: { chat }, metrics };
+  return { services: { chat, uiTools }, metrics, close: async () => mcp?.close() };
+}
+
+/** The MCP manager when MCP_CONFIG_PATH is set; its pins live beside the database. */
+async function mcpManager(config: Config, logger: Logger): Promise<McpManager | undefined> {
+  const path = config.tools.mcpConfigPath;
+  if (!path) return undefined;
+  const loaded = await loadMcpServersConfig(path);
+  if (!loaded.ok) throw new Error(loaded.reason);
+  const pins = new JsonFilePinStore(join(dirname(config.databasePath), "mcp-pins.json"));
+  logger.info({ servers: Object.keys(loaded.value.servers) }, "MCP servers configured");
+  return new McpManager({ config: loaded.value, pins });
 }
 
 /**
- * AGENTWIRE_SCRIPTED_PROVIDER names a module whose default export is a ScriptedProvider: for tests,
+ * AGENTWIRE_SCRIPTED_PROVIDER names a module whose default export is a Provider: for tests,
  * benchmarks and demos only. Never set in production.
  */
 async function scriptedProvider(config: Config, logger: Logger): Promise<Provider | undefined> {

@@ -4,10 +4,12 @@ import {
   type CommandHandlers,
   chatCommandHandlers,
   createLogger,
+  createRepositories,
   createServer,
   metricsRoute,
   openDatabase,
   type ServerLimitsInput,
+  toolCommandHandlers,
 } from "@agentwire/websocket";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
@@ -47,10 +49,12 @@ export async function startServer(config: Config, options: StartServerOptions = 
       );
     }
     let openSockets = () => 0;
+    const repos = createRepositories(database.db);
     const built = options.services
-      ? { services: options.services, metrics: undefined }
-      : await createServices(config, logger, { openSockets: () => openSockets() });
-    const { app, repos } = await createServer({
+      ? { services: options.services, metrics: undefined, close: async () => {} }
+      : await createServices(config, logger, repos, { openSockets: () => openSockets() });
+    const { app } = await createServer({
+      repos,
       database,
       logger,
       auth:
@@ -58,10 +62,11 @@ export async function startServer(config: Config, options: StartServerOptions = 
       allowedOrigins: config.allowedOrigins,
       limits: options.limits ?? {},
       services: built.services,
-      handlers: { ...chatCommandHandlers, ...options.handlers },
+      handlers: { ...chatCommandHandlers, ...toolCommandHandlers, ...options.handlers },
     });
     openSockets = () => app.websocketServer?.clients.size ?? 0;
     if (built.metrics) await app.register(metricsRoute, { metrics: built.metrics });
+    app.addHook("onClose", () => built.close());
     const interrupted = repos.turns.interruptAllRunning();
     if (interrupted > 0)
       logger.warn({ interrupted }, "turns left running by the previous process marked interrupted");

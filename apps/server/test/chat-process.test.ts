@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -18,7 +18,10 @@ afterEach(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-function spawnServer(dbPath: string): { proc: ChildProcess; url: Promise<string> } {
+function spawnServer(
+  dbPath: string,
+  extraEnv: Record<string, string> = {},
+): { proc: ChildProcess; url: Promise<string> } {
   const proc = spawn(process.execPath, ["--import", "tsx", "--conditions=@agentwire/source", main], {
     cwd: root,
     env: {
@@ -27,6 +30,7 @@ function spawnServer(dbPath: string): { proc: ChildProcess; url: Promise<string>
       DATABASE_PATH: dbPath,
       AGENTWIRE_SCRIPTED_PROVIDER: provider,
       DEFAULT_PROVIDER: "scripted",
+      ...extraEnv,
     },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -82,6 +86,20 @@ describe("the server process with a provider", () => {
     const metrics = await (await fetch(`${url}/metrics`)).text();
     expect(metrics).toContain('agentwire_turns_ended_total{status="complete"} 1');
     expect(metrics).toContain("agentwire_open_sockets 1");
+    c.ws.close();
+  });
+
+  it("gives the agent the built-in tools, confined to the user's workspace", async () => {
+    dir = mkdtempSync(join(tmpdir(), "agentwire-tools-proc-"));
+    const workspace = join(dir, "ws");
+    const { url: urlP } = spawnServer(join(dir, "t.db"), { WORKSPACE_ROOT: workspace });
+    const c = await client(await urlP);
+    c.send("chat_message", { content: "write a note" });
+    await c.until((f) => f.type === "chunk" && f.done === true);
+    const end = c.frames.find((f) => f.type === "tool_call_update" && f.status === "end");
+    expect(end).toMatchObject({ name: "write_file" });
+    expect(end && "is_error" in end && end.is_error).toBeFalsy();
+    expect(readFileSync(join(workspace, "local", "notes", "hello.txt"), "utf8")).toBe("hi from the agent");
     c.ws.close();
   });
 
