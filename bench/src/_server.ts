@@ -1,6 +1,7 @@
 // A real agentwire server for the benchmarks: the same setup as the websocket chat tests
 // (createServer + createChatServices + chatCommandHandlers, AUTH_MODE=none, a temp SQLite file),
 // rebuilt from public exports because bench cannot import test files.
+import { execSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { arch, cpus, platform, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
@@ -90,7 +91,17 @@ export function machineInfo() {
     cpu: cpus()[0]?.model,
     cpus: cpus().length,
     memory_gb: Math.round(totalmem() / 2 ** 30),
+    git_head: git("rev-parse --short HEAD"),
+    server_sources_modified: git("status --porcelain packages/websocket/src packages/agents/src") !== "",
   };
+}
+
+function git(args: string): string {
+  try {
+    return execSync(`git ${args}`, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+  } catch {
+    return "unknown";
+  }
 }
 
 export const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
