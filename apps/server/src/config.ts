@@ -1,3 +1,4 @@
+import { dirname } from "node:path";
 import { BudgetLimits, CompatEndpointsSchema } from "@agentwire/agents";
 import { hashApiToken, type StaticToken } from "@agentwire/websocket";
 import { z } from "zod";
@@ -59,6 +60,12 @@ export const EnvSchema = z.object({
   PROVIDER_MAX_RETRIES: z.coerce.number().int().min(0).max(10).optional(),
   PROVIDER_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
   WORKSPACE_ROOT: z.string().min(1).default("./data/workspace"),
+  WORKFLOWS_ENABLED: z
+    .enum(["true", "false", "1", "0"])
+    .default("true")
+    .transform((v) => v === "true" || v === "1"),
+  NODE_PLUGIN_PATH: optionalText,
+  DATA_DIR: optionalText,
   WEB_FETCH_ALLOW_HOSTS: z.string().transform(list).default([]),
   MCP_CONFIG_PATH: optionalText,
   MCP_ALLOWED_SERVERS: z.string().transform(list).default([]),
@@ -110,6 +117,9 @@ export interface Config {
       allowedMcpServers: string[];
     };
   };
+  workflows: { enabled: boolean; pluginPath: string | undefined };
+  /** Where generated assets are written; defaults to the database's directory. */
+  dataDir: string;
   scriptedProviderModule: string | undefined;
 }
 
@@ -165,6 +175,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         allowedMcpServers: e.MCP_ALLOWED_SERVERS,
       },
     },
+    workflows: { enabled: e.WORKFLOWS_ENABLED, pluginPath: e.NODE_PLUGIN_PATH },
+    dataDir: e.DATA_DIR ?? dirname(e.DATABASE_PATH),
     scriptedProviderModule: e.AGENTWIRE_SCRIPTED_PROVIDER,
   };
   // Not enumerable: a config logged or serialised by mistake then carries no API keys.
@@ -191,6 +203,8 @@ export function describeConfig(config: Config): Record<string, unknown> {
     workspaceRoot: config.workspaceRoot,
     budget: config.budget,
     tools: config.tools,
+    workflows: config.workflows,
+    dataDir: config.dataDir,
   };
 }
 

@@ -1,19 +1,26 @@
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
+  createDefaultNodeRegistry,
+  createOpenAIMediaGenerator,
   createProviderRegistry,
   JsonFilePinStore,
   loadMcpServersConfig,
+  loadNodePlugin,
   McpManager,
+  type NodeRegistry,
   type Provider,
+  type ProviderRegistry,
 } from "@agentwire/agents";
 import {
   AgentwireMetrics,
   type AgentwireServices,
   createBuiltinServerTools,
   createChatServices,
+  createEditorTools,
   type Repositories,
   resolveToolPolicy,
+  TurnRegistry,
   UIToolProxy,
 } from "@agentwire/websocket";
 import type { Logger } from "pino";
@@ -43,7 +50,26 @@ export async function createServices(
   const policy = resolveToolPolicy(config.tools.policy);
   const mcp = await mcpManager(config, logger);
   const uiTools = new UIToolProxy({ timeoutMs: config.tools.clientToolTimeoutMs });
+  const turns = new TurnRegistry();
+  const workflows = await nodeRegistry(config, providers, logger);
+  const media = config.providers.openai
+    ? {
+        generators: [
+          createOpenAIMediaGenerator({
+            apiKey: config.providers.openai.apiKey,
+            ...(config.providers.openai.baseURL && { baseURL: config.providers.openai.baseURL }),
+          }),
+        ],
+        dataDir: config.dataDir,
+      }
+    : undefined;
   const chat = createChatServices({
+    turns,
+    ...(workflows && {
+      workflows: { registry: workflows },
+      editorTools: createEditorTools({ registry: workflows, repos, providers, turns }),
+    }),
+    ...(media && { media }),
     providers,
     limits: config.budget,
     policy: config.tools.policy,
@@ -68,6 +94,25 @@ export async function createServices(
   });
   chat.observer = metrics;
   return { services: { chat, uiTools }, metrics, close: async () => mcp?.close() };
+}
+
+/** The node registry of saved workflows and build_workflow, unless WORKFLOWS_ENABLED=false. */
+async function nodeRegistry(
+  config: Config,
+  providers: ProviderRegistry,
+  logger: Logger,
+): Promise<NodeRegistry | undefined> {
+  if (!config.workflows.enabled) return undefined;
+  const registry = createDefaultNodeRegistry({
+    providers,
+    modelDefaults: { provider: config.defaultProvider, model: config.defaultModel },
+  });
+  if (config.workflows.pluginPath) {
+    const loaded = await loadNodePlugin(registry, config.workflows.pluginPath);
+    if (!loaded.ok) throw new Error(loaded.error);
+    logger.info({ registered: loaded.registered }, "node plugin loaded");
+  }
+  return registry;
 }
 
 /** The MCP manager when MCP_CONFIG_PATH is set; its pins live beside the database. */

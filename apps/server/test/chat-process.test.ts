@@ -103,6 +103,40 @@ describe("the server process with a provider", () => {
     c.ws.close();
   });
 
+  it("runs a saved workflow (route 1) stored over HTTP", async () => {
+    dir = mkdtempSync(join(tmpdir(), "agentwire-wf-proc-"));
+    const { url: urlP } = spawnServer(join(dir, "w.db"));
+    const url = await urlP;
+    const graph = {
+      nodes: [
+        { id: "in", type: "input.text", properties: {} },
+        { id: "tpl", type: "text.template", properties: { template: "Echo: {{text}}" } },
+        { id: "out", type: "output.text", properties: {} },
+      ],
+      edges: [
+        { source: "in", source_port: "text", target: "tpl", target_port: "text" },
+        { source: "tpl", source_port: "text", target: "out", target_port: "text" },
+      ],
+    };
+    const created = await fetch(`${url}/api/workflows`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "echo", graph }),
+    });
+    expect(created.status).toBeLessThan(300);
+    const body = (await created.json()) as { workflow?: { id: string }; id?: string };
+    const workflowId = body.workflow?.id ?? body.id;
+    const c = await client(url);
+    c.send("chat_message", { content: "ping", workflow_target: "workflow", workflow_id: workflowId });
+    await c.until((f) => f.type === "chunk" && f.done === true);
+    expect(
+      c.frames.filter((f) => f.type === "job_update").map((f) => (f as { status: string }).status),
+    ).toEqual(["running", "completed"]);
+    const final = c.frames.filter((f) => f.type === "message").at(-1) as { message: StoredMessage };
+    expect(final.message).toMatchObject({ role: "assistant", content: "Echo: ping", status: "complete" });
+    c.ws.close();
+  });
+
   it("marks a turn killed mid-way interrupted on restart, with the user message and partial rows kept", async () => {
     dir = mkdtempSync(join(tmpdir(), "agentwire-crash-"));
     const dbPath = join(dir, "crash.db");
