@@ -8,7 +8,16 @@ type ThreadRow = typeof threads.$inferSelect;
 
 /** Threads, always scoped by the owning user: another user's thread reads as missing. */
 export class ThreadsRepo {
-  constructor(private readonly db: Db) {}
+  // Runs on every streamed frame: prepared once, so a frame costs one SQLite step, not a query build.
+  private readonly setLastSeqStatement;
+
+  constructor(private readonly db: Db) {
+    this.setLastSeqStatement = db
+      .update(threads)
+      .set({ lastSeq: sql`max(${threads.lastSeq}, ${sql.placeholder("lastSeq")})` })
+      .where(and(eq(threads.id, sql.placeholder("threadId")), eq(threads.userId, sql.placeholder("userId"))))
+      .prepare();
+  }
 
   /** The user's threads, most recently updated first. */
   list(userId: string): ThreadSummary[] {
@@ -60,11 +69,7 @@ export class ThreadsRepo {
 
   /** Records the last frame sequence number sent on the user's thread (never moves it backwards). */
   setLastSeq(userId: string, threadId: string, lastSeq: number): void {
-    this.db
-      .update(threads)
-      .set({ lastSeq: sql`max(${threads.lastSeq}, ${lastSeq})` })
-      .where(and(eq(threads.id, threadId), eq(threads.userId, userId)))
-      .run();
+    this.setLastSeqStatement.run({ userId, threadId, lastSeq });
   }
 
   /**
