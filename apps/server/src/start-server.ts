@@ -15,6 +15,7 @@ import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
 import { createServices } from "./create-services.js";
+import { findWebDist, serveWebApp } from "./web-app.js";
 
 export interface StartServerOptions {
   logger?: Logger;
@@ -67,6 +68,9 @@ export async function startServer(config: Config, options: StartServerOptions = 
     openSockets = () => app.websocketServer?.clients.size ?? 0;
     if (built.metrics) await app.register(metricsRoute, { metrics: built.metrics });
     app.addHook("onClose", () => built.close());
+    const web = findWebDist();
+    if (web) await serveWebApp(app, web);
+    else logger.info("web client not built: run `pnpm build` to serve it at /");
     const interrupted = repos.turns.interruptAllRunning();
     if (interrupted > 0)
       logger.warn({ interrupted }, "turns left running by the previous process marked interrupted");

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -75,12 +75,24 @@ async function client(url: string) {
 describe("the server process with a provider", () => {
   it("runs a chat turn, lists its providers and exposes metrics", async () => {
     dir = mkdtempSync(join(tmpdir(), "agentwire-chat-proc-"));
-    const { url: urlP } = spawnServer(join(dir, "a.db"));
+    const web = join(dir, "web");
+    mkdirSync(web);
+    writeFileSync(join(web, "index.html"), "<!doctype html><title>agentwire test page</title>");
+    writeFileSync(join(web, ".env"), "SECRET=1");
+    const { url: urlP } = spawnServer(join(dir, "a.db"), { WEB_DIST_DIR: web });
     const url = await urlP;
     const c = await client(url);
     c.send("chat_message", { content: "hello" });
     await c.until((f) => f.type === "chunk" && f.done === true);
     expect(c.frames.find((f) => f.type === "chunk")).toMatchObject({ content: "you said: hello", depth: 0 });
+    // The web client's static files are served at /.
+    const page = await fetch(`${url}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(await page.text()).toContain("agentwire test page");
+    const dotfile = await fetch(`${url}/.env`);
+    expect(dotfile.status).toBe(403);
+    expect(await dotfile.text()).not.toContain("SECRET");
     const providers = (await (await fetch(`${url}/api/providers`)).json()) as { providers: { id: string }[] };
     expect(providers.providers.map((p) => p.id)).toEqual(["scripted"]);
     const metrics = await (await fetch(`${url}/metrics`)).text();

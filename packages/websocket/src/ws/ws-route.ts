@@ -30,7 +30,7 @@ export async function wsRoute(app: FastifyInstance, opts: WsRouteOptions) {
 
   const refuseEarly = async (request: FastifyRequest, reply: FastifyReply) => {
     if (opts.isShuttingDown()) return reply.code(503).send({ code: "unavailable", message: "shutting down" });
-    if (!isOriginAllowed(request.headers.origin, settings.allowedOrigins)) {
+    if (!isOriginAllowed(request.headers.origin, settings.allowedOrigins, request.headers.host)) {
       request.log.info({ origin: request.headers.origin }, "origin refused");
       return reply.code(403).send({ code: "forbidden", message: "origin not allowed" });
     }
