@@ -5,6 +5,7 @@ import type { ConnectionContext } from "../ws/connection-context.js";
 import { watchTurn } from "./chat-connection.js";
 import type { ChatServices } from "./chat-services.js";
 import { closeWaitingCalls } from "./close-waiting-calls.js";
+import { recordSeqs } from "./record-seqs.js";
 import { readSavedTurn, type SavedTurn } from "./saved-turn.js";
 import { driveTurn, finish, type TurnRun } from "./turn-driver.js";
 import { turnToolbelt } from "./turn-toolbelt.js";
@@ -30,6 +31,7 @@ export function waitingTurn(
   const thread = conn.repos.threads.get(conn.userId, threadId);
   const turn = chat.turns.start(threadId, conn.userId, row.id, Math.max(thread?.lastSeq ?? 0, row.lastSeq));
   if (!turn) return undefined;
+  recordSeqs(turn, conn.repos, conn.logger);
   turn.phase = "waiting_on_user";
   return { turn, saved };
 }

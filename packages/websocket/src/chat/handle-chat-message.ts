@@ -5,6 +5,7 @@ import { runMediaTurn } from "../media/run-media-turn.js";
 import { runWorkflowTurn } from "../workflows/run-workflow-turn.js";
 import type { CommandHandler } from "../ws/command-router.js";
 import { ownThread, requireChat, watchTurn } from "./chat-connection.js";
+import { recordSeqs } from "./record-seqs.js";
 import { threadHistory } from "./thread-history.js";
 import { driveTurn, storeRow } from "./turn-driver.js";
 import { turnToolbelt } from "./turn-toolbelt.js";
@@ -38,6 +39,7 @@ export async function runChatAgent(data: ChatMessageData, conn: Parameters<typeo
   // Synchronous since the busy check: no other turn can have claimed the thread in between.
   const turn = chat.turns.start(thread.id, userId, turnRow.id, thread.lastSeq);
   if (!turn) throw new AgentwireError("busy", "a turn is already running on this thread");
+  recordSeqs(turn, repos, conn.logger);
   const logger = conn.logger.child({ thread_id: thread.id, turn_id: turnRow.id });
   watchTurn(conn, chat, turn);
   const chatContext = data.chat_context ?? { kind: "thread" as const };

@@ -11,6 +11,12 @@ export type TurnPhase = "running" | "waiting_on_user" | "finished";
 export class RunningTurn {
   readonly abort = new AbortController();
   phase: TurnPhase = "running";
+  /**
+   * Called with each frame's seq before the frame goes to any socket, so its owner can record it
+   * durably: after a crash the thread's next turn must not reuse a seq a client already has (clients
+   * drop frames whose seq they have seen). Must not throw.
+   */
+  recordSeq: ((seq: number) => void) | undefined;
   private readonly frames: StampedFrame[] = [];
   private readonly watchers = new Map<string, FrameSink>();
   private seq: number;
@@ -37,6 +43,7 @@ export class RunningTurn {
   /** Stamps, records and sends one frame; returns the stamped frame. */
   emit(frame: UnstampedFrame): StampedFrame {
     this.seq += 1;
+    this.recordSeq?.(this.seq);
     const stamped = { ...frame, thread_id: this.threadId, seq: this.seq } as StampedFrame;
     this.frames.push(stamped);
     for (const sink of this.watchers.values()) sink.send(stamped);
