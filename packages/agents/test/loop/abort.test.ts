@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
-import { defineTool, type LoopEvent, ok, runSubtaskTool } from "../../src/index.js";
+import { defineTool, type LoopEvent, runSubtaskTool } from "../../src/index.js";
 import { ScriptedProvider, type ScriptedStep } from "../../src/testing/index.js";
 import { runLoop, toolUpdates } from "./helpers.js";
 

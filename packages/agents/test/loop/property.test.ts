@@ -1,8 +1,7 @@
 import { ExecutionTreeSnapshot } from "@agentwire/protocol";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { z } from "zod";
-import { buildExecutionTree, defineTool, ok, type ProviderRequest, runSubtaskTool } from "../../src/index.js";
+import { buildExecutionTree, type ProviderRequest, runSubtaskTool } from "../../src/index.js";
 import { ScriptedProvider, type ScriptedStep } from "../../src/testing/index.js";
 import { echoTool, runLoop, toolUpdates } from "./helpers.js";
 

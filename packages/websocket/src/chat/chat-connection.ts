@@ -23,7 +23,11 @@ export function watchTurn(conn: ConnectionContext, chat: ChatServices, turn: Run
 
 /** The connection as a frame sink of turns. */
 export function sinkOf(conn: ConnectionContext) {
-  return { id: conn.connectionId, userId: conn.userId, send: (f: Parameters<ConnectionContext["send"]>[0]) => void conn.send(f) };
+  return {
+    id: conn.connectionId,
+    userId: conn.userId,
+    send: (f: Parameters<ConnectionContext["send"]>[0]) => void conn.send(f),
+  };
 }
 
 /** The user's thread row, or not_found (the same for a missing thread and someone else's). */

@@ -1,4 +1,10 @@
-import { askUserTool, type BudgetLimits, BudgetLimits as BudgetLimitsSchema, type ProviderRegistry, runSubtaskTool } from "@agentwire/agents";
+import {
+  askUserTool,
+  type BudgetLimits,
+  BudgetLimits as BudgetLimitsSchema,
+  type ProviderRegistry,
+  runSubtaskTool,
+} from "@agentwire/agents";
 import { TurnRegistry } from "../turns/turn-registry.js";
 import { ThreadGrants } from "./approval-gate.js";
 import type { ChatServices } from "./chat-services.js";

@@ -10,7 +10,10 @@ export const handleAnswer: CommandHandler<"answer"> = (frame, conn) => {
   const waiting = waitingTurn(conn, chat, thread.id);
   const state = waiting?.saved.state;
   if (!waiting || state?.suspension.kind !== "question" || state.toolCallId !== frame.data.tool_call_id) {
-    throw new AgentwireError("bad_request", "data.tool_call_id: no pending question with that id on this thread");
+    throw new AgentwireError(
+      "bad_request",
+      "data.tool_call_id: no pending question with that id on this thread",
+    );
   }
   continueTurn(conn, chat, waiting, async () => frame.data.answer);
 };

@@ -1,13 +1,13 @@
-import { ExecutionTreeBuilder, runUnifiedAgentLoop } from "@agentwire/agents";
-import { type ChatMessageData, contentText } from "@agentwire/protocol";
+import { runUnifiedAgentLoop } from "@agentwire/agents";
+import type { ChatMessageData } from "@agentwire/protocol";
 import { AgentwireError } from "../errors/agentwire-error.js";
 import { runMediaTurn } from "../media/run-media-turn.js";
 import { runWorkflowTurn } from "../workflows/run-workflow-turn.js";
 import type { CommandHandler } from "../ws/command-router.js";
-import { ownThread, requireChat, watchTurn } from "./chat-connection.js";
-import { recordSeqs } from "./record-seqs.js";
+import { beginTurn } from "./begin-turn.js";
+import { requireChat } from "./chat-connection.js";
 import { threadHistory } from "./thread-history.js";
-import { driveTurn, storeRow } from "./turn-driver.js";
+import { driveTurn } from "./turn-driver.js";
 import { turnToolbelt } from "./turn-toolbelt.js";
 
 /**
@@ -28,41 +28,13 @@ export async function runChatAgent(data: ChatMessageData, conn: Parameters<typeo
   const chat = requireChat(conn);
   const resolved = chat.providers.resolve({ provider: data.provider, model: data.model }, chat.defaults);
   if (!resolved.ok) throw new AgentwireError("bad_request", resolved.message);
-  const existing = data.thread_id !== undefined ? ownThread(conn, data.thread_id) : undefined;
-  const active = existing && chat.turns.get(existing.id);
-  if (active && active.phase !== "finished") {
-    throw new AgentwireError("busy", "a turn is already running on this thread");
-  }
+  const run = beginTurn(conn, chat, data, { provider: resolved.provider.id, model: resolved.model });
+  const { turn, logger, chatContext, memoryEnabled } = run;
   const { repos, userId } = conn;
-  const thread = existing ?? repos.threads.create(userId, titleOf(data.content));
-  const turnRow = repos.turns.start(userId, thread.id);
-  // Synchronous since the busy check: no other turn can have claimed the thread in between.
-  const turn = chat.turns.start(thread.id, userId, turnRow.id, thread.lastSeq);
-  if (!turn) throw new AgentwireError("busy", "a turn is already running on this thread");
-  recordSeqs(turn, repos, conn.logger);
-  const logger = conn.logger.child({ thread_id: thread.id, turn_id: turnRow.id });
-  watchTurn(conn, chat, turn);
-  const chatContext = data.chat_context ?? { kind: "thread" as const };
-  const memoryEnabled = data.memory_enabled ?? true;
-  const run = {
-    turn,
-    registry: chat.turns,
-    repos,
-    logger,
-    provider: resolved.provider.id,
-    model: resolved.model,
-    limits: chat.limits,
-    tree: new ExecutionTreeBuilder(),
-    chatContext,
-    memoryEnabled,
-    observer: chat.observer,
-  };
-  if (!existing) turn.emit({ type: "thread", title: thread.title });
-  storeRow(run, { role: "user", content: data.content, status: "complete", turnId: turn.turnId });
-  const history = threadHistory(repos.messages.list(userId, thread.id));
+  const history = threadHistory(repos.messages.list(userId, turn.threadId));
   const scope = {
     userId,
-    threadId: thread.id,
+    threadId: turn.threadId,
     chatContext,
     connectionId: conn.connectionId,
     provider: resolved.provider.id,
@@ -82,12 +54,6 @@ export async function runChatAgent(data: ChatMessageData, conn: Parameters<typeo
       signal: turn.abort.signal,
     });
   });
-}
-
-export function titleOf(content: ChatMessageData["content"]): string {
-  const text = contentText(content).replace(/\s+/g, " ").trim();
-  if (!text) return "New chat";
-  return text.length <= 80 ? text : `${text.slice(0, 79)}…`;
 }
 
 function logDeprecated(data: ChatMessageData, logger: { debug: (o: object, m: string) => void }): void {

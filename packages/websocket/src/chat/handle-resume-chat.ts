@@ -19,7 +19,8 @@ export const handleResumeChat: CommandHandler<"resume_chat"> = (frame, conn) => 
       turn = waiting.turn;
       const { state } = waiting.saved;
       const s = state.suspension;
-      if (s.kind === "question") turn.emit({ type: "question", tool_call_id: state.toolCallId, question: s.question });
+      if (s.kind === "question")
+        turn.emit({ type: "question", tool_call_id: state.toolCallId, question: s.question });
       else
         turn.emit({
           type: "tool_approval_request",
@@ -35,7 +36,13 @@ export const handleResumeChat: CommandHandler<"resume_chat"> = (frame, conn) => 
   if (turn) {
     const replayed = turn.replayTo(sinkOf(conn), lastSeq);
     if (turn.phase !== "finished") watchTurn(conn, chat, turn);
-    conn.send({ type: "chat_resumed", thread_id: thread.id, status: turn.phase, last_seq: turn.lastSeq, replayed });
+    conn.send({
+      type: "chat_resumed",
+      thread_id: thread.id,
+      status: turn.phase,
+      last_seq: turn.lastSeq,
+      replayed,
+    });
     return;
   }
   const latest = conn.repos.turns.latest(conn.userId, thread.id);

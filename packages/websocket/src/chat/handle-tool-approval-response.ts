@@ -2,8 +2,8 @@ import type { Tool } from "@agentwire/agents";
 import { AgentwireError } from "../errors/agentwire-error.js";
 import type { CommandHandler } from "../ws/command-router.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
-import type { ChatServices } from "./chat-services.js";
 import { requireChat } from "./chat-connection.js";
+import type { ChatServices } from "./chat-services.js";
 import { continueTurn, type WaitingTurn, waitingTurn } from "./continue-turn.js";
 
 /**
@@ -17,7 +17,8 @@ export const handleToolApprovalResponse: CommandHandler<"tool_approval_response"
   const waiting = findApproval(conn, chat, approvalId);
   if (!waiting) throw new AgentwireError("not_found", "no pending approval with that id");
   const suspension = waiting.saved.state.suspension;
-  if (suspension.kind !== "approval") throw new AgentwireError("not_found", "no pending approval with that id");
+  if (suspension.kind !== "approval")
+    throw new AgentwireError("not_found", "no pending approval with that id");
   if (decision === "allow_for_thread") chat.grants.grant(waiting.turn.threadId, suspension.toolName);
   continueTurn(conn, chat, waiting, async (tools) => {
     if (decision === "deny") {
@@ -28,7 +29,11 @@ export const handleToolApprovalResponse: CommandHandler<"tool_approval_response"
 };
 
 /** The user's turn that waits on this approval: only their own threads are searched. */
-function findApproval(conn: ConnectionContext, chat: ChatServices, approvalId: string): WaitingTurn | undefined {
+function findApproval(
+  conn: ConnectionContext,
+  chat: ChatServices,
+  approvalId: string,
+): WaitingTurn | undefined {
   for (const threadId of conn.repos.turns.waitingThreads(conn.userId)) {
     const waiting = waitingTurn(conn, chat, threadId);
     const s = waiting?.saved.state.suspension;
@@ -54,10 +59,14 @@ async function runApproved(
       parentId: level?.parentId ?? null,
       signal: AbortSignal.any([signal, waiting.turn.abort.signal]),
     });
-    if (outcome.type === "suspend") return { content: "the tool asked for input it cannot get here", isError: true };
+    if (outcome.type === "suspend")
+      return { content: "the tool asked for input it cannot get here", isError: true };
     const content = typeof outcome.output === "string" ? outcome.output : JSON.stringify(outcome.output);
     return { content, ...(outcome.isError && { isError: true }) };
   } catch (error) {
-    return { content: `${tool.name} failed: ${error instanceof Error ? error.message : String(error)}`, isError: true };
+    return {
+      content: `${tool.name} failed: ${error instanceof Error ? error.message : String(error)}`,
+      isError: true,
+    };
   }
 }

@@ -1,4 +1,5 @@
 export * from "./approval-gate.js";
+export * from "./begin-turn.js";
 export * from "./chat-command-handlers.js";
 export type { ChatServices, ToolScope } from "./chat-services.js";
 export * from "./compose-toolbelt.js";

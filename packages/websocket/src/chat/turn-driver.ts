@@ -44,7 +44,13 @@ type LoopStart = (ctx: LoopContext) => AsyncGenerator<LoopEvent, LoopResult>;
  * one ledger row per provider call, and at the end stores the final assistant message with its tree,
  * usage and status, then sends `usage` and the one `chunk {done:true}`. Never throws.
  */
-export async function driveTurn(run: TurnRun, start: LoopStart): Promise<void> {
+export function driveTurn(run: TurnRun, start: LoopStart): Promise<void> {
+  const driving = drive(run, start);
+  run.turn.driving = driving;
+  return driving;
+}
+
+async function drive(run: TurnRun, start: LoopStart): Promise<void> {
   const { turn, repos } = run;
   let finalAssistant: Extract<ModelMessage, { role: "assistant" }> | undefined;
   const ctx = createLoopContext(run.limits, {

@@ -6,12 +6,13 @@ import {
   parseMediaOptions,
 } from "@agentwire/agents";
 import { type ChatMessageData, contentText } from "@agentwire/protocol";
+import { beginTurn } from "../chat/begin-turn.js";
 import { requireChat } from "../chat/chat-connection.js";
 import type { ChatServices } from "../chat/chat-services.js";
 import type { TurnRun } from "../chat/turn-driver.js";
 import type { AssetRow } from "../db/assets-repo.js";
 import { AgentwireError } from "../errors/agentwire-error.js";
-import { beginRouteTurn, countedUsage, endRouteTurn } from "../workflows/route-turn.js";
+import { countedUsage, endRouteTurn } from "../workflows/route-turn.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import { AssetTooLargeError, assetUrl, DEFAULT_MAX_ASSET_BYTES, storeAsset } from "./asset-store.js";
 
@@ -48,7 +49,7 @@ export function runMediaTurn(data: ChatMessageData, conn: ConnectionContext): vo
       `media_generation.provider: provider "${providerId}" cannot ${what}`,
     );
   }
-  const run = beginRouteTurn(conn, chat, data, { provider: providerId, model: options.model ?? "default" });
+  const run = beginTurn(conn, chat, data, { provider: providerId, model: options.model ?? "default" });
   // The socket's frame queue must not wait for the generation: `stop` has to get through.
   void driveMedia(run, media, options);
 }

@@ -71,6 +71,8 @@ async function agentwirePlugin(app: FastifyInstance, opts: AgentwirePluginOption
   }, settings.limits.heartbeatIntervalMs);
   heartbeat.unref();
   app.addHook("onClose", async () => clearInterval(heartbeat));
+  // Before the caller closes the database: running turns store their partial answers as interrupted.
+  app.addHook("onClose", async () => opts.services.chat?.turns.shutdown(5000));
 
   app.setErrorHandler((error: FastifyError | AgentwireError, request, reply) => {
     if (error instanceof AgentwireError) {

@@ -17,6 +17,8 @@ export class RunningTurn {
    * drop frames whose seq they have seen). Must not throw.
    */
   recordSeq: ((seq: number) => void) | undefined;
+  /** The driver running this turn's current segment; shutdown waits for it to store the ending. */
+  driving: Promise<void> | undefined;
   private readonly frames: StampedFrame[] = [];
   private readonly watchers = new Map<string, FrameSink>();
   private seq: number;

@@ -54,8 +54,18 @@ export class TurnRegistry {
     return [...this.turns.values()].map((e) => e.turn).filter((t) => t.phase !== "finished");
   }
 
-  /** Aborts every active turn (shutdown). */
-  abortAll(reason: string): void {
-    for (const turn of this.active()) turn.abort.abort(reason);
+  /**
+   * Shutdown: interrupts every running turn and waits (at most `timeoutMs`) for their drivers to
+   * store the partial answers. Turns waiting on the user are already stored and stay resumable.
+   */
+  async shutdown(timeoutMs: number): Promise<void> {
+    const running = this.active().filter((t) => t.phase === "running");
+    for (const turn of running) turn.abort.abort("shutdown");
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+    });
+    await Promise.race([Promise.allSettled(running.map((t) => t.driving)), deadline]);
+    clearTimeout(timer);
   }
 }

@@ -5,12 +5,13 @@ import {
   type WorkflowRunResult,
 } from "@agentwire/agents";
 import { type ChatMessageData, contentText } from "@agentwire/protocol";
+import { beginTurn } from "../chat/begin-turn.js";
 import { requireChat } from "../chat/chat-connection.js";
 import type { TurnRun } from "../chat/turn-driver.js";
 import type { WorkflowRow } from "../db/workflows-repo.js";
 import { AgentwireError } from "../errors/agentwire-error.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
-import { beginRouteTurn, countedUsage, endRouteTurn, type RouteTurnResult } from "./route-turn.js";
+import { countedUsage, endRouteTurn, type RouteTurnResult } from "./route-turn.js";
 
 /**
  * Route 1: `chat_message {workflow_target:"workflow", workflow_id}` runs that saved workflow as a turn
@@ -37,7 +38,7 @@ export function runWorkflowTurn(data: ChatMessageData, conn: ConnectionContext):
     text: contentText(data.content),
     ...(resolved.ok && { provider: resolved.provider.id, model: resolved.model }),
   };
-  const run = beginRouteTurn(conn, chat, data, {
+  const run = beginTurn(conn, chat, data, {
     provider: resolved.ok ? resolved.provider.id : "workflow",
     model: resolved.ok ? resolved.model : row.id,
   });

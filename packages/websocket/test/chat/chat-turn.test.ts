@@ -31,9 +31,20 @@ describe("chat turn over the socket", () => {
     expect(frames.some((f) => f.type === "tool_call_update")).toBe(false);
     const threadId = (frames[0] as { thread_id: string }).thread_id;
     const final = frames[5] as Extract<ServerFrame, { type: "message" }>;
-    expect(final.message).toMatchObject({ role: "assistant", content: "Hello!", status: "complete", provider: "scripted" });
+    expect(final.message).toMatchObject({
+      role: "assistant",
+      content: "Hello!",
+      status: "complete",
+      provider: "scripted",
+    });
     expect(final.message.execution_tree).toEqual({ version: 1, nodes: [] });
-    expect(frames[6]).toMatchObject({ type: "usage", input_tokens: 10, output_tokens: 3, llm_calls: 1, cost_known: false });
+    expect(frames[6]).toMatchObject({
+      type: "usage",
+      input_tokens: 10,
+      output_tokens: 3,
+      llm_calls: 1,
+      cost_known: false,
+    });
     const { messages: rows } = (await (await server.fetch(`/api/threads/${threadId}/messages`)).json()) as {
       messages: StoredMessage[];
     };
@@ -102,13 +113,18 @@ describe("chat turn over the socket", () => {
   });
 
   it("reports a provider failure as provider_error, stores the partial answer, and the socket goes on", async () => {
-    server = await startChatServer([{ text: "partial ", error: { message: "upstream overloaded", status: 529 } }]);
+    server = await startChatServer([
+      { text: "partial ", error: { message: "upstream overloaded", status: 529 } },
+    ]);
     const client = await server.connect();
     client.command("chat_message", { content: "hi" });
     const frames = await client.collectUntil(isDone);
     expectWellFormedTurn(frames);
     expect(frames.find((f) => f.type === "error")).toMatchObject({ code: "provider_error" });
-    const final = frames.filter((f) => f.type === "message").at(-1) as Extract<ServerFrame, { type: "message" }>;
+    const final = frames.filter((f) => f.type === "message").at(-1) as Extract<
+      ServerFrame,
+      { type: "message" }
+    >;
     expect(final.message).toMatchObject({ status: "error", content: "partial " });
     await client.ping();
   });

@@ -1,5 +1,5 @@
-export * from "./assets.js";
 export * from "./api-tokens.js";
+export * from "./assets.js";
 export * from "./llm-calls.js";
 export * from "./memories.js";
 export * from "./messages.js";
