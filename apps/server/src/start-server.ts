@@ -54,7 +54,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
     const built = options.services
       ? { services: options.services, metrics: undefined, close: async () => {} }
       : await createServices(config, logger, repos, { openSockets: () => openSockets() });
-    const { app } = await createServer({
+    const { app, openSockets: countSockets } = await createServer({
       repos,
       database,
       logger,
@@ -65,7 +65,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
       services: built.services,
       handlers: { ...chatCommandHandlers, ...toolCommandHandlers, ...options.handlers },
     });
-    openSockets = () => app.websocketServer?.clients.size ?? 0;
+    openSockets = countSockets;
     if (built.metrics) await app.register(metricsRoute, { metrics: built.metrics });
     app.addHook("onClose", () => built.close());
     const web = findWebDist();

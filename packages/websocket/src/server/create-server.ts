@@ -29,6 +29,8 @@ export interface CreateServerOptions {
 export interface AgentwireServer {
   app: FastifyInstance;
   repos: Repositories;
+  /** Open WebSocket connections (for metrics). */
+  openSockets(): number;
 }
 
 /** Builds the Fastify app (not listening): users for the auth mode ensured, the agentwire plugin registered. */
@@ -54,5 +56,5 @@ export async function createServer(options: CreateServerOptions): Promise<Agentw
     services: options.services ?? ({} as AgentwireServices),
     handlers: { ...defaultCommandHandlers, ...options.handlers } as CommandHandlers,
   });
-  return { app, repos };
+  return { app, repos, openSockets: () => app.websocketServer?.clients.size ?? 0 };
 }
