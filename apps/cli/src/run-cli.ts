@@ -1,16 +1,19 @@
 import type { CliIo, ExitCode } from "./cli-io.js";
 import { runChatCommand } from "./commands/chat-command.js";
+import { runMcpCommand } from "./commands/mcp-command.js";
 import { runTokenCommand } from "./commands/token-command.js";
 
 const USAGE = `usage: agentwire <command>
 commands:
   chat ["question"] [--thread ID] [--url URL] [--token T] [--provider P] [--model M]
+  mcp approve NAME
   token create --user NAME | token list [--user NAME] | token revoke ID
 `;
 
 /** The CLI's command table: subcommand → handler. */
 const commands: Record<string, (args: string[], io: CliIo) => ExitCode | Promise<ExitCode>> = {
   chat: runChatCommand,
+  mcp: runMcpCommand,
   token: runTokenCommand,
 };
 

@@ -1,4 +1,3 @@
-import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import {
   createDefaultNodeRegistry,
@@ -18,6 +17,7 @@ import {
   createBuiltinServerTools,
   createChatServices,
   createEditorTools,
+  mcpPinsPath,
   type Repositories,
   resolveToolPolicy,
   TurnRegistry,
@@ -121,7 +121,7 @@ async function mcpManager(config: Config, logger: Logger): Promise<McpManager | 
   if (!path) return undefined;
   const loaded = await loadMcpServersConfig(path);
   if (!loaded.ok) throw new Error(loaded.reason);
-  const pins = new JsonFilePinStore(join(dirname(config.databasePath), "mcp-pins.json"));
+  const pins = new JsonFilePinStore(mcpPinsPath(process.env, config.databasePath));
   logger.info({ servers: Object.keys(loaded.value.servers) }, "MCP servers configured");
   return new McpManager({ config: loaded.value, pins });
 }

@@ -1,0 +1,55 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+
+const root = join(import.meta.dirname, "../../..");
+const mcpServer = join(root, "packages/agents/test/tools/fixtures/mcp-test-server.mjs");
+let dir: string | undefined;
+afterEach(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+function agentwire(args: string[], env: Record<string, string>) {
+  const proc = spawn(
+    process.execPath,
+    ["--import", "tsx", "--conditions=@agentwire/source", "apps/cli/src/main.ts", ...args],
+    { cwd: root, env: { PATH: process.env.PATH ?? "", ...env } },
+  );
+  let out = "";
+  let err = "";
+  proc.stdout.on("data", (d) => {
+    out += d;
+  });
+  proc.stderr.on("data", (d) => {
+    err += d;
+  });
+  return new Promise<{ code: number | null; out: string; err: string }>((resolve) =>
+    proc.once("exit", (code) => resolve({ code, out, err })),
+  );
+}
+
+describe("agentwire mcp approve", () => {
+  it("pins a configured server's current tools where the server reads them, and refuses an unknown one", async () => {
+    dir = mkdtempSync(join(tmpdir(), "agentwire-mcp-cli-"));
+    const config = join(dir, "mcp.json");
+    writeFileSync(
+      config,
+      JSON.stringify({ servers: { tools: { command: process.execPath, args: [mcpServer] } } }),
+    );
+    const env = { MCP_CONFIG_PATH: config, DATABASE_PATH: join(dir, "agentwire.db") };
+
+    const ok = await agentwire(["mcp", "approve", "tools"], env);
+    expect(ok.code).toBe(0);
+    expect(ok.out).toContain("approved tools: ");
+    const pins = JSON.parse(readFileSync(join(dir, "mcp-pins.json"), "utf8")) as {
+      pins: Record<string, string>;
+    };
+    expect(pins.pins.tools).toMatch(/^sha256:[0-9a-f]{64}$/);
+
+    const unknown = await agentwire(["mcp", "approve", "nope"], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toContain("not configured");
+  });
+});
