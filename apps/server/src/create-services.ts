@@ -88,7 +88,7 @@ export async function createServices(
     openSockets: () => binding.openSockets(),
     turns: () => {
       const active = chat.turns.active();
-      const suspended = active.filter((t) => t.phase === "waiting_on_user").length;
+      const suspended = active.filter((t) => t.status === "waiting_user").length;
       return { running: active.length - suspended, suspended };
     },
   });

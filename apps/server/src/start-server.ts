@@ -2,14 +2,13 @@ import {
   type AgentwireDatabase,
   type AgentwireServices,
   type CommandHandlers,
-  chatCommandHandlers,
   createLogger,
   createRepositories,
   createServer,
   metricsRoute,
   openDatabase,
+  recoverInterruptedTurns,
   type ServerLimitsInput,
-  toolCommandHandlers,
 } from "@agentwire/websocket";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
@@ -21,7 +20,7 @@ export interface StartServerOptions {
   logger?: Logger;
   /** Defaults to createServices(config): providers, chat turns and metrics. */
   services?: AgentwireServices;
-  handlers?: Partial<CommandHandlers>;
+  handlers?: CommandHandlers;
   /** Connection limits; production defaults for anything left out. */
   limits?: ServerLimitsInput;
 }
@@ -54,7 +53,11 @@ export async function startServer(config: Config, options: StartServerOptions = 
     const built = options.services
       ? { services: options.services, metrics: undefined, close: async () => {} }
       : await createServices(config, logger, repos, { openSockets: () => openSockets() });
-    const { app, openSockets: countSockets } = await createServer({
+    const {
+      app,
+      frames,
+      openSockets: countSockets,
+    } = await createServer({
       repos,
       database,
       logger,
@@ -63,7 +66,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
       allowedOrigins: config.allowedOrigins,
       limits: options.limits ?? {},
       services: built.services,
-      handlers: { ...chatCommandHandlers, ...toolCommandHandlers, ...options.handlers },
+      ...(options.handlers && { handlers: options.handlers }),
     });
     openSockets = countSockets;
     if (built.metrics) await app.register(metricsRoute, { metrics: built.metrics });
@@ -71,9 +74,9 @@ export async function startServer(config: Config, options: StartServerOptions = 
     const web = findWebDist();
     if (web) await serveWebApp(app, web);
     else logger.info("web client not built: run `pnpm build` to serve it at /");
-    const interrupted = repos.turns.interruptAllRunning();
+    const interrupted = await recoverInterruptedTurns(frames, repos, logger);
     if (interrupted > 0)
-      logger.warn({ interrupted }, "turns left running by the previous process marked interrupted");
+      logger.warn({ interrupted }, "turns left running by the previous process ended as interrupted");
     await app.listen({ host: config.host, port: config.port });
     const address = app.server.address();
     const port = typeof address === "object" && address !== null ? address.port : config.port;

@@ -167,17 +167,22 @@ describe("the server process with a provider", () => {
     const { messages } = (await (await fetch(`${url}/api/threads/${threadId}/messages`)).json()) as {
       messages: StoredMessage[];
     };
-    expect(messages.map((m) => [m.role, m.content])).toEqual([
-      ["user", "crash me"],
-      ["assistant", "Working on it."],
+    // The root had no unfinished text of its own (the subtask was streaming): the closing row is empty.
+    expect(messages.map((m) => [m.role, m.content, m.status])).toEqual([
+      ["user", "crash me", "complete"],
+      ["assistant", "Working on it.", "complete"],
+      ["assistant", "", "interrupted"],
     ]);
     expect(messages[1]?.tool_calls?.[0]).toMatchObject({ id: "sub_1", name: "run_subtask" });
+    expect(messages[2]?.execution_tree?.nodes.map((n) => n.id)).toEqual(["sub_1"]);
     const r = await client(url);
     r.send("resume_chat", { thread_id: threadId, last_seq: 0 });
-    expect(await r.until((f) => f.type === "chat_resumed")).toMatchObject({
-      status: "interrupted",
-      replayed: 0,
-    });
+    const resumed = await r.until((f) => f.type === "chat_resumed");
+    // Everything the client received replays, then the frames that close the turn.
+    const seen = c.frames.length;
+    expect(r.frames.slice(0, seen)).toEqual(c.frames);
+    expect(r.frames.slice(seen, -1).map((f) => f.type)).toEqual(["message", "usage", "agent_state", "chunk"]);
+    expect(resumed).toMatchObject({ status: "interrupted", replayed: seen + 4 });
     // The thread is usable again, and its seq goes on from where the dead process stored it.
     r.send("chat_message", { content: "again", thread_id: threadId });
     const done = await r.until((f) => f.type === "chunk" && f.done === true);

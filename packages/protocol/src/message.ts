@@ -13,16 +13,24 @@ export const StoredToolCall = z.object({
 });
 export type StoredToolCall = z.infer<typeof StoredToolCall>;
 
-/** How a stored message ended; non-final rows are `complete`. */
-export const MessageStatus = z.enum([
+/**
+ * The one status vocabulary of a turn: `running` and `waiting_user` while it is active, then how it
+ * ended. Stored on the turn and, for the turn's final message, on that message.
+ */
+export const TurnStatus = z.enum([
+  "running",
+  "waiting_user",
   "complete",
   "stopped",
   "budget_exceeded",
   "iteration_limit",
   "error",
   "interrupted",
-  "waiting_user",
 ]);
+export type TurnStatus = z.infer<typeof TurnStatus>;
+
+/** How a stored message ended (a turn status); non-final rows are `complete`. */
+export const MessageStatus = TurnStatus.exclude(["running"]);
 export type MessageStatus = z.infer<typeof MessageStatus>;
 
 /** A stored row of a thread, as sent in `message` frames and by `GET /api/threads/:id/messages`. */

@@ -20,6 +20,11 @@ export const ChunkFrame = z.object({
   thinking: z.boolean().optional(),
   ...nesting,
   ...turnFields,
+  /**
+   * Only on merged text: a socket that fell behind gets consecutive deltas of one node as one chunk,
+   * standing for the frames `seq_start`..`seq` (their contents concatenated, in order).
+   */
+  seq_start: z.number().int().positive().optional(),
 });
 export const ToolCallUpdateFrame = z.object({
   type: z.literal("tool_call_update"),

@@ -1,9 +1,10 @@
 import type { BudgetLimits, MediaGenerator, NodeRegistry, ProviderRegistry, Tool } from "@agentwire/agents";
 import type { ChatContext } from "@agentwire/protocol";
+import type { TurnObserver } from "../turns/turn-observer.js";
 import type { TurnRegistry } from "../turns/turn-registry.js";
+import type { TurnServices } from "../turns/turn-run.js";
 import type { ThreadGrants } from "./approval-gate.js";
 import type { ToolPolicy } from "./tool-policy.js";
-import type { TurnObserver } from "./turn-observer.js";
 
 /** What the tools of one turn are built for. */
 export type ToolScope = {
@@ -18,7 +19,7 @@ export type ToolScope = {
 };
 
 /** What the chat turn needs from the process: providers, the turn registry, limits, policy, tools. */
-export interface ChatServices {
+export interface ChatServices extends TurnServices {
   providers: ProviderRegistry;
   turns: TurnRegistry;
   limits: BudgetLimits;

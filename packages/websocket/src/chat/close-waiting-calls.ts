@@ -1,6 +1,7 @@
 import type { SuspendedState, ToolCallUpdateEvent, ToolModelMessage } from "@agentwire/agents";
-import { rootRow } from "./root-row.js";
-import { storeRow, type TurnRun } from "./turn-driver.js";
+import { storeRow } from "../turns/end-turn.js";
+import { rootRow } from "../turns/root-row.js";
+import type { TurnRun } from "../turns/turn-run.js";
 
 /** What a call that waited on the user returns when the turn is stopped instead of answered. */
 const CANCELLED = "cancelled";

@@ -1,38 +1,38 @@
 import { ExecutionTreeBuilder, resumeUnifiedAgentLoop, type Tool, UsageAccumulator } from "@agentwire/agents";
 import { AgentwireError } from "../errors/agentwire-error.js";
+import { driveTurn } from "../turns/drive-turn.js";
+import { endTurn } from "../turns/end-turn.js";
 import type { RunningTurn } from "../turns/running-turn.js";
+import { readSuspendedTurn, type SuspendedTurn } from "../turns/suspended-turn.js";
+import type { TurnRun } from "../turns/turn-run.js";
+import { watchTurn } from "../turns/watch-turn.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
-import { watchTurn } from "./chat-connection.js";
 import type { ChatServices } from "./chat-services.js";
 import { closeWaitingCalls } from "./close-waiting-calls.js";
-import { recordSeqs } from "./record-seqs.js";
-import { readSavedTurn, type SavedTurn } from "./saved-turn.js";
-import { driveTurn, finish, type TurnRun } from "./turn-driver.js";
 import { turnToolbelt } from "./turn-toolbelt.js";
 
-export type WaitingTurn = { turn: RunningTurn; saved: SavedTurn };
+export type WaitingTurn = { turn: RunningTurn; saved: SuspendedTurn };
 
 /**
- * The thread's turn that waits on the user, in this process or (after a restart) only in the
- * database, with a RunningTurn to carry its frames; undefined when nothing waits.
+ * The thread's turn that waits on the user, active in this process or (after a restart) only in
+ * the database, then registered here to carry its frames; undefined when nothing waits.
  */
 export function waitingTurn(
   conn: ConnectionContext,
   chat: ChatServices,
   threadId: string,
 ): WaitingTurn | undefined {
-  const live = chat.turns.get(threadId);
-  if (live && live.phase === "running") return undefined;
+  const found = chat.turns.get(threadId);
+  const live = found?.active ? found : undefined;
+  if (live && live.status !== "waiting_user") return undefined;
   const row = conn.repos.turns.latest(conn.userId, threadId);
   if (!row || row.status !== "waiting_user") return undefined;
-  const saved = readSavedTurn(row.suspendedState);
+  const saved = readSuspendedTurn(row.suspendedState);
   if (!saved) return undefined;
-  if (live && live.phase === "waiting_on_user" && live.turnId === row.id) return { turn: live, saved };
-  const thread = conn.repos.threads.get(conn.userId, threadId);
-  const turn = chat.turns.start(threadId, conn.userId, row.id, Math.max(thread?.lastSeq ?? 0, row.lastSeq));
+  if (live) return live.turnId === row.id ? { turn: live, saved } : undefined;
+  const turn = chat.turns.start(conn.frames, threadId, conn.userId, row.id);
   if (!turn) return undefined;
-  recordSeqs(turn, conn.repos, conn.logger);
-  turn.phase = "waiting_on_user";
+  turn.status = "waiting_user";
   return { turn, saved };
 }
 
@@ -69,8 +69,8 @@ export function continueTurn(
   const provider = chat.providers.get(saved.provider);
   if (!provider)
     throw new AgentwireError("bad_request", `provider "${saved.provider}" is no longer configured`);
-  turn.phase = "running";
-  watchTurn(conn, chat, turn);
+  turn.status = "running";
+  watchTurn(conn, turn);
   conn.repos.turns.update(conn.userId, turn.turnId, { status: "running", suspendedState: null });
   const run = runOf(conn, chat, waiting);
   const scope = {
@@ -100,7 +100,6 @@ export function continueTurn(
 export function stopWaitingTurn(conn: ConnectionContext, chat: ChatServices, waiting: WaitingTurn): void {
   waiting.turn.abort.abort("stop");
   const run = runOf(conn, chat, waiting);
-  conn.repos.turns.update(conn.userId, waiting.turn.turnId, { status: "running" });
   closeWaitingCalls(run, waiting.saved.state);
-  finish(run, { status: "cancelled", usage: new UsageAccumulator().snapshot() }, waiting.saved.text);
+  endTurn(run, { status: "cancelled", usage: new UsageAccumulator().snapshot() }, waiting.saved.text);
 }

@@ -1,6 +1,7 @@
 import { AgentwireError } from "../errors/agentwire-error.js";
+import { ownThread } from "../turns/watch-turn.js";
 import type { CommandHandler } from "../ws/command-router.js";
-import { ownThread, requireChat } from "./chat-connection.js";
+import { requireChat } from "./chat-connection.js";
 import { continueTurn, waitingTurn } from "./continue-turn.js";
 
 /** `answer`: the user's reply to a pending `question`; the suspended turn continues where it was, at any depth. */

@@ -1,18 +1,21 @@
-import type { ChatResumedFrame } from "@agentwire/protocol";
+import type { ChatResumedFrame, TurnStatus } from "@agentwire/protocol";
+import type { RunningTurn } from "../turns/running-turn.js";
+import { ownThread } from "../turns/watch-turn.js";
 import type { CommandHandler } from "../ws/command-router.js";
-import { ownThread, requireChat, sinkOf, watchTurn } from "./chat-connection.js";
+import { requireChat } from "./chat-connection.js";
 import { waitingTurn } from "./continue-turn.js";
 
 /**
- * `resume_chat`: replays every frame of the thread's running or last turn after `last_seq`, exactly
- * once and in order, then answers `chat_resumed` and streams live. A turn that waits on the user
- * since a restart has its question sent again.
+ * `resume_chat`: replays every logged frame of the thread's last turn after `last_seq`, exactly once
+ * and in order (from memory or disk, whichever process logged them), then answers `chat_resumed`;
+ * while the turn is active the socket keeps receiving it live. A turn that waits on the user since a
+ * restart has its question sent again.
  */
-export const handleResumeChat: CommandHandler<"resume_chat"> = (frame, conn) => {
+export const handleResumeChat: CommandHandler<"resume_chat"> = async (frame, conn) => {
   const chat = requireChat(conn);
   const thread = ownThread(conn, frame.data.thread_id);
-  const lastSeq = frame.data.last_seq;
-  let turn = chat.turns.get(thread.id);
+  const found = chat.turns.get(thread.id);
+  let turn: RunningTurn | undefined = found?.active ? found : undefined;
   if (!turn) {
     const waiting = waitingTurn(conn, chat, thread.id);
     if (waiting) {
@@ -30,26 +33,36 @@ export const handleResumeChat: CommandHandler<"resume_chat"> = (frame, conn) => 
           args: s.args,
         });
       turn.emit({ type: "agent_state", state: "waiting_on_user" });
-      conn.repos.threads.setLastSeq(conn.userId, thread.id, turn.lastSeq);
     }
   }
-  if (turn) {
-    const replayed = turn.replayTo(sinkOf(conn), lastSeq);
-    if (turn.phase !== "finished") watchTurn(conn, chat, turn);
-    conn.send({
-      type: "chat_resumed",
-      thread_id: thread.id,
-      status: turn.phase,
-      last_seq: turn.lastSeq,
-      replayed,
-    });
-    return;
-  }
-  const latest = conn.repos.turns.latest(conn.userId, thread.id);
-  const status: ChatResumedFrame["status"] = !latest
-    ? "unknown"
-    : latest.status === "interrupted"
-      ? "interrupted"
-      : "finished";
-  conn.send({ type: "chat_resumed", thread_id: thread.id, status, last_seq: thread.lastSeq, replayed: 0 });
+  // Everything appended before this resume is part of its replay.
+  await conn.frames.flush();
+  const active = turn?.active === true && turn.userId === conn.userId;
+  const { replayed, lastSeq } = await conn.frames.resume(
+    thread.id,
+    frame.data.last_seq,
+    conn.subscriber,
+    active,
+  );
+  const status: ChatResumedFrame["status"] =
+    active && turn
+      ? resumedStatus(turn.status)
+      : resumedStatus(conn.repos.turns.latest(conn.userId, thread.id)?.status);
+  conn.send({ type: "chat_resumed", thread_id: thread.id, status, last_seq: lastSeq, replayed });
 };
+
+/** A turn status in `chat_resumed`'s terms. */
+function resumedStatus(status: TurnStatus | undefined): ChatResumedFrame["status"] {
+  switch (status) {
+    case undefined:
+      return "unknown";
+    case "running":
+      return "running";
+    case "waiting_user":
+      return "waiting_on_user";
+    case "interrupted":
+      return "interrupted";
+    default:
+      return "finished";
+  }
+}

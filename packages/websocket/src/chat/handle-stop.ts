@@ -1,6 +1,7 @@
 import { AgentwireError } from "../errors/agentwire-error.js";
+import { ownThread } from "../turns/watch-turn.js";
 import type { CommandHandler } from "../ws/command-router.js";
-import { ownThread, requireChat } from "./chat-connection.js";
+import { requireChat } from "./chat-connection.js";
 import { stopWaitingTurn, waitingTurn } from "./continue-turn.js";
 
 /** `stop`: aborts the thread's running turn (provider request and tools) or ends the one waiting on the user. */
@@ -8,7 +9,7 @@ export const handleStop: CommandHandler<"stop"> = (frame, conn) => {
   const chat = requireChat(conn);
   const thread = ownThread(conn, frame.data.thread_id);
   const live = chat.turns.get(thread.id);
-  if (live && live.phase === "running") {
+  if (live && live.status === "running") {
     // The turn's driver sees the abort, stores the partial answer and sends generation_stopped.
     live.abort.abort("stop");
     return;

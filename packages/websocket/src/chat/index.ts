@@ -1,12 +1,7 @@
 export * from "./approval-gate.js";
-export * from "./begin-turn.js";
-export * from "./chat-command-handlers.js";
 export type { ChatServices, ToolScope } from "./chat-services.js";
 export * from "./compose-toolbelt.js";
 export * from "./create-chat-services.js";
-export * from "./handle-chat-message.js";
-export * from "./saved-turn.js";
+export * from "./run-chat-agent.js";
 export * from "./thread-history.js";
 export * from "./tool-policy.js";
-export * from "./turn-driver.js";
-export type { TurnObserver } from "./turn-observer.js";

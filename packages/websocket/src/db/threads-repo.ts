@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ThreadSummary } from "@agentwire/protocol";
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq } from "drizzle-orm";
 import type { Db } from "./open-database.js";
 import { threads } from "./schema/index.js";
 
@@ -8,16 +8,7 @@ type ThreadRow = typeof threads.$inferSelect;
 
 /** Threads, always scoped by the owning user: another user's thread reads as missing. */
 export class ThreadsRepo {
-  // Runs on every streamed frame: prepared once, so a frame costs one SQLite step, not a query build.
-  private readonly setLastSeqStatement;
-
-  constructor(private readonly db: Db) {
-    this.setLastSeqStatement = db
-      .update(threads)
-      .set({ lastSeq: sql`max(${threads.lastSeq}, ${sql.placeholder("lastSeq")})` })
-      .where(and(eq(threads.id, sql.placeholder("threadId")), eq(threads.userId, sql.placeholder("userId"))))
-      .prepare();
-  }
+  constructor(private readonly db: Db) {}
 
   /** The user's threads, most recently updated first. */
   list(userId: string): ThreadSummary[] {
@@ -65,25 +56,6 @@ export class ThreadsRepo {
         .where(and(eq(threads.id, threadId), eq(threads.userId, userId)))
         .run().changes > 0
     );
-  }
-
-  /** Records the last frame sequence number sent on the user's thread (never moves it backwards). */
-  setLastSeq(userId: string, threadId: string, lastSeq: number): void {
-    this.setLastSeqStatement.run({ userId, threadId, lastSeq });
-  }
-
-  /**
-   * Reserves `count` frame sequence numbers on the thread and returns the last one reserved
-   * (so the block is `last - count + 1 .. last`); undefined when not the user's thread.
-   */
-  reserveSeq(userId: string, threadId: string, count = 1, now = Date.now()): number | undefined {
-    const row = this.db
-      .update(threads)
-      .set({ lastSeq: sql`${threads.lastSeq} + ${count}`, updatedAt: now })
-      .where(and(eq(threads.id, threadId), eq(threads.userId, userId)))
-      .returning({ lastSeq: threads.lastSeq })
-      .get();
-    return row?.lastSeq;
   }
 }
 

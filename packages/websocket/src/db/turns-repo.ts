@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { TurnUsage } from "@agentwire/protocol";
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { and, asc, desc, eq } from "drizzle-orm";
+import type { SuspendedTurn } from "../turns/suspended-turn.js";
 import type { Db } from "./open-database.js";
 import { type TurnStatus, turns } from "./schema/index.js";
 
@@ -11,7 +12,7 @@ export interface TurnUpdate {
   status?: TurnStatus;
   usage?: TurnUsage | null;
   error?: string | null;
-  suspendedState?: unknown;
+  suspendedState?: SuspendedTurn | null;
   lastSeq?: number;
   endedAt?: number | null;
 }
@@ -79,15 +80,13 @@ export class TurnsRepo {
     );
   }
 
-  /**
-   * At start-up no turn can still be running: the process that ran it is gone.
-   * Marks every running turn `interrupted` (system-wide, so not scoped by user) and returns how many.
-   */
-  interruptAllRunning(now = Date.now()): number {
+  /** Every turn still marked running, system-wide (restart recovery ends them; not scoped by user). */
+  listRunning(): TurnRow[] {
     return this.db
-      .update(turns)
-      .set({ status: "interrupted", endedAt: now })
-      .where(inArray(turns.status, ["running"]))
-      .run().changes;
+      .select()
+      .from(turns)
+      .where(eq(turns.status, "running"))
+      .orderBy(asc(turns.startedAt))
+      .all();
   }
 }

@@ -6,13 +6,13 @@ import {
   parseMediaOptions,
 } from "@agentwire/agents";
 import { type ChatMessageData, contentText } from "@agentwire/protocol";
-import { beginTurn } from "../chat/begin-turn.js";
 import { requireChat } from "../chat/chat-connection.js";
 import type { ChatServices } from "../chat/chat-services.js";
-import type { TurnRun } from "../chat/turn-driver.js";
 import type { AssetRow } from "../db/assets-repo.js";
 import { AgentwireError } from "../errors/agentwire-error.js";
-import { countedUsage, endRouteTurn } from "../workflows/route-turn.js";
+import { beginTurn } from "../turns/begin-turn.js";
+import { countedUsage, endTurn } from "../turns/end-turn.js";
+import type { TurnRun } from "../turns/turn-run.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import { AssetTooLargeError, assetUrl, DEFAULT_MAX_ASSET_BYTES, storeAsset } from "./asset-store.js";
 
@@ -84,12 +84,12 @@ async function driveMedia(run: TurnRun, media: MediaServices, options: MediaOpti
       const limit = limits.MAX_WALL_CLOCK_MS;
       const observed = Math.max(limit, Math.round(performance.now() - started));
       turn.emit({ type: "budget_exceeded", reason: "wall_clock", limit, observed });
-      endRouteTurn(run, { status: "budget_exceeded", usage }, "");
+      endTurn(run, { status: "budget_exceeded", usage }, "");
     } else if (outcome.error.kind === "cancelled" || turn.abort.signal.aborted) {
-      endRouteTurn(run, { status: "cancelled", usage }, "");
+      endTurn(run, { status: "cancelled", usage }, "");
     } else {
       const message = outcome.error.message;
-      endRouteTurn(run, { status: "error", usage, error: { code: "provider_error", message } }, "");
+      endTurn(run, { status: "error", usage, error: { code: "provider_error", message } }, "");
     }
     return;
   }
@@ -115,11 +115,11 @@ async function driveMedia(run: TurnRun, media: MediaServices, options: MediaOpti
     if (!tooLarge) run.logger.error({ err: error }, "could not store a generated asset");
     const message = tooLarge ? error.message : "could not store the generated file";
     const code = tooLarge ? ("provider_error" as const) : ("internal" as const);
-    endRouteTurn(run, { status: "error", usage, error: { code, message } }, assetText(options, stored));
+    endTurn(run, { status: "error", usage, error: { code, message } }, assetText(options, stored));
     return;
   }
   run.logger.info({ assets: stored.map((a) => a.id) }, "media turn ended");
-  endRouteTurn(run, { status: "complete", usage }, assetText(options, stored));
+  endTurn(run, { status: "complete", usage }, assetText(options, stored));
 }
 
 /** The assistant message: one markdown link per asset (an image link for images). */

@@ -1,7 +1,7 @@
 import type { LlmCallRecord, LoopEvent } from "@agentwire/agents";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import type { TurnObserver } from "../chat/turn-observer.js";
 import type { TurnStatus } from "../db/schema/turns.js";
+import type { TurnObserver } from "../turns/turn-observer.js";
 
 /** Live numbers read at scrape time. */
 export type MetricsSources = {

@@ -13,6 +13,7 @@ import { healthRoutes } from "../http/health-routes.js";
 import { providersRoutes } from "../http/providers-routes.js";
 import { threadsRoutes } from "../http/threads-routes.js";
 import { workflowsRoutes } from "../http/workflows-routes.js";
+import type { FrameLog } from "../turns/frame-log.js";
 import { type CommandHandlers, CommandRouter } from "../ws/command-router.js";
 import { ConnectionRegistry } from "../ws/connection-registry.js";
 import { wsRoute } from "../ws/ws-route.js";
@@ -26,6 +27,7 @@ export interface AgentwirePluginOptions {
   settings: ServerSettings;
   services: AgentwireServices;
   handlers: CommandHandlers;
+  frames: FrameLog;
 }
 
 declare module "fastify" {
@@ -37,7 +39,7 @@ declare module "fastify" {
 
 /** /ws, /api and health routes as one Fastify plugin; `preClose` closes every client with 1012. */
 async function agentwirePlugin(app: FastifyInstance, opts: AgentwirePluginOptions) {
-  for (const key of ["database", "repos", "settings", "services", "handlers"] as const) {
+  for (const key of ["database", "repos", "settings", "services", "handlers", "frames"] as const) {
     if (opts[key] == null) throw new Error(`agentwire plugin: option ${key} is required`);
   }
   const { settings } = opts;
@@ -71,8 +73,12 @@ async function agentwirePlugin(app: FastifyInstance, opts: AgentwirePluginOption
   }, settings.limits.heartbeatIntervalMs);
   heartbeat.unref();
   app.addHook("onClose", async () => clearInterval(heartbeat));
-  // Before the caller closes the database: running turns store their partial answers as interrupted.
-  app.addHook("onClose", async () => opts.services.chat?.turns.shutdown(5000));
+  // Before the caller closes the database: running turns store their partial answers as
+  // interrupted, then the log commits what they appended.
+  app.addHook("onClose", async () => {
+    await opts.services.chat?.turns.shutdown(5000);
+    opts.frames.close();
+  });
 
   app.setErrorHandler((error: FastifyError | AgentwireError, request, reply) => {
     if (error instanceof AgentwireError) {
@@ -100,6 +106,7 @@ async function agentwirePlugin(app: FastifyInstance, opts: AgentwirePluginOption
     repos: opts.repos,
     services: opts.services,
     registry,
+    frames: opts.frames,
     router,
     resolveUser,
     isShuttingDown: () => shuttingDown,

@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { type AuthSettings, LOCAL_USER_ID } from "../auth/resolve-user.js";
+import { commandTable } from "../commands/command-table.js";
 import type { AgentwireDatabase } from "../db/open-database.js";
 import { createRepositories, type Repositories } from "../db/repositories.js";
+import type { FrameLog } from "../turns/frame-log.js";
+import { SqliteFrameLog } from "../turns/sqlite-frame-log.js";
 import type { CommandHandlers } from "../ws/command-router.js";
-import { defaultCommandHandlers } from "../ws/handlers/default-handlers.js";
 import agentwirePlugin from "./agentwire-plugin.js";
 import type { AgentwireServices } from "./agentwire-services.js";
 import { resolveServerLimits, type ServerLimitsInput } from "./server-limits.js";
@@ -20,8 +22,10 @@ export interface CreateServerOptions {
   limits?: ServerLimitsInput;
   /** Services for handlers (provider registry, turn registry, ...), see AgentwireServices. */
   services?: AgentwireServices;
-  /** Replaces entries of the command table (e.g. the real `chat_message`). */
-  handlers?: Partial<CommandHandlers>;
+  /** Replaces entries of the command table built from `services`. */
+  handlers?: CommandHandlers;
+  /** The frame log; defaults to the local one over `database` (memory + SQLite group commits). */
+  frameLog?: FrameLog;
   /** Defaults to repositories over `database`. */
   repos?: Repositories;
 }
@@ -29,6 +33,8 @@ export interface CreateServerOptions {
 export interface AgentwireServer {
   app: FastifyInstance;
   repos: Repositories;
+  /** The frame log of every thread (restart recovery reads it). */
+  frames: FrameLog;
   /** Open WebSocket connections (for metrics). */
   openSockets(): number;
 }
@@ -45,6 +51,13 @@ export async function createServer(options: CreateServerOptions): Promise<Agentw
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
   });
+  const services = options.services ?? ({} as AgentwireServices);
+  const frames =
+    options.frameLog ??
+    new SqliteFrameLog(options.database.sqlite, {
+      onError: (err, threadId) =>
+        options.logger.error({ err, thread_id: threadId }, "frames could not be logged; not sent"),
+    });
   await app.register(agentwirePlugin, {
     database: options.database,
     repos,
@@ -53,8 +66,9 @@ export async function createServer(options: CreateServerOptions): Promise<Agentw
       allowedOrigins: options.allowedOrigins ?? [],
       limits: resolveServerLimits(options.limits),
     },
-    services: options.services ?? ({} as AgentwireServices),
-    handlers: { ...defaultCommandHandlers, ...options.handlers } as CommandHandlers,
+    services,
+    handlers: { ...commandTable(services), ...options.handlers },
+    frames,
   });
-  return { app, repos, openSockets: () => app.websocketServer?.clients.size ?? 0 };
+  return { app, repos, frames, openSockets: () => app.websocketServer?.clients.size ?? 0 };
 }

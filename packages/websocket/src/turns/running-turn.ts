@@ -1,90 +1,66 @@
-import type { StampedFrame, UnstampedFrame } from "@agentwire/protocol";
-import type { FrameSink } from "./frame-sink.js";
+import type { StampedFrame, TurnStatus, UnstampedFrame } from "@agentwire/protocol";
+import type { FrameLog, FrameSubscriber } from "./frame-log.js";
 
-export type TurnPhase = "running" | "waiting_on_user" | "finished";
+/** An observer of a turn's frames as objects (tests, tools); sockets subscribe to the log's JSON instead. */
+export interface FrameSink {
+  readonly id: string;
+  readonly userId: string;
+  send(frame: StampedFrame): void;
+}
 
 /**
- * One turn of one thread, in memory: stamps every frame with the thread's next `seq`, keeps the
- * frames for replay, and fans them out to the sockets watching the thread. A turn does not end
- * when a socket goes away; it ends when its runner calls `finish`.
+ * One active turn of one thread in this process: its abort switch, its status, and the thread's
+ * frame log it appends to. A turn does not end when a socket goes away; it ends when its runner
+ * finishes it.
  */
 export class RunningTurn {
   readonly abort = new AbortController();
-  phase: TurnPhase = "running";
-  /**
-   * Called with each frame's seq before the frame goes to any socket, so its owner can record it
-   * durably: after a crash the thread's next turn must not reuse a seq a client already has (clients
-   * drop frames whose seq they have seen). Must not throw.
-   */
-  recordSeq: ((seq: number) => void) | undefined;
+  /** `running` or `waiting_user` while active; how it ended afterwards. */
+  status: TurnStatus = "running";
   /** The driver running this turn's current segment; shutdown waits for it to store the ending. */
   driving: Promise<void> | undefined;
-  private readonly frames: StampedFrame[] = [];
-  private readonly watchers = new Map<string, FrameSink>();
-  private seq: number;
 
   constructor(
+    readonly log: FrameLog,
     readonly threadId: string,
     readonly userId: string,
     readonly turnId: string,
-    lastSeq: number,
-  ) {
-    this.seq = lastSeq;
+  ) {}
+
+  /** True until the turn ended. */
+  get active(): boolean {
+    return this.status === "running" || this.status === "waiting_user";
   }
 
-  /** The seq of the last frame emitted on this thread. */
+  /** The seq of the last frame appended on this thread. */
   get lastSeq(): number {
-    return this.seq;
+    return this.log.lastSeq(this.threadId);
   }
 
-  /** The seq of the first frame this turn emitted (lastSeq + 1 before the first emit). */
-  get firstSeq(): number {
-    return this.frames[0]?.seq ?? this.seq + 1;
+  /** Appends one frame to the thread's log (sent once committed); returns its seq. */
+  emit(frame: UnstampedFrame): number {
+    return this.log.append(this.threadId, this.turnId, frame).seq;
   }
 
-  /** Stamps, records and sends one frame; returns the stamped frame. */
-  emit(frame: UnstampedFrame): StampedFrame {
-    this.seq += 1;
-    this.recordSeq?.(this.seq);
-    const stamped = { ...frame, thread_id: this.threadId, seq: this.seq } as StampedFrame;
-    this.frames.push(stamped);
-    for (const sink of this.watchers.values()) sink.send(stamped);
-    return stamped;
-  }
-
-  /** Adds a watcher; only the thread's owner may watch. Returns false for anyone else. */
-  watch(sink: FrameSink): boolean {
-    if (sink.userId !== this.userId) return false;
-    this.watchers.set(sink.id, sink);
+  /** Adds a subscriber of the thread's frames; only the thread's owner may watch. */
+  watch(subscriber: FrameSubscriber & { userId: string }): boolean;
+  watch(sink: FrameSink): boolean;
+  watch(target: (FrameSubscriber | FrameSink) & { userId: string }): boolean {
+    if (target.userId !== this.userId) return false;
+    this.log.subscribe(this.threadId, "deliver" in target ? target : parsing(target));
     return true;
   }
 
-  unwatch(sinkId: string): void {
-    this.watchers.delete(sinkId);
+  unwatch(subscriberId: string): void {
+    this.log.unsubscribe(this.threadId, subscriberId);
   }
+}
 
-  isWatchedBy(sinkId: string): boolean {
-    return this.watchers.has(sinkId);
-  }
-
-  /**
-   * Sends `sink` every recorded frame with seq > lastSeq, in order, and makes it a watcher, in one
-   * synchronous step so no live frame can slip between the replay and the subscription.
-   */
-  replayTo(sink: FrameSink, lastSeq: number): number {
-    let replayed = 0;
-    for (const frame of this.frames) {
-      if (frame.seq > lastSeq) {
-        sink.send(frame);
-        replayed += 1;
-      }
-    }
-    if (this.phase !== "finished") this.watch(sink);
-    return replayed;
-  }
-
-  finish(): void {
-    this.phase = "finished";
-    this.watchers.clear();
-  }
+function parsing(sink: FrameSink): FrameSubscriber {
+  return {
+    id: sink.id,
+    deliver: (frames) => {
+      for (const f of frames) sink.send(JSON.parse(f.json) as StampedFrame);
+    },
+  };
 }

@@ -50,7 +50,7 @@ export function createEditorTools(opts: EditorToolsOptions): (scope: ToolScope) 
       },
       onEvent: (event) => {
         const turn = opts.turns?.get(scope.threadId);
-        if (turn && turn.phase === "running" && turn.userId === scope.userId) turn.emit(event);
+        if (turn && turn.status === "running" && turn.userId === scope.userId) turn.emit(event);
       },
     });
     return [tool as Tool];

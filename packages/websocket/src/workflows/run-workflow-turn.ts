@@ -5,13 +5,13 @@ import {
   type WorkflowRunResult,
 } from "@agentwire/agents";
 import { type ChatMessageData, contentText } from "@agentwire/protocol";
-import { beginTurn } from "../chat/begin-turn.js";
 import { requireChat } from "../chat/chat-connection.js";
-import type { TurnRun } from "../chat/turn-driver.js";
 import type { WorkflowRow } from "../db/workflows-repo.js";
 import { AgentwireError } from "../errors/agentwire-error.js";
+import { beginTurn } from "../turns/begin-turn.js";
+import { countedUsage, endTurn, type TurnResult } from "../turns/end-turn.js";
+import type { TurnRun } from "../turns/turn-run.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
-import { countedUsage, endRouteTurn, type RouteTurnResult } from "./route-turn.js";
 
 /**
  * Route 1: `chat_message {workflow_target:"workflow", workflow_id}` runs that saved workflow as a turn
@@ -95,12 +95,12 @@ async function driveWorkflow(run: TurnRun, job: WorkflowJob, conn: ConnectionCon
   } catch (error) {
     run.logger.error({ err: error }, "workflow turn failed");
     const usage = countedUsage({ llmCalls }, llmCalls === 0);
-    endRouteTurn(run, { status: "error", usage, error: { code: "internal", message: "internal error" } }, "");
+    endTurn(run, { status: "error", usage, error: { code: "internal", message: "internal error" } }, "");
     return;
   }
 
   const usage = countedUsage({ llmCalls }, llmCalls === 0);
-  let result: RouteTurnResult;
+  let result: TurnResult;
   let text = outcome.text;
   if (outcome.status === "completed") {
     result = { status: "complete", usage };
@@ -128,7 +128,7 @@ async function driveWorkflow(run: TurnRun, job: WorkflowJob, conn: ConnectionCon
     { workflow_id: row.id, status: outcome.status, llm_calls: llmCalls },
     "workflow turn ended",
   );
-  endRouteTurn(run, result, text);
+  endTurn(run, result, text);
   try {
     if (outcome.error) conn.repos.turns.update(turn.userId, turn.turnId, { error: outcome.error });
   } catch (error) {

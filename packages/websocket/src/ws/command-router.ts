@@ -13,8 +13,8 @@ export type CommandHandler<C extends ClientCommandName> = (
   ctx: ConnectionContext,
 ) => void | Promise<void>;
 
-/** The router's table: one handler per command of the contract. */
-export type CommandHandlers = { [C in ClientCommandName]: CommandHandler<C> };
+/** The router's table, built from the services present: a command without a handler answers `unavailable`. */
+export type CommandHandlers = { [C in ClientCommandName]?: CommandHandler<C> };
 
 /** Dispatches raw text frames: parse → handler; every failure becomes an `error` frame with request_id. */
 export class CommandRouter {
@@ -29,7 +29,11 @@ export class CommandRouter {
       return;
     }
     const frame = parsed.frame;
-    const handler = this.handlers[frame.command] as CommandHandler<typeof frame.command>;
+    const handler = this.handlers[frame.command] as CommandHandler<typeof frame.command> | undefined;
+    if (!handler) {
+      sendError(ctx, "unavailable", `${frame.command} is not enabled on this server`, frame.request_id);
+      return;
+    }
     try {
       await handler(frame as never, ctx);
     } catch (thrown) {

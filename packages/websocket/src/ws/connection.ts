@@ -1,6 +1,8 @@
 import type { ServerFrame } from "@agentwire/protocol";
 import type { FastifyBaseLogger } from "fastify";
+import type { FrameSubscriber, LoggedFrame } from "../turns/frame-log.js";
 import { CloseCode } from "./close-codes.js";
+import { type Outgoing, queueMerging } from "./merge-text-deltas.js";
 
 /** The part of a `ws` WebSocket a connection uses (a fake satisfies it in unit tests). */
 export interface SocketLike {
@@ -10,6 +12,11 @@ export interface SocketLike {
   close(code?: number, reason?: string): void;
   terminate(): void;
   ping(): void;
+  /** Holds writes until `uncork`, so a batch of frames leaves in one syscall. */
+  cork?(): void;
+  uncork?(): void;
+  /** Calls `listener` once when the send buffer has drained. */
+  onceDrain?(listener: () => void): void;
 }
 
 const OPEN = 1;
@@ -21,16 +28,27 @@ export interface ConnectionOptions {
   logger: FastifyBaseLogger;
   sendSoftLimitBytes: number;
   sendHardLimitBytes: number;
+  /** Past this many buffered bytes, frames wait and consecutive text deltas merge (default a quarter of the soft limit). */
+  sendMergeThresholdBytes?: number;
 }
 
-/** One open socket of one user: sends with backpressure, and tracks liveness for the heartbeat. */
-export class Connection {
+/**
+ * One open socket of one user: sends with backpressure, and tracks liveness for the heartbeat.
+ * A turn's frames arrive in batches (one per group commit) and leave corked, in one write. A socket
+ * that falls behind gets them through an outbox instead, where consecutive text deltas of one node
+ * merge into one chunk (`seq_start`..`seq`), until it drains; past the soft limit it is closed 1013.
+ */
+export class Connection implements FrameSubscriber {
   readonly id: string;
   readonly userId: string;
   readonly logger: FastifyBaseLogger;
   private readonly socket: SocketLike;
   private readonly softLimit: number;
   private readonly hardLimit: number;
+  private readonly mergeThreshold: number;
+  private outbox: Outgoing[] = [];
+  private outboxBytes = 0;
+  private waitingForDrain = false;
   private alive = true;
   private congested = false;
   private resolveClosed!: () => void;
@@ -46,6 +64,7 @@ export class Connection {
     this.socket = options.socket;
     this.softLimit = options.sendSoftLimitBytes;
     this.hardLimit = options.sendHardLimitBytes;
+    this.mergeThreshold = options.sendMergeThresholdBytes ?? Math.floor(options.sendSoftLimitBytes / 4);
   }
 
   /** True while frames can still be sent. */
@@ -54,13 +73,31 @@ export class Connection {
   }
 
   /**
-   * Sends one frame; false when it was not sent. A socket whose buffer passed the soft limit gets no
-   * more frames (a gap would break seq order) and is closed with 1013 so the client reconnects and
-   * resumes; past the hard limit it cannot drain a close frame in time and is terminated.
+   * Sends one frame outside the log (replies, `chat_resumed`); false when it was not sent. Behind
+   * frames still in the outbox it waits its turn, so the socket's order is the order of sends.
    */
   send(frame: ServerFrame): boolean {
+    if (!this.writable()) return false;
+    const json = JSON.stringify(frame);
+    if (this.outbox.length > 0) this.enqueue([{ json }]);
+    else this.socket.send(json);
+    return true;
+  }
+
+  /** Takes a batch of committed frames of a watched thread. */
+  deliver(frames: readonly LoggedFrame[]): void {
+    if (!this.writable()) return;
+    if (this.outbox.length > 0 || this.socket.bufferedAmount > this.mergeThreshold) {
+      this.enqueue(frames);
+      return;
+    }
+    this.writeAll(frames);
+  }
+
+  /** False (and the socket closing) once its buffer is past the soft or hard limit. */
+  private writable(): boolean {
     if (this.socket.readyState !== OPEN || this.congested) return false;
-    const buffered = this.socket.bufferedAmount;
+    const buffered = this.socket.bufferedAmount + this.outboxBytes;
     if (buffered > this.hardLimit) {
       this.congested = true;
       this.logger.warn({ buffered }, "send buffer past hard limit; terminating");
@@ -69,12 +106,55 @@ export class Connection {
     }
     if (buffered > this.softLimit) {
       this.congested = true;
+      this.outbox = [];
       this.logger.warn({ buffered }, "send buffer past soft limit; closing 1013");
       this.socket.close(CloseCode.tryAgainLater, "client too slow; reconnect and resume_chat");
       return false;
     }
-    this.socket.send(JSON.stringify(frame));
     return true;
+  }
+
+  private writeAll(frames: readonly { json: string }[]): void {
+    if (frames.length === 1) {
+      this.socket.send((frames[0] as { json: string }).json);
+      return;
+    }
+    this.socket.cork?.();
+    for (const frame of frames) this.socket.send(frame.json);
+    this.socket.uncork?.();
+  }
+
+  private enqueue(frames: readonly Outgoing[]): void {
+    this.outboxBytes = queueMerging(this.outbox, frames, this.outboxBytes);
+    this.scheduleFlush();
+  }
+
+  /** Flushes the outbox when the socket drains (or, as a fallback, shortly: not every buffer emits drain). */
+  private scheduleFlush(): void {
+    if (this.waitingForDrain) return;
+    this.waitingForDrain = true;
+    let done = false;
+    const flush = () => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      this.waitingForDrain = false;
+      this.flushOutbox();
+    };
+    const timer = setTimeout(flush, this.socket.bufferedAmount > 0 ? 50 : 0);
+    this.socket.onceDrain?.(flush);
+  }
+
+  private flushOutbox(): void {
+    if (this.outbox.length === 0 || !this.writable()) return;
+    if (this.socket.bufferedAmount > this.mergeThreshold) {
+      this.scheduleFlush();
+      return;
+    }
+    const frames = this.outbox;
+    this.outbox = [];
+    this.outboxBytes = 0;
+    this.writeAll(frames);
   }
 
   /** Closes the socket with a code and a short reason. */

@@ -6,9 +6,10 @@ import type { Repositories } from "../db/repositories.js";
 import { authenticate } from "../http/authenticate.js";
 import type { AgentwireServices } from "../server/agentwire-services.js";
 import type { ServerSettings } from "../server/server-settings.js";
+import type { FrameLog } from "../turns/frame-log.js";
 import { CloseCode } from "./close-codes.js";
 import type { CommandRouter } from "./command-router.js";
-import { Connection } from "./connection.js";
+import { Connection, type SocketLike } from "./connection.js";
 import type { ConnectionContext } from "./connection-context.js";
 import type { ConnectionRegistry } from "./connection-registry.js";
 import { RateLimiter } from "./rate-limiter.js";
@@ -18,6 +19,7 @@ export interface WsRouteOptions {
   repos: Repositories;
   services: AgentwireServices;
   registry: ConnectionRegistry;
+  frames: FrameLog;
   router: CommandRouter;
   resolveUser: UserResolver;
   isShuttingDown: () => boolean;
@@ -49,7 +51,7 @@ export async function wsRoute(app: FastifyInstance, opts: WsRouteOptions) {
       const connection = new Connection({
         id: request.id,
         userId: request.userId,
-        socket,
+        socket: socketLike(socket),
         logger,
         sendSoftLimitBytes: limits.sendSoftLimitBytes,
         sendHardLimitBytes: limits.sendHardLimitBytes,
@@ -68,6 +70,8 @@ export async function wsRoute(app: FastifyInstance, opts: WsRouteOptions) {
         repos: opts.repos,
         services: opts.services,
         settings,
+        frames: opts.frames,
+        subscriber: { id: connection.id, deliver: (frames) => connection.deliver(frames) },
         connections: registry,
         signal: abort.signal,
         send: (frame) => connection.send(frame),
@@ -110,12 +114,33 @@ export async function wsRoute(app: FastifyInstance, opts: WsRouteOptions) {
       socket.on("pong", () => connection.markAlive());
       socket.on("close", (code: number) => {
         registry.remove(connection);
+        opts.frames.unsubscribeEverywhere(connection.id);
         connection.markClosed();
         abort.abort();
         logger.info({ code }, "connection closed");
       });
     },
   );
+}
+
+/** The `ws` socket as a connection uses it; cork and drain come from its TCP socket. */
+function socketLike(ws: WebSocket): SocketLike {
+  const raw = (ws as unknown as { _socket?: import("node:net").Socket })._socket;
+  return {
+    get readyState() {
+      return ws.readyState;
+    },
+    get bufferedAmount() {
+      return ws.bufferedAmount;
+    },
+    send: (data) => ws.send(data),
+    close: (code, reason) => ws.close(code, reason),
+    terminate: () => ws.terminate(),
+    ping: () => ws.ping(),
+    cork: () => raw?.cork(),
+    uncork: () => raw?.uncork(),
+    onceDrain: (listener) => raw?.once("drain", listener),
+  };
 }
 
 function rawToText(data: RawData): string {

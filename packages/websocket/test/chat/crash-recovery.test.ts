@@ -99,23 +99,38 @@ describe("a crash in the middle of a turn", () => {
     const res = await fetch(`${fresh.url}/api/threads/${threadId}/messages`);
     expect(res.status).toBe(200);
     const { messages } = (await res.json()) as { messages: StoredMessage[] };
-    expect(messages.map((m) => [m.role, m.content, m.tool_call_id ?? null])).toEqual([
-      ["user", "crash while you answer", null],
-      ["assistant", "Looking it up.", null],
-      ["tool", "echo:x", "e1"],
+    // The partial answer is rebuilt from the frames the client received: every character it saw.
+    const seenText = frames
+      .filter((f) => f.type === "chunk" && f.depth === 0 && !f.done)
+      .map((f) => (f.type === "chunk" ? f.content : ""))
+      .join("");
+    expect(seenText).toBe("Looking it up.Half an answer");
+    expect(messages.map((m) => [m.role, m.content, m.tool_call_id ?? null, m.status])).toEqual([
+      ["user", "crash while you answer", null, "complete"],
+      ["assistant", "Looking it up.", null, "complete"],
+      ["tool", "echo:x", "e1", "complete"],
+      ["assistant", "Half an answer", null, "interrupted"],
     ]);
     expect(messages[1]?.tool_calls).toEqual([{ id: "e1", name: "echo", args: { text: "x" } }]);
+    expect(messages[3]?.execution_tree?.nodes.map((n) => n.id)).toEqual(["e1"]);
 
     const again = await TestClient.open(`${fresh.url.replace("http", "ws")}/ws`);
     clients.push(again);
-    again.command("resume_chat", { thread_id: threadId, last_seq: lastSeq });
-    const resumed = await again.next("chat_resumed");
-    // Every seq the old process sent stays used: the client keeps its place, and the thread's next
-    // turn goes on from there instead of reusing seqs the client already has.
-    expect(resumed).toMatchObject({ status: "interrupted", replayed: 0, last_seq: lastSeq });
+    // Every frame the client saw is replayable, and the turn's closing frames follow them.
+    again.command("resume_chat", { thread_id: threadId, last_seq: 0 });
+    const replay = await again.collectUntil((f) => f.type === "chat_resumed");
+    const resumed = replay.pop();
+    expect(replay.slice(0, frames.length)).toEqual(frames);
+    const closing = replay.slice(frames.length);
+    expect(closing.map((f) => f.type)).toEqual(["message", "usage", "agent_state", "chunk"]);
+    expect(closing[0]).toMatchObject({ message: { content: "Half an answer", status: "interrupted" } });
+    expect(closing.filter(isDone)).toHaveLength(1);
+    expect(closing.map((f) => (f as { seq: number }).seq)).toEqual([1, 2, 3, 4].map((i) => lastSeq + i));
+    expect(resumed).toMatchObject({ status: "interrupted", replayed: replay.length, last_seq: lastSeq + 4 });
+    // No seq is reused: the thread's next turn goes on after the closing frames.
     again.command("chat_message", { thread_id: threadId, content: "are you back?" });
     const next = await again.collectUntil(isDone);
-    expectWellFormedTurn(next, lastSeq + 1);
+    expectWellFormedTurn(next, lastSeq + 5);
     expect(next.filter((f) => f.type === "message").at(-1)).toMatchObject({
       message: { content: "Back again.", status: "complete" },
     });

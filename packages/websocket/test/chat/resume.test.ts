@@ -224,24 +224,26 @@ describe("resume_chat after a disconnect", () => {
     expect(again.received.filter((f) => f.type !== "pong")).toHaveLength(n - 4 + 2);
   });
 
-  it("answers a thread without a turn in memory from the database: finished, nothing replayed", async () => {
+  it("replays a finished turn after a restart from the frame log on disk", async () => {
     gates = freshGates();
     openAll();
     const client = await server.connect();
     client.command("chat_message", { content: "forgotten" });
     const frames = await client.collectUntil(isDone);
     const threadId = (frames[0] as { thread_id: string }).thread_id;
-    // A restart forgets the replay buffer; only the stored thread remains.
+    // A new process over the same file has nothing in memory; the log's frames are on disk.
     const fresh = await startChatServer([], { dbPath: server.dbPath });
     try {
       const other = await fresh.connect();
       other.command("resume_chat", { thread_id: threadId, last_seq: 2 });
-      expect(await other.nextFrame()).toMatchObject({
+      const replay = await other.collectUntil((f) => f.type === "chat_resumed");
+      expect(replay.pop()).toMatchObject({
         type: "chat_resumed",
         status: "finished",
         last_seq: frames.length,
-        replayed: 0,
+        replayed: frames.length - 2,
       });
+      expect(replay).toEqual(frames.slice(2));
     } finally {
       await fresh.close();
     }

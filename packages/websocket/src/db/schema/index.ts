@@ -1,5 +1,6 @@
 export * from "./api-tokens.js";
 export * from "./assets.js";
+export * from "./frame-batches.js";
 export * from "./llm-calls.js";
 export * from "./memories.js";
 export * from "./messages.js";

@@ -1,19 +1,10 @@
-import type { TurnUsage } from "@agentwire/protocol";
+import { TurnStatus, type TurnUsage } from "@agentwire/protocol";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import type { SuspendedTurn } from "../../turns/suspended-turn.js";
 import { threads } from "./threads.js";
 import { users } from "./users.js";
 
-export const turnStatuses = [
-  "running",
-  "waiting_user",
-  "complete",
-  "stopped",
-  "budget_exceeded",
-  "iteration_limit",
-  "error",
-  "interrupted",
-] as const;
-export type TurnStatus = (typeof turnStatuses)[number];
+export type { TurnStatus };
 
 /** One chat turn; `suspended_state` holds what a turn waiting on the user needs to continue. */
 export const turns = sqliteTable(
@@ -26,10 +17,10 @@ export const turns = sqliteTable(
     userId: text("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    status: text({ enum: turnStatuses }).notNull(),
+    status: text({ enum: TurnStatus.options as [TurnStatus, ...TurnStatus[]] }).notNull(),
     usage: text({ mode: "json" }).$type<TurnUsage>(),
     error: text(),
-    suspendedState: text("suspended_state", { mode: "json" }).$type<unknown>(),
+    suspendedState: text("suspended_state", { mode: "json" }).$type<SuspendedTurn>(),
     startedAt: integer("started_at").notNull(),
     endedAt: integer("ended_at"),
     lastSeq: integer("last_seq").notNull().default(0),

@@ -1,5 +1,5 @@
 import type { LlmCallRecord, LoopEvent } from "@agentwire/agents";
-import type { TurnStatus } from "../db/schema/turns.js";
+import type { TurnStatus } from "@agentwire/protocol";
 
 /** Watches turns for operations (metrics); every method must be cheap and must not throw. */
 export interface TurnObserver {

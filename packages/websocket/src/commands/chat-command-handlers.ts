@@ -1,9 +1,9 @@
+import { handleAnswer } from "../chat/handle-answer.js";
+import { handleResumeChat } from "../chat/handle-resume-chat.js";
+import { handleStop } from "../chat/handle-stop.js";
+import { handleToolApprovalResponse } from "../chat/handle-tool-approval-response.js";
 import type { CommandHandlers } from "../ws/command-router.js";
-import { handleAnswer } from "./handle-answer.js";
 import { handleChatMessage } from "./handle-chat-message.js";
-import { handleResumeChat } from "./handle-resume-chat.js";
-import { handleStop } from "./handle-stop.js";
-import { handleToolApprovalResponse } from "./handle-tool-approval-response.js";
 
 /** The chat turn's entries of the command table; pass to `createServer({ handlers })`. */
 export const chatCommandHandlers = {

@@ -1,30 +1,15 @@
 import { runUnifiedAgentLoop } from "@agentwire/agents";
 import type { ChatMessageData } from "@agentwire/protocol";
 import { AgentwireError } from "../errors/agentwire-error.js";
-import { runMediaTurn } from "../media/run-media-turn.js";
-import { runWorkflowTurn } from "../workflows/run-workflow-turn.js";
-import type { CommandHandler } from "../ws/command-router.js";
-import { beginTurn } from "./begin-turn.js";
+import { beginTurn } from "../turns/begin-turn.js";
+import { driveTurn } from "../turns/drive-turn.js";
+import type { ConnectionContext } from "../ws/connection-context.js";
 import { requireChat } from "./chat-connection.js";
 import { threadHistory } from "./thread-history.js";
-import { driveTurn } from "./turn-driver.js";
 import { turnToolbelt } from "./turn-toolbelt.js";
 
-/**
- * `chat_message`: routes to the saved-workflow runner, media generation, or the unified chat agent;
- * for the agent, validates provider and model before anything is stored, then starts the turn.
- */
-export const handleChatMessage: CommandHandler<"chat_message"> = async (frame, conn) => {
-  const data = frame.data;
-  logDeprecated(data, conn.logger);
-  // Routes 1 and 2 answer `unavailable` themselves when their services are not configured.
-  if (data.workflow_target === "workflow") return runWorkflowTurn(data, conn);
-  if (data.media_generation && data.media_generation.mode !== "chat") return runMediaTurn(data, conn);
-  await runChatAgent(data, conn);
-};
-
 /** Starts a unified-agent turn on a new or existing thread. */
-export async function runChatAgent(data: ChatMessageData, conn: Parameters<typeof handleChatMessage>[1]) {
+export function runChatAgent(data: ChatMessageData, conn: ConnectionContext): void {
   const chat = requireChat(conn);
   const resolved = chat.providers.resolve({ provider: data.provider, model: data.model }, chat.defaults);
   if (!resolved.ok) throw new AgentwireError("bad_request", resolved.message);
@@ -54,9 +39,4 @@ export async function runChatAgent(data: ChatMessageData, conn: Parameters<typeo
       signal: turn.abort.signal,
     });
   });
-}
-
-function logDeprecated(data: ChatMessageData, logger: { debug: (o: object, m: string) => void }): void {
-  const fields = (["agent_mode", "tools", "collections"] as const).filter((f) => data[f] !== undefined);
-  if (fields.length > 0) logger.debug({ fields }, "deprecated chat_message fields accepted and ignored");
 }

@@ -1,0 +1,13 @@
+CREATE TABLE `frame_batches` (
+	`thread_id` text NOT NULL,
+	`first_seq` integer NOT NULL,
+	`last_seq` integer NOT NULL,
+	`turn_id` text NOT NULL,
+	`frames` text NOT NULL,
+	`created_at` integer NOT NULL,
+	PRIMARY KEY(`thread_id`, `first_seq`),
+	FOREIGN KEY (`thread_id`) REFERENCES `threads`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`turn_id`) REFERENCES `turns`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `frame_batches_turn_idx` ON `frame_batches` (`turn_id`);

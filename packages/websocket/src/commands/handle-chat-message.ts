@@ -1,0 +1,22 @@
+import type { ChatMessageData } from "@agentwire/protocol";
+import { runChatAgent } from "../chat/run-chat-agent.js";
+import { runMediaTurn } from "../media/run-media-turn.js";
+import { runWorkflowTurn } from "../workflows/run-workflow-turn.js";
+import type { CommandHandler } from "../ws/command-router.js";
+
+/**
+ * `chat_message`: routes to the saved-workflow runner (route 1), media generation (route 2), or the
+ * unified chat agent (route 3). Each route answers `unavailable` itself when its services are absent.
+ */
+export const handleChatMessage: CommandHandler<"chat_message"> = async (frame, conn) => {
+  const data = frame.data;
+  logDeprecated(data, conn.logger);
+  if (data.workflow_target === "workflow") return runWorkflowTurn(data, conn);
+  if (data.media_generation && data.media_generation.mode !== "chat") return runMediaTurn(data, conn);
+  runChatAgent(data, conn);
+};
+
+function logDeprecated(data: ChatMessageData, logger: { debug: (o: object, m: string) => void }): void {
+  const fields = (["agent_mode", "tools", "collections"] as const).filter((f) => data[f] !== undefined);
+  if (fields.length > 0) logger.debug({ fields }, "deprecated chat_message fields accepted and ignored");
+}

@@ -1,0 +1,89 @@
+import {
+  createLoopContext,
+  type LoopContext,
+  type LoopEvent,
+  type LoopResult,
+  type ModelMessage,
+  UsageAccumulator,
+} from "@agentwire/agents";
+import { endTurn, storeRow, suspendTurn, totalUsage } from "./end-turn.js";
+import { rootRow } from "./root-row.js";
+import type { TurnRun } from "./turn-run.js";
+
+type LoopStart = (ctx: LoopContext) => AsyncGenerator<LoopEvent, LoopResult>;
+
+/**
+ * Runs one segment of an agent turn: adds every event to the tree and appends it to the thread's
+ * frame log, stores root-level rows as they happen and one ledger row per provider call, and at the
+ * end suspends the turn or ends it (final message, tree, usage, status, the one `done`). Never throws.
+ */
+export function driveTurn(run: TurnRun, start: LoopStart): Promise<void> {
+  const driving = drive(run, start);
+  run.turn.driving = driving;
+  return driving;
+}
+
+async function drive(run: TurnRun, start: LoopStart): Promise<void> {
+  const { turn, repos, tree, observer } = run;
+  let finalAssistant: Extract<ModelMessage, { role: "assistant" }> | undefined;
+  const ctx = createLoopContext(run.limits, {
+    ...(run.budgetUsed !== undefined && { used: run.budgetUsed }),
+    onLlmCall: (call) => {
+      repos.llmCalls.record(turn.userId, turn.threadId, turn.turnId, call);
+      observer?.llmCall(call);
+    },
+    onMessage: (message, where) => {
+      if (where.depth !== 0) return;
+      // The root's last answer is stored at the end, with the tree, usage and status.
+      if (message.role === "assistant" && !message.toolCalls?.length) {
+        finalAssistant = message;
+        return;
+      }
+      storeRow(run, rootRow(message, turn.turnId, run.provider, run.model));
+    },
+  });
+  let result: LoopResult;
+  try {
+    const loop = start(ctx);
+    for (;;) {
+      const next = await loop.next();
+      if (next.done) {
+        result = next.value;
+        break;
+      }
+      const event = next.value;
+      tree.add(event);
+      observer?.event(event);
+      // What asks the user waits in the log until its suspension is stored (suspendTurn releases it).
+      if (event.type === "question" || event.type === "tool_approval_request") turn.log.hold(turn.threadId);
+      turn.emit(event);
+    }
+  } catch (error) {
+    run.logger.error({ err: error }, "turn failed");
+    const usage = new UsageAccumulator().snapshot();
+    result = { status: "error", text: finalAssistant?.text ?? "", messages: [], usage, error: internal };
+  }
+  if (result.status === "suspended" && result.pending) {
+    try {
+      suspendTurn(run, {
+        version: 1,
+        state: result.pending,
+        tree: tree.snapshot(),
+        usage: totalUsage(run, result.usage),
+        budgetUsed: ctx.budget.used,
+        provider: run.provider,
+        model: run.model,
+        chatContext: run.chatContext,
+        memoryEnabled: run.memoryEnabled,
+        text: result.text,
+      });
+      return;
+    } catch (error) {
+      run.logger.error({ err: error }, "could not store the suspended turn");
+      result = { ...result, status: "error", error: internal };
+    }
+  }
+  endTurn(run, result, finalAssistant?.text ?? result.text);
+}
+
+const internal = { code: "internal" as const, message: "internal error" };

@@ -1,0 +1,72 @@
+import {
+  defaultBudgetLimits,
+  ExecutionTreeBuilder,
+  type LoopEvent,
+  UsageAccumulator,
+} from "@agentwire/agents";
+import type { ServerFrame } from "@agentwire/protocol";
+import type { FastifyBaseLogger } from "fastify";
+import type { Repositories } from "../db/repositories.js";
+import { endTurn } from "./end-turn.js";
+import type { FrameLog, LoggedFrame } from "./frame-log.js";
+import { RunningTurn } from "./running-turn.js";
+import { TurnRegistry } from "./turn-registry.js";
+
+/**
+ * At start-up no turn of this database can still be running: the process that ran it is gone. Ends
+ * each one from its frame log: the partial answer and the tree are rebuilt from the frames clients
+ * may have received (so the stored text holds every character a client saw), usage from the ledger,
+ * then the closing frames (final `message` with status `interrupted`, `usage`, idle, one `done`)
+ * follow the stored ones, and `resume_chat` replays them like any turn's. Returns how many it ended.
+ */
+export async function recoverInterruptedTurns(
+  log: FrameLog,
+  repos: Repositories,
+  logger: FastifyBaseLogger,
+): Promise<number> {
+  const rows = repos.turns.listRunning();
+  for (const row of rows) {
+    const frames = (await log.readTurn(row.threadId, row.id)).map(parse);
+    const tree = new ExecutionTreeBuilder();
+    for (const frame of frames) tree.add(frame as LoopEvent);
+    const usage = new UsageAccumulator();
+    const calls = repos.llmCalls.forTurn(row.userId, row.id);
+    for (const { error, createdAt, ...call } of calls) {
+      usage.addLlmCall({ ...call, parentId: null, startedAt: createdAt, ...(error !== null && { error }) });
+    }
+    const turn = new RunningTurn(log, row.threadId, row.userId, row.id);
+    endTurn(
+      {
+        turn,
+        registry: new TurnRegistry(),
+        repos,
+        logger: logger.child({ thread_id: row.threadId, turn_id: row.id }),
+        provider: calls[0]?.provider ?? "unknown",
+        model: calls[0]?.model ?? "unknown",
+        limits: defaultBudgetLimits,
+        tree,
+        chatContext: { kind: "thread" },
+        memoryEnabled: true,
+      },
+      { status: "cancelled", usage: usage.snapshot() },
+      partialAnswer(frames),
+    );
+  }
+  await log.flush();
+  return rows.length;
+}
+
+function parse(frame: LoggedFrame): ServerFrame {
+  return JSON.parse(frame.json) as ServerFrame;
+}
+
+/** The root's text after its last stored row: what the model streamed of the step that never ended. */
+export function partialAnswer(frames: readonly ServerFrame[]): string {
+  let text = "";
+  for (const frame of frames) {
+    if (frame.type === "message") text = "";
+    else if (frame.type === "chunk" && frame.depth === 0 && !frame.thinking && !frame.done)
+      text += frame.content;
+  }
+  return text;
+}

@@ -1,0 +1,334 @@
+import type { UnstampedFrame } from "@agentwire/protocol";
+import type Database from "better-sqlite3";
+import type { FrameLog, FrameSubscriber, LoggedFrame } from "./frame-log.js";
+
+export interface SqliteFrameLogOptions {
+  /** A thread with nothing pending and no subscriber leaves memory after this long (its frames stay on disk). */
+  idleMs?: number;
+  /** Committed frames kept in memory per thread for replay; older ones are read from disk. */
+  maxRecentFrames?: number;
+  /** A commit (or a subscriber) failed; the frames of that thread in that commit were not sent. Must not throw. */
+  onError?: (error: unknown, threadId: string) => void;
+  now?: () => number;
+  /** When the next group commit runs; default the end of this event-loop turn (setImmediate). Tests step it by hand. */
+  schedule?: (commit: () => void) => void;
+}
+
+type Pending = { seq: number; json: string; turnId: string };
+
+/** One thread's part of the log in memory. */
+class ThreadLog {
+  pending: Pending[] = [];
+  /** Committed frames of the thread's latest turn, contiguous, for replay without a disk read. */
+  recent: LoggedFrame[] = [];
+  recentTurnId: string | undefined;
+  /** The turn whose frames are on disk; frames of a new turn prune the older ones. */
+  storedTurnId: string | undefined;
+  readonly subscribers = new Map<string, FrameSubscriber>();
+  /** First held seq; 0 when not held. */
+  heldFrom = 0;
+  /** Subscribers are dropped once this seq is delivered; 0 when not ending. */
+  endAfter = 0;
+  /** `,"thread_id":"…","seq":` — the stamp, spliced into each frame's JSON. */
+  readonly stampPrefix: string;
+
+  constructor(
+    readonly threadId: string,
+    public lastSeq: number,
+    public committedSeq: number,
+    public touchedAt: number,
+  ) {
+    this.stampPrefix = `,"thread_id":${JSON.stringify(threadId)},"seq":`;
+  }
+}
+
+/**
+ * The local frame log: memory for the frames in flight and the latest turn of active threads, SQLite
+ * (`frame_batches`) for durability. Appends queue; one commit per event-loop turn (setImmediate)
+ * writes every queued frame of every thread in one transaction, one row per thread and turn, and
+ * only then delivers the frames to subscribers, so what a client receives survives a kill -9.
+ * A thread's seq lives in memory (loaded once from the thread's row and its stored frames) and is
+ * recorded on the thread in the same commit: no write per frame.
+ */
+export class SqliteFrameLog implements FrameLog {
+  private readonly threads = new Map<string, ThreadLog>();
+  private readonly dirty = new Set<ThreadLog>();
+  private flushWaiters: (() => void)[] = [];
+  private scheduled = false;
+  private closed = false;
+  private readonly idleMs: number;
+  private readonly maxRecent: number;
+  private readonly onError: (error: unknown, threadId: string) => void;
+  private readonly now: () => number;
+  private readonly scheduleCommit: (commit: () => void) => void;
+  private readonly sweeper: ReturnType<typeof setInterval>;
+  private readonly loadSeq: Database.Statement<{ id: string }, { seq: number }>;
+  private readonly insertBatch: Database.Statement<[string, number, number, string, string, number]>;
+  private readonly pruneOtherTurns: Database.Statement<[string, string]>;
+  private readonly recordLastSeq: Database.Statement<[number, string]>;
+  private readonly selectAfter: Database.Statement<[string, number], BatchRow>;
+  private readonly selectTurn: Database.Statement<[string, string], BatchRow>;
+  private readonly writeAll: (ready: [ThreadLog, Pending[]][]) => void;
+
+  constructor(sqlite: Database.Database, options: SqliteFrameLogOptions = {}) {
+    this.idleMs = options.idleMs ?? 5 * 60_000;
+    this.maxRecent = options.maxRecentFrames ?? 20_000;
+    this.onError = options.onError ?? (() => {});
+    this.now = options.now ?? Date.now;
+    this.scheduleCommit = options.schedule ?? setImmediate;
+    this.loadSeq = sqlite.prepare(
+      `SELECT max(coalesce((SELECT last_seq FROM threads WHERE id = @id), 0),
+                  coalesce((SELECT max(last_seq) FROM frame_batches WHERE thread_id = @id), 0)) AS seq`,
+    );
+    this.insertBatch = sqlite.prepare(
+      "INSERT INTO frame_batches (thread_id, first_seq, last_seq, turn_id, frames, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+    );
+    this.pruneOtherTurns = sqlite.prepare("DELETE FROM frame_batches WHERE thread_id = ? AND turn_id <> ?");
+    this.recordLastSeq = sqlite.prepare("UPDATE threads SET last_seq = max(last_seq, ?) WHERE id = ?");
+    this.selectAfter = sqlite.prepare(
+      "SELECT first_seq, frames FROM frame_batches WHERE thread_id = ? AND last_seq > ? ORDER BY first_seq",
+    );
+    this.selectTurn = sqlite.prepare(
+      "SELECT first_seq, frames FROM frame_batches WHERE thread_id = ? AND turn_id = ? ORDER BY first_seq",
+    );
+    this.writeAll = sqlite.transaction((ready: [ThreadLog, Pending[]][]) => {
+      for (const [thread, frames] of ready) this.write(thread, frames);
+    });
+    this.sweeper = setInterval(() => this.sweep(), Math.min(this.idleMs, 60_000));
+    this.sweeper.unref();
+  }
+
+  append(threadId: string, turnId: string, frame: UnstampedFrame): LoggedFrame {
+    if (this.closed) throw new Error("frame log is closed");
+    const thread = this.thread(threadId);
+    const seq = ++thread.lastSeq;
+    const body = JSON.stringify(frame);
+    const json =
+      body.length > 2
+        ? `${body.slice(0, -1)}${thread.stampPrefix}${seq}}`
+        : `{${thread.stampPrefix.slice(1)}${seq}}`;
+    thread.pending.push({ seq, json, turnId });
+    this.dirty.add(thread);
+    this.schedule();
+    return { seq, json };
+  }
+
+  hold(threadId: string): void {
+    const thread = this.thread(threadId);
+    if (thread.heldFrom === 0) thread.heldFrom = thread.lastSeq + 1;
+  }
+
+  release(threadId: string): void {
+    const thread = this.threads.get(threadId);
+    if (!thread || thread.heldFrom === 0) return;
+    thread.heldFrom = 0;
+    if (thread.pending.length > 0) this.schedule();
+  }
+
+  async readAfter(threadId: string, afterSeq: number): Promise<LoggedFrame[]> {
+    return this.committedAfter(this.thread(threadId), afterSeq);
+  }
+
+  async readTurn(threadId: string, turnId: string): Promise<LoggedFrame[]> {
+    return framesOf(this.selectTurn.all(threadId, turnId), 0);
+  }
+
+  async resume(
+    threadId: string,
+    afterSeq: number,
+    subscriber: FrameSubscriber,
+    follow: boolean,
+  ): Promise<{ replayed: number; lastSeq: number }> {
+    // Synchronous from the read to the subscription: a commit cannot deliver in between.
+    const thread = this.thread(threadId);
+    const frames = this.committedAfter(thread, afterSeq);
+    if (frames.length > 0) subscriber.deliver(frames);
+    if (follow) thread.subscribers.set(subscriber.id, subscriber);
+    return { replayed: frames.length, lastSeq: thread.committedSeq };
+  }
+
+  subscribe(threadId: string, subscriber: FrameSubscriber): void {
+    this.thread(threadId).subscribers.set(subscriber.id, subscriber);
+  }
+
+  unsubscribe(threadId: string, subscriberId: string): void {
+    this.threads.get(threadId)?.subscribers.delete(subscriberId);
+  }
+
+  unsubscribeEverywhere(subscriberId: string): void {
+    for (const thread of this.threads.values()) thread.subscribers.delete(subscriberId);
+  }
+
+  endSubscriptions(threadId: string): void {
+    const thread = this.threads.get(threadId);
+    if (!thread) return;
+    if (thread.committedSeq >= thread.lastSeq) thread.subscribers.clear();
+    else thread.endAfter = thread.lastSeq;
+  }
+
+  lastSeq(threadId: string): number {
+    return this.thread(threadId).lastSeq;
+  }
+
+  flush(): Promise<void> {
+    const waiting = [...this.dirty].some((t) => committable(t) > 0);
+    if (!waiting) return Promise.resolve();
+    return new Promise((resolve) => this.flushWaiters.push(resolve));
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.commit();
+    this.closed = true;
+    clearInterval(this.sweeper);
+  }
+
+  /** The thread's log in memory, loading its seq from disk the first time. */
+  private thread(threadId: string): ThreadLog {
+    let thread = this.threads.get(threadId);
+    if (!thread) {
+      const seq = this.loadSeq.get({ id: threadId })?.seq ?? 0;
+      thread = new ThreadLog(threadId, seq, seq, this.now());
+      this.threads.set(threadId, thread);
+    }
+    return thread;
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    this.scheduleCommit(() => this.commit());
+  }
+
+  /** One group commit: every committable frame of every thread in one transaction, then delivery. */
+  private commit(): void {
+    this.scheduled = false;
+    const ready: [ThreadLog, Pending[]][] = [];
+    for (const thread of this.dirty) {
+      const n = committable(thread);
+      if (n > 0) ready.push([thread, thread.pending.splice(0, n)]);
+      if (thread.pending.length === 0) this.dirty.delete(thread);
+    }
+    if (ready.length > 0) {
+      const written = this.writeReady(ready);
+      for (const [thread, frames] of written) this.deliver(thread, frames);
+    }
+    const waiters = this.flushWaiters;
+    this.flushWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  /** Writes in one transaction; if that fails, thread by thread, so one bad thread cannot stop the rest. */
+  private writeReady(ready: [ThreadLog, Pending[]][]): [ThreadLog, Pending[]][] {
+    try {
+      this.writeAll(ready);
+      return ready;
+    } catch {
+      const written: [ThreadLog, Pending[]][] = [];
+      for (const entry of ready) {
+        try {
+          this.writeAll([entry]);
+          written.push(entry);
+        } catch (error) {
+          // Never sent, so no client holds them; the turn hears of it through onError.
+          this.onError(error, entry[0].threadId);
+        }
+      }
+      return written;
+    }
+  }
+
+  /** One row per run of frames of the same turn; the thread's last seq recorded beside them. */
+  private write(thread: ThreadLog, frames: Pending[]): void {
+    const now = this.now();
+    let start = 0;
+    for (let i = 1; i <= frames.length; i++) {
+      const first = frames[start] as Pending;
+      if (i < frames.length && (frames[i] as Pending).turnId === first.turnId) continue;
+      if (thread.storedTurnId !== first.turnId) {
+        this.pruneOtherTurns.run(thread.threadId, first.turnId);
+        thread.storedTurnId = first.turnId;
+      }
+      const run = frames.slice(start, i);
+      const lines = run.length === 1 ? first.json : run.map((f) => f.json).join("\n");
+      this.insertBatch.run(thread.threadId, first.seq, (run.at(-1) as Pending).seq, first.turnId, lines, now);
+      start = i;
+    }
+    this.recordLastSeq.run((frames.at(-1) as Pending).seq, thread.threadId);
+  }
+
+  private deliver(thread: ThreadLog, pending: Pending[]): void {
+    const frames: LoggedFrame[] = pending.map((f) => ({ seq: f.seq, json: f.json }));
+    thread.committedSeq = (frames.at(-1) as LoggedFrame).seq;
+    thread.touchedAt = this.now();
+    this.remember(thread, pending, frames);
+    for (const subscriber of thread.subscribers.values()) {
+      try {
+        subscriber.deliver(frames);
+      } catch (error) {
+        this.onError(error, thread.threadId);
+      }
+    }
+    if (thread.endAfter !== 0 && thread.committedSeq >= thread.endAfter) {
+      thread.endAfter = 0;
+      thread.subscribers.clear();
+    }
+  }
+
+  private remember(thread: ThreadLog, pending: Pending[], frames: LoggedFrame[]): void {
+    const lastTurn = (pending.at(-1) as Pending).turnId;
+    if (thread.recentTurnId !== lastTurn) {
+      // Keep only the latest turn's frames (what the disk keeps too).
+      const from = pending.findIndex((f) => f.turnId === lastTurn);
+      thread.recent = frames.slice(from);
+      thread.recentTurnId = lastTurn;
+    } else {
+      for (const f of frames) thread.recent.push(f);
+    }
+    if (thread.recent.length > this.maxRecent) thread.recent = thread.recent.slice(-this.maxRecent >> 1);
+  }
+
+  /** Committed frames after `afterSeq`: from memory when it holds them, else from disk. */
+  private committedAfter(thread: ThreadLog, afterSeq: number): LoggedFrame[] {
+    if (afterSeq >= thread.committedSeq) return [];
+    const first = thread.recent[0];
+    if (first && first.seq <= afterSeq + 1) return thread.recent.slice(afterSeq + 1 - first.seq);
+    return framesOf(this.selectAfter.all(thread.threadId, afterSeq), afterSeq);
+  }
+
+  private sweep(): void {
+    const cutoff = this.now() - this.idleMs;
+    for (const [id, thread] of this.threads) {
+      if (
+        thread.touchedAt < cutoff &&
+        thread.pending.length === 0 &&
+        thread.subscribers.size === 0 &&
+        thread.heldFrom === 0
+      )
+        this.threads.delete(id);
+    }
+  }
+}
+
+type BatchRow = { first_seq: number; frames: string };
+
+/** How many of the thread's pending frames the next commit may take (all, or those before a hold). */
+function committable(thread: ThreadLog): number {
+  if (thread.heldFrom === 0) return thread.pending.length;
+  let n = 0;
+  while (n < thread.pending.length && (thread.pending[n] as Pending).seq < thread.heldFrom) n++;
+  return n;
+}
+
+/** Splits stored batches back into frames, keeping those after `afterSeq`. */
+function framesOf(rows: BatchRow[], afterSeq: number): LoggedFrame[] {
+  const out: LoggedFrame[] = [];
+  for (const row of rows) {
+    const lines = row.frames.split("\n");
+    for (let i = 0; i < lines.length; i++) {
+      const seq = row.first_seq + i;
+      if (seq > afterSeq) out.push({ seq, json: lines[i] as string });
+    }
+  }
+  return out;
+}

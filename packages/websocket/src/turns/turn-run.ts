@@ -1,0 +1,32 @@
+import type { BudgetLimits, BudgetUsed, ExecutionTreeBuilder } from "@agentwire/agents";
+import type { ChatContext, TurnUsage } from "@agentwire/protocol";
+import type { FastifyBaseLogger } from "fastify";
+import type { Repositories } from "../db/repositories.js";
+import type { RunningTurn } from "./running-turn.js";
+import type { TurnObserver } from "./turn-observer.js";
+import type { TurnRegistry } from "./turn-registry.js";
+
+/** What the turn lifecycle needs from the process; the chat services provide it. */
+export interface TurnServices {
+  turns: TurnRegistry;
+  limits: BudgetLimits;
+  observer?: TurnObserver | undefined;
+}
+
+/** Everything one segment of a turn (a fresh start, or a resume after an answer) runs with, on any route. */
+export type TurnRun = {
+  turn: RunningTurn;
+  registry: TurnRegistry;
+  repos: Repositories;
+  logger: FastifyBaseLogger;
+  provider: string;
+  model: string;
+  limits: BudgetLimits;
+  tree: ExecutionTreeBuilder;
+  chatContext: ChatContext;
+  memoryEnabled: boolean;
+  /** Usage and budget counters of earlier segments of the same turn. */
+  usageBefore?: TurnUsage;
+  budgetUsed?: BudgetUsed;
+  observer?: TurnObserver | undefined;
+};

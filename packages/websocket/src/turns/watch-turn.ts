@@ -1,0 +1,15 @@
+import { AgentwireError } from "../errors/agentwire-error.js";
+import type { ConnectionContext } from "../ws/connection-context.js";
+import type { RunningTurn } from "./running-turn.js";
+
+/** Makes the connection a watcher of the turn's thread (the socket's close unsubscribes it everywhere). */
+export function watchTurn(conn: ConnectionContext, turn: RunningTurn): void {
+  turn.watch({ id: conn.subscriber.id, userId: conn.userId, deliver: conn.subscriber.deliver });
+}
+
+/** The user's thread row, or not_found (the same for a missing thread and someone else's). */
+export function ownThread(conn: ConnectionContext, threadId: string) {
+  const thread = conn.repos.threads.get(conn.userId, threadId);
+  if (!thread) throw new AgentwireError("not_found", "thread not found");
+  return thread;
+}
