@@ -8,7 +8,8 @@ import type {
   ToolCallEvent,
 } from "../providers/provider-event.js";
 import type { ProviderRequest } from "../providers/provider-request.js";
-import { ABORTED, abortable } from "./abortable.js";
+import { ABORTED } from "./abortable.js";
+import { AbortableStream } from "./abortable-stream.js";
 import type { ChunkEvent } from "./loop-event.js";
 
 /** Everything one model turn produced. */
@@ -33,10 +34,12 @@ export async function* streamModelTurn(
   const turn: ModelTurn = { text: "", thinking: [], toolCalls: [], aborted: false };
   let block: ThinkingBlock | null = null;
   let iterator: AsyncIterator<ProviderEvent> | undefined;
+  let stream: AbortableStream<ProviderEvent> | undefined;
   try {
     iterator = provider.stream(request, signal)[Symbol.asyncIterator]();
+    stream = new AbortableStream(iterator, signal);
     for (;;) {
-      const next = await abortable(iterator.next(), signal);
+      const next = await stream.next();
       if (next === ABORTED || next.done) break;
       const event = next.value;
       switch (event.type) {
@@ -73,6 +76,8 @@ export async function* streamModelTurn(
   } catch (error) {
     // The Provider contract makes failures events; a throw is a provider bug, still not the turn's crash.
     turn.error = { message: `provider ${provider.id} failed: ${messageOf(error)}` };
+  } finally {
+    stream?.dispose();
   }
   if (block) turn.thinking.push(block);
   if (signal.aborted) {

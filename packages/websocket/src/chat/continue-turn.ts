@@ -81,10 +81,10 @@ export function continueTurn(
     provider: saved.provider,
     model: saved.model,
   };
-  void driveTurn(run, async function* (ctx) {
+  void driveTurn(run, async (ctx) => {
     const belt = await turnToolbelt(chat, scope, saved.memoryEnabled, run.logger);
     const given = await answer(belt.unwrapped);
-    return yield* resumeUnifiedAgentLoop({
+    return resumeUnifiedAgentLoop({
       provider,
       tools: belt.tools,
       ctx,

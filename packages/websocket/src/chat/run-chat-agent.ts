@@ -25,11 +25,11 @@ export function runChatAgent(data: ChatMessageData, conn: ConnectionContext): vo
     provider: resolved.provider.id,
     model: resolved.model,
   };
-  // Inside the driven generator, so a failure to build the tools ends the turn like any other error.
-  void driveTurn(run, async function* (ctx) {
+  // Inside the driver, so a failure to build the tools ends the turn like any other error.
+  void driveTurn(run, async (ctx) => {
     const belt = await turnToolbelt(chat, scope, memoryEnabled, logger);
     logger.info({ provider: run.provider, model: run.model, tools: belt.tools.length }, "turn started");
-    return yield* runUnifiedAgentLoop({
+    return runUnifiedAgentLoop({
       provider: resolved.provider,
       model: resolved.model,
       systemPrompt: belt.systemPrompt,

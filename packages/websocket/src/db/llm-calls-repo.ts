@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { LlmCallRecord } from "@agentwire/agents";
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, sql } from "drizzle-orm";
 import type { Db } from "./open-database.js";
 import { llmCalls } from "./schema/index.js";
 
@@ -8,32 +8,38 @@ export type LlmCallRow = typeof llmCalls.$inferSelect;
 
 /** The provider-call ledger: one row per call at any depth, always through the owning user. */
 export class LlmCallsRepo {
-  constructor(private readonly db: Db) {}
+  // One row per provider call of every turn: prepared once.
+  private readonly recordStatement;
+
+  constructor(private readonly db: Db) {
+    const columns = Object.keys(getTableColumns(llmCalls));
+    this.recordStatement = db
+      .insert(llmCalls)
+      .values(Object.fromEntries(columns.map((c) => [c, sql.placeholder(c)])) as unknown as LlmCallRow)
+      .prepare();
+  }
 
   /** Records one provider call of a turn. */
   record(userId: string, threadId: string, turnId: string, call: LlmCallRecord, now = Date.now()): void {
-    this.db
-      .insert(llmCalls)
-      .values({
-        id: randomUUID(),
-        turnId,
-        threadId,
-        userId,
-        provider: call.provider,
-        model: call.model,
-        depth: call.depth,
-        inputTokens: call.inputTokens,
-        outputTokens: call.outputTokens,
-        cacheReadTokens: call.cacheReadTokens,
-        cacheWriteTokens: call.cacheWriteTokens,
-        reasoningTokens: call.reasoningTokens,
-        costUsd: call.costUsd,
-        costKnown: call.costKnown,
-        latencyMs: Math.round(call.latencyMs),
-        error: call.error ?? null,
-        createdAt: now,
-      })
-      .run();
+    this.recordStatement.run({
+      id: randomUUID(),
+      turnId,
+      threadId,
+      userId,
+      provider: call.provider,
+      model: call.model,
+      depth: call.depth,
+      inputTokens: call.inputTokens,
+      outputTokens: call.outputTokens,
+      cacheReadTokens: call.cacheReadTokens,
+      cacheWriteTokens: call.cacheWriteTokens,
+      reasoningTokens: call.reasoningTokens,
+      costUsd: call.costUsd,
+      costKnown: call.costKnown,
+      latencyMs: Math.round(call.latencyMs),
+      error: call.error ?? null,
+      createdAt: now,
+    } satisfies LlmCallRow);
   }
 
   /** The calls of the user's turn, oldest first. */

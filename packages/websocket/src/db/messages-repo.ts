@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { StoredMessage } from "@agentwire/protocol";
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, sql } from "drizzle-orm";
 import { NotFoundError } from "../errors/agentwire-error.js";
 import type { Db } from "./open-database.js";
 import { messages, threads } from "./schema/index.js";
@@ -26,65 +26,79 @@ export type NewMessage = Pick<MessageRow, "role" | "status"> &
 
 /** Messages of a thread, always through the owning user. */
 export class MessagesRepo {
-  constructor(private readonly db: Db) {}
+  // Every turn lists the history and appends rows: the statements are prepared once.
+  private readonly ownedStatement;
+  private readonly listStatement;
+  private readonly nextSeqStatement;
+  private readonly insertStatement;
+  private readonly touchStatement;
+  private readonly appendInTransaction: (userId: string, threadId: string, row: MessageRow) => void;
+
+  constructor(private readonly db: Db) {
+    const p = sql.placeholder;
+    this.ownedStatement = db
+      .select({ id: threads.id })
+      .from(threads)
+      .where(and(eq(threads.id, p("threadId")), eq(threads.userId, p("userId"))))
+      .prepare();
+    this.listStatement = db
+      .select()
+      .from(messages)
+      .where(and(eq(messages.threadId, p("threadId")), eq(messages.userId, p("userId"))))
+      .orderBy(asc(messages.seq))
+      .prepare();
+    this.nextSeqStatement = db
+      .select({ seq: sql<number>`coalesce(max(${messages.seq}), 0) + 1` })
+      .from(messages)
+      .where(eq(messages.threadId, p("threadId")))
+      .prepare();
+    const columns = Object.keys(getTableColumns(messages));
+    this.insertStatement = db
+      .insert(messages)
+      .values(Object.fromEntries(columns.map((c) => [c, p(c)])) as unknown as MessageRow)
+      .prepare();
+    this.touchStatement = db
+      .update(threads)
+      .set({ updatedAt: sql`${sql.param(p("now"), threads.updatedAt)}` })
+      .where(eq(threads.id, p("threadId")))
+      .prepare();
+    // One transaction per row: the owner check, the next seq and the insert cannot interleave.
+    this.appendInTransaction = db.$client.transaction((userId: string, threadId: string, row: MessageRow) => {
+      if (!this.ownedStatement.get({ threadId, userId })) throw new NotFoundError("thread");
+      row.seq = this.nextSeqStatement.get({ threadId })?.seq ?? 1;
+      this.insertStatement.run(row);
+      this.touchStatement.run({ now: row.createdAt, threadId });
+    });
+  }
 
   /** The thread's rows in order; throws not_found when the thread is not the user's. */
   list(userId: string, threadId: string): StoredMessage[] {
-    this.assertThread(userId, threadId);
-    return this.db
-      .select()
-      .from(messages)
-      .where(and(eq(messages.threadId, threadId), eq(messages.userId, userId)))
-      .orderBy(asc(messages.seq))
-      .all()
-      .map(toStoredMessage);
+    if (!this.ownedStatement.get({ threadId, userId })) throw new NotFoundError("thread");
+    return this.listStatement.all({ threadId, userId }).map(toStoredMessage);
   }
 
   /** Stores a row at the end of the thread and returns it as the protocol's StoredMessage. */
   append(userId: string, threadId: string, message: NewMessage, now = Date.now()): StoredMessage {
-    return this.db.transaction((tx) => {
-      const owned = tx
-        .select({ id: threads.id })
-        .from(threads)
-        .where(and(eq(threads.id, threadId), eq(threads.userId, userId)))
-        .get();
-      if (!owned) throw new NotFoundError("thread");
-      const next = tx
-        .select({ seq: sql<number>`coalesce(max(${messages.seq}), 0) + 1` })
-        .from(messages)
-        .where(eq(messages.threadId, threadId))
-        .get();
-      const row: MessageRow = {
-        id: randomUUID(),
-        threadId,
-        userId,
-        turnId: message.turnId ?? null,
-        seq: next?.seq ?? 1,
-        role: message.role,
-        content: message.content ?? null,
-        toolCalls: message.toolCalls ?? null,
-        toolCallId: message.toolCallId ?? null,
-        isError: message.isError ?? null,
-        provider: message.provider ?? null,
-        model: message.model ?? null,
-        executionTree: message.executionTree ?? null,
-        usage: message.usage ?? null,
-        status: message.status,
-        createdAt: now,
-      };
-      tx.insert(messages).values(row).run();
-      tx.update(threads).set({ updatedAt: now }).where(eq(threads.id, threadId)).run();
-      return toStoredMessage(row);
-    });
-  }
-
-  private assertThread(userId: string, threadId: string): void {
-    const owned = this.db
-      .select({ id: threads.id })
-      .from(threads)
-      .where(and(eq(threads.id, threadId), eq(threads.userId, userId)))
-      .get();
-    if (!owned) throw new NotFoundError("thread");
+    const row: MessageRow = {
+      id: randomUUID(),
+      threadId,
+      userId,
+      turnId: message.turnId ?? null,
+      seq: 0,
+      role: message.role,
+      content: message.content ?? null,
+      toolCalls: message.toolCalls ?? null,
+      toolCallId: message.toolCallId ?? null,
+      isError: message.isError ?? null,
+      provider: message.provider ?? null,
+      model: message.model ?? null,
+      executionTree: message.executionTree ?? null,
+      usage: message.usage ?? null,
+      status: message.status,
+      createdAt: now,
+    };
+    this.appendInTransaction(userId, threadId, row);
+    return toStoredMessage(row);
   }
 }
 

@@ -7,7 +7,7 @@ import { findMigrationsFolder } from "./find-migrations-folder.js";
 import * as schema from "./schema/index.js";
 
 export type AgentwireSchema = typeof schema;
-export type Db = BetterSQLite3Database<AgentwireSchema>;
+export type Db = BetterSQLite3Database<AgentwireSchema> & { $client: Database.Database };
 
 /** An open, migrated database: the drizzle handle for queries, the raw handle for pragmas and close. */
 export interface AgentwireDatabase {

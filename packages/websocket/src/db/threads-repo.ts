@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ThreadSummary } from "@agentwire/protocol";
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "./open-database.js";
 import { threads } from "./schema/index.js";
 
@@ -8,7 +8,29 @@ type ThreadRow = typeof threads.$inferSelect;
 
 /** Threads, always scoped by the owning user: another user's thread reads as missing. */
 export class ThreadsRepo {
-  constructor(private readonly db: Db) {}
+  // On every turn's start: prepared once, so a turn does not rebuild and re-prepare them.
+  private readonly getStatement;
+  private readonly createStatement;
+
+  constructor(private readonly db: Db) {
+    const p = sql.placeholder;
+    this.getStatement = db
+      .select()
+      .from(threads)
+      .where(and(eq(threads.id, p("threadId")), eq(threads.userId, p("userId"))))
+      .prepare();
+    this.createStatement = db
+      .insert(threads)
+      .values({
+        id: p("id"),
+        userId: p("userId"),
+        title: p("title"),
+        lastSeq: 0,
+        createdAt: p("createdAt"),
+        updatedAt: p("updatedAt"),
+      })
+      .prepare();
+  }
 
   /** The user's threads, most recently updated first. */
   list(userId: string): ThreadSummary[] {
@@ -23,17 +45,13 @@ export class ThreadsRepo {
 
   /** The thread if it exists and belongs to the user. */
   get(userId: string, threadId: string): ThreadRow | undefined {
-    return this.db
-      .select()
-      .from(threads)
-      .where(and(eq(threads.id, threadId), eq(threads.userId, userId)))
-      .get();
+    return this.getStatement.get({ threadId, userId });
   }
 
   /** Creates a thread for the user. */
   create(userId: string, title: string, now = Date.now()): ThreadRow {
     const row: ThreadRow = { id: randomUUID(), userId, title, lastSeq: 0, createdAt: now, updatedAt: now };
-    this.db.insert(threads).values(row).run();
+    this.createStatement.run(row);
     return row;
   }
 

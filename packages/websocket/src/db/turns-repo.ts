@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { TurnUsage } from "@agentwire/protocol";
-import { and, asc, desc, eq } from "drizzle-orm";
+import { and, asc, type Column, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { SuspendedTurn } from "../turns/suspended-turn.js";
 import type { Db } from "./open-database.js";
 import { type TurnStatus, turns } from "./schema/index.js";
@@ -19,7 +19,42 @@ export interface TurnUpdate {
 
 /** Turns of a thread, always through the owning user. */
 export class TurnsRepo {
-  constructor(private readonly db: Db) {}
+  // The calls every turn makes: prepared once.
+  private readonly startStatement;
+  private readonly latestStatement;
+  private readonly endStatement;
+
+  constructor(private readonly db: Db) {
+    const p = sql.placeholder;
+    this.startStatement = db
+      .insert(turns)
+      .values({
+        id: p("id"),
+        threadId: p("threadId"),
+        userId: p("userId"),
+        status: "running",
+        startedAt: p("startedAt"),
+      })
+      .prepare();
+    this.latestStatement = db
+      .select()
+      .from(turns)
+      .where(and(eq(turns.threadId, p("threadId")), eq(turns.userId, p("userId"))))
+      .orderBy(desc(turns.startedAt))
+      .limit(1)
+      .prepare();
+    this.endStatement = db
+      .update(turns)
+      .set({
+        status: bound("status", turns.status),
+        usage: bound("usage", turns.usage),
+        error: bound("error", turns.error),
+        suspendedState: null,
+        endedAt: bound("endedAt", turns.endedAt),
+      })
+      .where(and(eq(turns.id, p("turnId")), eq(turns.userId, p("userId"))))
+      .prepare();
+  }
 
   /** Records a running turn on the user's thread. */
   start(userId: string, threadId: string, now = Date.now()): TurnRow {
@@ -35,7 +70,7 @@ export class TurnsRepo {
       endedAt: null,
       lastSeq: 0,
     };
-    this.db.insert(turns).values(row).run();
+    this.startStatement.run({ id: row.id, threadId, userId, startedAt: now });
     return row;
   }
 
@@ -50,13 +85,16 @@ export class TurnsRepo {
 
   /** The most recent turn of the user's thread. */
   latest(userId: string, threadId: string): TurnRow | undefined {
-    return this.db
-      .select()
-      .from(turns)
-      .where(and(eq(turns.threadId, threadId), eq(turns.userId, userId)))
-      .orderBy(desc(turns.startedAt))
-      .limit(1)
-      .get();
+    return this.latestStatement.get({ threadId, userId });
+  }
+
+  /** Ends the user's turn: its final status, usage and error; the suspension is cleared. */
+  end(
+    userId: string,
+    turnId: string,
+    end: { status: TurnStatus; usage: TurnUsage; error: string | null; endedAt: number },
+  ): void {
+    this.endStatement.run({ ...end, turnId, userId });
   }
 
   /** Threads of the user with a turn waiting on them (a question or an approval). */
@@ -89,4 +127,9 @@ export class TurnsRepo {
       .orderBy(asc(turns.startedAt))
       .all();
   }
+}
+
+/** A placeholder in an UPDATE's SET, encoded like the column (JSON columns too) when it runs. */
+function bound(name: string, column: Column): SQL {
+  return sql`${sql.param(sql.placeholder(name), column)}`;
 }

@@ -10,7 +10,11 @@ import { endTurn, storeRow, suspendTurn, totalUsage } from "./end-turn.js";
 import { rootRow } from "./root-row.js";
 import type { TurnRun } from "./turn-run.js";
 
-type LoopStart = (ctx: LoopContext) => AsyncGenerator<LoopEvent, LoopResult>;
+/**
+ * Builds the turn's loop (toolbelt, history...) and returns it unstarted; the driver iterates it
+ * directly, so a chunk passes through no wrapper generator of the driver's own.
+ */
+type LoopStart = (ctx: LoopContext) => Promise<AsyncGenerator<LoopEvent, LoopResult>>;
 
 /**
  * Runs one segment of an agent turn: adds every event to the tree and appends it to the thread's
@@ -44,7 +48,7 @@ async function drive(run: TurnRun, start: LoopStart): Promise<void> {
   });
   let result: LoopResult;
   try {
-    const loop = start(ctx);
+    const loop = await start(ctx);
     for (;;) {
       const next = await loop.next();
       if (next.done) {

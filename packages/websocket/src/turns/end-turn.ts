@@ -70,11 +70,10 @@ function finish(run: TurnRun, result: TurnResult, text: string): void {
     const code: ErrorCode = result.error.code;
     turn.emit({ type: "error", code, message: result.error.message });
   }
-  repos.turns.update(turn.userId, turn.turnId, {
+  repos.turns.end(turn.userId, turn.turnId, {
     status,
     usage,
     error: result.error?.message ?? null,
-    suspendedState: null,
     endedAt: Date.now(),
   });
   endFrames(run, usage, status);

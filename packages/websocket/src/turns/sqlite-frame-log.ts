@@ -14,7 +14,8 @@ export interface SqliteFrameLogOptions {
   schedule?: (commit: () => void) => void;
 }
 
-type Pending = { seq: number; json: string; turnId: string };
+/** A frame in flight; also handed out as the LoggedFrame itself (no copy per frame). */
+type Pending = { readonly seq: number; readonly json: string; readonly turnId: string };
 
 /** One thread's part of the log in memory. */
 class ThreadLog {
@@ -107,10 +108,11 @@ export class SqliteFrameLog implements FrameLog {
       body.length > 2
         ? `${body.slice(0, -1)}${thread.stampPrefix}${seq}}`
         : `{${thread.stampPrefix.slice(1)}${seq}}`;
-    thread.pending.push({ seq, json, turnId });
+    const entry: Pending = { seq, json, turnId };
+    thread.pending.push(entry);
     this.dirty.add(thread);
     this.schedule();
-    return { seq, json };
+    return entry;
   }
 
   hold(threadId: string): void {
@@ -257,11 +259,10 @@ export class SqliteFrameLog implements FrameLog {
     this.recordLastSeq.run((frames.at(-1) as Pending).seq, thread.threadId);
   }
 
-  private deliver(thread: ThreadLog, pending: Pending[]): void {
-    const frames: LoggedFrame[] = pending.map((f) => ({ seq: f.seq, json: f.json }));
+  private deliver(thread: ThreadLog, frames: Pending[]): void {
     thread.committedSeq = (frames.at(-1) as LoggedFrame).seq;
     thread.touchedAt = this.now();
-    this.remember(thread, pending, frames);
+    this.remember(thread, frames);
     for (const subscriber of thread.subscribers.values()) {
       try {
         subscriber.deliver(frames);
@@ -275,11 +276,11 @@ export class SqliteFrameLog implements FrameLog {
     }
   }
 
-  private remember(thread: ThreadLog, pending: Pending[], frames: LoggedFrame[]): void {
-    const lastTurn = (pending.at(-1) as Pending).turnId;
+  private remember(thread: ThreadLog, frames: Pending[]): void {
+    const lastTurn = (frames.at(-1) as Pending).turnId;
     if (thread.recentTurnId !== lastTurn) {
       // Keep only the latest turn's frames (what the disk keeps too).
-      const from = pending.findIndex((f) => f.turnId === lastTurn);
+      const from = frames.findIndex((f) => f.turnId === lastTurn);
       thread.recent = frames.slice(from);
       thread.recentTurnId = lastTurn;
     } else {

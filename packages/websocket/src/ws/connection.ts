@@ -114,13 +114,20 @@ export class Connection implements FrameSubscriber {
     return true;
   }
 
-  private writeAll(frames: readonly { json: string }[]): void {
+  private writeAll(frames: readonly Outgoing[]): void {
     if (frames.length === 1) {
-      this.socket.send((frames[0] as { json: string }).json);
+      this.socket.send((frames[0] as Outgoing).json);
       return;
     }
     this.socket.cork?.();
-    for (const frame of frames) this.socket.send(frame.json);
+    for (let i = 0; i < frames.length; i++) {
+      // A huge batch (an instant provider) must not overrun the buffer: the rest waits and merges.
+      if ((i & 63) === 63 && this.socket.bufferedAmount > this.mergeThreshold) {
+        this.enqueue(frames.slice(i));
+        break;
+      }
+      this.socket.send((frames[i] as Outgoing).json);
+    }
     this.socket.uncork?.();
   }
 
