@@ -9,5 +9,3 @@ CREATE TABLE `frame_batches` (
 	FOREIGN KEY (`thread_id`) REFERENCES `threads`(`id`) ON UPDATE no action ON DELETE cascade,
 	FOREIGN KEY (`turn_id`) REFERENCES `turns`(`id`) ON UPDATE no action ON DELETE cascade
 );
---> statement-breakpoint
-CREATE INDEX `frame_batches_turn_idx` ON `frame_batches` (`turn_id`);

@@ -10,8 +10,13 @@ export interface SqliteFrameLogOptions {
   /** A commit (or a subscriber) failed; the frames of that thread in that commit were not sent. Must not throw. */
   onError?: (error: unknown, threadId: string) => void;
   now?: () => number;
-  /** When the next group commit runs; default the end of this event-loop turn (setImmediate). Tests step it by hand. */
-  schedule?: (commit: () => void) => void;
+  /**
+   * Commits at most this often: an idle log commits at the end of the event-loop turn (no added
+   * latency); under load, appends wait for the next commit at most this long and share it.
+   */
+  minCommitIntervalMs?: number;
+  /** Runs a commit after `delayMs`; tests step commits by hand with it. */
+  schedule?: (commit: () => void, delayMs: number) => void;
 }
 
 /** A frame in flight; also handed out as the LoggedFrame itself (no copy per frame). */
@@ -48,8 +53,9 @@ class ThreadLog {
  * (`frame_batches`) for durability. Appends queue; one commit per event-loop turn (setImmediate)
  * writes every queued frame of every thread in one transaction, one row per thread and turn, and
  * only then delivers the frames to subscribers, so what a client receives survives a kill -9.
- * A thread's seq lives in memory (loaded once from the thread's row and its stored frames) and is
- * recorded on the thread in the same commit: no write per frame.
+ * A thread's seq lives in memory, loaded once from the highest seq on disk (the stored frames
+ * themselves; `threads.last_seq` for threads from before the frame log): no write per frame, and
+ * none per commit beyond the frames.
  */
 export class SqliteFrameLog implements FrameLog {
   private readonly threads = new Map<string, ThreadLog>();
@@ -61,12 +67,13 @@ export class SqliteFrameLog implements FrameLog {
   private readonly maxRecent: number;
   private readonly onError: (error: unknown, threadId: string) => void;
   private readonly now: () => number;
-  private readonly scheduleCommit: (commit: () => void) => void;
+  private readonly scheduleCommit: (commit: () => void, delayMs: number) => void;
+  private readonly minInterval: number;
+  private lastCommitAt = Number.NEGATIVE_INFINITY;
   private readonly sweeper: ReturnType<typeof setInterval>;
   private readonly loadSeq: Database.Statement<{ id: string }, { seq: number }>;
   private readonly insertBatch: Database.Statement<[string, number, number, string, string, number]>;
   private readonly pruneOtherTurns: Database.Statement<[string, string]>;
-  private readonly recordLastSeq: Database.Statement<[number, string]>;
   private readonly selectAfter: Database.Statement<[string, number], BatchRow>;
   private readonly selectTurn: Database.Statement<[string, string], BatchRow>;
   private readonly writeAll: (ready: [ThreadLog, Pending[]][]) => void;
@@ -76,7 +83,8 @@ export class SqliteFrameLog implements FrameLog {
     this.maxRecent = options.maxRecentFrames ?? 20_000;
     this.onError = options.onError ?? (() => {});
     this.now = options.now ?? Date.now;
-    this.scheduleCommit = options.schedule ?? setImmediate;
+    this.scheduleCommit = options.schedule ?? defaultSchedule;
+    this.minInterval = options.minCommitIntervalMs ?? 5;
     this.loadSeq = sqlite.prepare(
       `SELECT max(coalesce((SELECT last_seq FROM threads WHERE id = @id), 0),
                   coalesce((SELECT max(last_seq) FROM frame_batches WHERE thread_id = @id), 0)) AS seq`,
@@ -85,7 +93,6 @@ export class SqliteFrameLog implements FrameLog {
       "INSERT INTO frame_batches (thread_id, first_seq, last_seq, turn_id, frames, created_at) VALUES (?, ?, ?, ?, ?, ?)",
     );
     this.pruneOtherTurns = sqlite.prepare("DELETE FROM frame_batches WHERE thread_id = ? AND turn_id <> ?");
-    this.recordLastSeq = sqlite.prepare("UPDATE threads SET last_seq = max(last_seq, ?) WHERE id = ?");
     this.selectAfter = sqlite.prepare(
       "SELECT first_seq, frames FROM frame_batches WHERE thread_id = ? AND last_seq > ? ORDER BY first_seq",
     );
@@ -199,12 +206,14 @@ export class SqliteFrameLog implements FrameLog {
   private schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    this.scheduleCommit(() => this.commit());
+    const wait = this.lastCommitAt + this.minInterval - performance.now();
+    this.scheduleCommit(() => this.commit(), wait > 0 ? wait : 0);
   }
 
   /** One group commit: every committable frame of every thread in one transaction, then delivery. */
   private commit(): void {
     this.scheduled = false;
+    this.lastCommitAt = performance.now();
     const ready: [ThreadLog, Pending[]][] = [];
     for (const thread of this.dirty) {
       const n = committable(thread);
@@ -256,7 +265,6 @@ export class SqliteFrameLog implements FrameLog {
       this.insertBatch.run(thread.threadId, first.seq, (run.at(-1) as Pending).seq, first.turnId, lines, now);
       start = i;
     }
-    this.recordLastSeq.run((frames.at(-1) as Pending).seq, thread.threadId);
   }
 
   private deliver(thread: ThreadLog, frames: Pending[]): void {
@@ -312,6 +320,12 @@ export class SqliteFrameLog implements FrameLog {
 }
 
 type BatchRow = { first_seq: number; frames: string };
+
+/** The end of this event-loop turn when nothing waits, else a timer. */
+function defaultSchedule(commit: () => void, delayMs: number): void {
+  if (delayMs <= 0) setImmediate(commit);
+  else setTimeout(commit, delayMs);
+}
 
 /** How many of the thread's pending frames the next commit may take (all, or those before a hold). */
 function committable(thread: ThreadLog): number {

@@ -1,4 +1,4 @@
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { threads } from "./threads.js";
 import { turns } from "./turns.js";
 
@@ -21,5 +21,5 @@ export const frameBatches = sqliteTable(
     frames: text().notNull(),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.threadId, t.firstSeq] }), index("frame_batches_turn_idx").on(t.turnId)],
+  (t) => [primaryKey({ columns: [t.threadId, t.firstSeq] })],
 );
