@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { applyFrame, applyFrames, flushPending, hasGap } from "../src/state/apply-frame.js";
 import { emptyThread } from "../src/state/thread-view.js";
-import { nestedTurn, plainToolTurn } from "./fixtures.js";
+import { chunk, done, nestedTurn, plainToolTurn, stamp } from "./fixtures.js";
 
 const resumed = (last_seq: number): ServerFrame => ({
   type: "chat_resumed",
@@ -14,6 +14,33 @@ const resumed = (last_seq: number): ServerFrame => ({
 });
 
 describe("applyFrame: the seq gate", () => {
+  it("takes a chunk merged for a slow socket (seq_start..seq) as the frames it stands for", () => {
+    const frames = stamp("th_1", 1, [chunk("one "), chunk("two "), chunk("three"), done()]);
+    const merged: ServerFrame = {
+      ...(frames[0] as ServerFrame),
+      content: "one two three",
+      seq: 3,
+      seq_start: 1,
+    } as ServerFrame;
+    const view = applyFrames(emptyThread(), [merged, frames[3] as ServerFrame]);
+    expect(hasGap(view)).toBe(false);
+    expect(view.lastSeq).toBe(4);
+    expect(view).toEqual(applyFrames(emptyThread(), frames));
+    // Behind a gap it waits like any frame, then applies once the gap before seq_start closes.
+    const later = stamp("th_1", 1, [chunk("a"), chunk("b"), chunk("c"), chunk("d")]);
+    const tail: ServerFrame = {
+      ...(later[2] as ServerFrame),
+      content: "cd",
+      seq: 4,
+      seq_start: 3,
+    } as ServerFrame;
+    let gapped = applyFrames(emptyThread(), [later[0] as ServerFrame, tail]);
+    expect(hasGap(gapped)).toBe(true);
+    gapped = applyFrame(gapped, later[1] as ServerFrame);
+    expect(hasGap(gapped)).toBe(false);
+    expect(gapped).toEqual(applyFrames(emptyThread(), later));
+  });
+
   it("drops frames it has already applied (a resume overlapping live frames)", () => {
     const frames = nestedTurn();
     const once = applyFrames(emptyThread(), frames);

@@ -6,7 +6,8 @@ import type { ThreadView } from "./thread-view.js";
  * The seq gate in front of the reducer. Every turn frame carries a per-thread `seq` without gaps:
  * a frame at or below the last applied seq is a duplicate (a resume replay overlapping what we saw)
  * and is dropped; a frame beyond a gap waits in `pending` until the frames before it arrive.
- * Frames without seq (chat_resumed, pong, errors about a request) are applied at once.
+ * Frames without seq (chat_resumed, pong, errors about a request) are applied at once. A chunk
+ * merged for a slow socket stands for `seq_start`..`seq`: it follows the frame before `seq_start`.
  */
 export function applyFrame(view: ThreadView, frame: ServerFrame): ThreadView {
   const seq = "seq" in frame ? frame.seq : undefined;
@@ -15,7 +16,7 @@ export function applyFrame(view: ThreadView, frame: ServerFrame): ThreadView {
     return frame.type === "chat_resumed" ? flushPending(next) : next;
   }
   if (view.lastSeq !== null && seq <= view.lastSeq) return view;
-  if (view.lastSeq !== null && seq > view.lastSeq + 1) {
+  if (view.lastSeq !== null && firstSeqOf(frame) > view.lastSeq + 1) {
     if (view.pending.some((f) => seqOf(f) === seq)) return view;
     const pending = [...view.pending, frame].sort((a, b) => seqOf(a) - seqOf(b));
     return { ...view, pending };
@@ -56,7 +57,7 @@ function drain(view: ThreadView): ThreadView {
     const seq = seqOf(head);
     const rest = next.pending.slice(1);
     if (seq <= next.lastSeq) next = { ...next, pending: rest };
-    else if (seq === next.lastSeq + 1)
+    else if (firstSeqOf(head) === next.lastSeq + 1)
       next = { ...reduceFrame({ ...next, pending: rest }, head), lastSeq: seq };
     else return next;
   }
@@ -64,4 +65,9 @@ function drain(view: ThreadView): ThreadView {
 
 function seqOf(frame: ServerFrame): number {
   return ("seq" in frame ? frame.seq : undefined) ?? 0;
+}
+
+/** The first seq a frame stands for: `seq_start` on merged text, else its own seq. */
+function firstSeqOf(frame: ServerFrame): number {
+  return (frame.type === "chunk" ? frame.seq_start : undefined) ?? seqOf(frame);
 }
