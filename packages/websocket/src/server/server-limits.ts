@@ -18,6 +18,11 @@ export const ServerLimits = z.strictObject({
   maxConnectionsPerUser: positiveInt.default(16),
   /** Past this many buffered bytes a socket gets no more frames and is closed with 1013 (resume later). */
   sendSoftLimitBytes: positiveInt.default(4 * 1024 * 1024),
+  /**
+   * Past this many buffered bytes a socket's frames wait for it to drain and its consecutive text
+   * deltas merge (`seq_start`); default half of sendSoftLimitBytes.
+   */
+  sendMergeThresholdBytes: positiveInt.optional(),
   /** Past this many buffered bytes the socket cannot even take a close frame in time: terminated. */
   sendHardLimitBytes: positiveInt.default(16 * 1024 * 1024),
   /** How long shutdown waits for clients to acknowledge the 1012 close before terminating them. */
@@ -31,6 +36,12 @@ export function resolveServerLimits(input: ServerLimitsInput = {}): ServerLimits
   const limits = ServerLimits.parse(input);
   if (limits.sendHardLimitBytes < limits.sendSoftLimitBytes) {
     throw new Error("sendHardLimitBytes must be at least sendSoftLimitBytes");
+  }
+  if (
+    limits.sendMergeThresholdBytes !== undefined &&
+    limits.sendMergeThresholdBytes > limits.sendSoftLimitBytes
+  ) {
+    throw new Error("sendMergeThresholdBytes must be at most sendSoftLimitBytes");
   }
   return limits;
 }

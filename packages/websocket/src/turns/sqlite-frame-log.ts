@@ -11,8 +11,9 @@ export interface SqliteFrameLogOptions {
   onError?: (error: unknown, threadId: string) => void;
   now?: () => number;
   /**
-   * Commits at most this often: an idle log commits at the end of the event-loop turn (no added
-   * latency); under load, appends wait for the next commit at most this long and share it.
+   * Commits at most this often (default 0: once per event-loop turn, the lowest latency). A
+   * positive value makes appends under load wait for the next commit at most this long and share
+   * it; back-to-back short turns then wait for it too, so it trades latency for throughput.
    */
   minCommitIntervalMs?: number;
   /** Runs a commit after `delayMs`; tests step commits by hand with it. */
@@ -84,7 +85,7 @@ export class SqliteFrameLog implements FrameLog {
     this.onError = options.onError ?? (() => {});
     this.now = options.now ?? Date.now;
     this.scheduleCommit = options.schedule ?? defaultSchedule;
-    this.minInterval = options.minCommitIntervalMs ?? 5;
+    this.minInterval = options.minCommitIntervalMs ?? 0;
     this.loadSeq = sqlite.prepare(
       `SELECT max(coalesce((SELECT last_seq FROM threads WHERE id = @id), 0),
                   coalesce((SELECT max(last_seq) FROM frame_batches WHERE thread_id = @id), 0)) AS seq`,

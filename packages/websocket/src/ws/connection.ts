@@ -28,7 +28,7 @@ export interface ConnectionOptions {
   logger: FastifyBaseLogger;
   sendSoftLimitBytes: number;
   sendHardLimitBytes: number;
-  /** Past this many buffered bytes, frames wait and consecutive text deltas merge (default a quarter of the soft limit). */
+  /** Past this many buffered bytes, frames wait and consecutive text deltas merge (default half the soft limit). */
   sendMergeThresholdBytes?: number;
 }
 
@@ -64,7 +64,7 @@ export class Connection implements FrameSubscriber {
     this.socket = options.socket;
     this.softLimit = options.sendSoftLimitBytes;
     this.hardLimit = options.sendHardLimitBytes;
-    this.mergeThreshold = options.sendMergeThresholdBytes ?? Math.floor(options.sendSoftLimitBytes / 4);
+    this.mergeThreshold = options.sendMergeThresholdBytes ?? Math.floor(options.sendSoftLimitBytes / 2);
   }
 
   /** True while frames can still be sent. */

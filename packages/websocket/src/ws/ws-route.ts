@@ -54,6 +54,9 @@ export async function wsRoute(app: FastifyInstance, opts: WsRouteOptions) {
         socket: socketLike(socket),
         logger,
         sendSoftLimitBytes: limits.sendSoftLimitBytes,
+        ...(limits.sendMergeThresholdBytes !== undefined && {
+          sendMergeThresholdBytes: limits.sendMergeThresholdBytes,
+        }),
         sendHardLimitBytes: limits.sendHardLimitBytes,
       });
       // The cap was checked before the upgrade; two upgrades racing past it are caught here.
