@@ -34,7 +34,7 @@ export class MessagesRepo {
   private readonly touchStatement;
   private readonly appendInTransaction: (userId: string, threadId: string, row: MessageRow) => void;
 
-  constructor(private readonly db: Db) {
+  constructor(db: Db) {
     const p = sql.placeholder;
     this.ownedStatement = db
       .select({ id: threads.id })
