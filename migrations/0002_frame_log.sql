@@ -9,3 +9,6 @@ CREATE TABLE `frame_batches` (
 	FOREIGN KEY (`thread_id`) REFERENCES `threads`(`id`) ON UPDATE no action ON DELETE cascade,
 	FOREIGN KEY (`turn_id`) REFERENCES `turns`(`id`) ON UPDATE no action ON DELETE cascade
 );
+--> statement-breakpoint
+ALTER TABLE `turns` ADD `provider` text;--> statement-breakpoint
+ALTER TABLE `turns` ADD `model` text;

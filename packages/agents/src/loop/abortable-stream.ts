@@ -19,8 +19,13 @@ export class AbortableStream<T> {
 
   /** The next item, or ABORTED once the signal fired (the iterator's own read is left to settle). */
   next(): Promise<IteratorResult<T> | typeof ABORTED> {
-    if (this.signal.aborted) return Promise.resolve(ABORTED);
+    // The read starts even when the signal already fired, as a raced read would: a call the budget
+    // counted reaches the provider, which sees the aborted signal itself.
     const read = this.iterator.next();
+    if (this.signal.aborted) {
+      read.catch(() => {});
+      return Promise.resolve(ABORTED);
+    }
     return new Promise((resolve, reject) => {
       this.wake = resolve;
       read.then(resolve, (error: unknown) => {

@@ -34,6 +34,8 @@ export class TurnsRepo {
         userId: p("userId"),
         status: "running",
         startedAt: p("startedAt"),
+        provider: p("provider"),
+        model: p("model"),
       })
       .prepare();
     this.latestStatement = db
@@ -57,7 +59,12 @@ export class TurnsRepo {
   }
 
   /** Records a running turn on the user's thread. */
-  start(userId: string, threadId: string, now = Date.now()): TurnRow {
+  start(
+    userId: string,
+    threadId: string,
+    who: { provider?: string; model?: string } = {},
+    now = Date.now(),
+  ): TurnRow {
     const row: TurnRow = {
       id: randomUUID(),
       threadId,
@@ -69,8 +76,17 @@ export class TurnsRepo {
       startedAt: now,
       endedAt: null,
       lastSeq: 0,
+      provider: who.provider ?? null,
+      model: who.model ?? null,
     };
-    this.startStatement.run({ id: row.id, threadId, userId, startedAt: now });
+    this.startStatement.run({
+      id: row.id,
+      threadId,
+      userId,
+      startedAt: now,
+      provider: row.provider,
+      model: row.model,
+    });
     return row;
   }
 

@@ -28,7 +28,7 @@ export function beginTurn(
     throw new AgentwireError("busy", "a turn is already running on this thread");
   }
   const thread = existing ?? repos.threads.create(userId, titleOf(data.content));
-  const turnRow = repos.turns.start(userId, thread.id);
+  const turnRow = repos.turns.start(userId, thread.id, who);
   // Synchronous since the busy check: no other turn can have claimed the thread in between.
   const turn = services.turns.start(conn.frames, thread.id, userId, turnRow.id);
   if (!turn) throw new AgentwireError("busy", "a turn is already running on this thread");

@@ -24,6 +24,9 @@ export const turns = sqliteTable(
     startedAt: integer("started_at").notNull(),
     endedAt: integer("ended_at"),
     lastSeq: integer("last_seq").notNull().default(0),
+    /** Who answers the turn: restart recovery stores the interrupted answer under their names. */
+    provider: text(),
+    model: text(),
   },
   (t) => [index("turns_thread_idx").on(t.threadId, t.startedAt)],
 );

@@ -1,0 +1,68 @@
+// The agentwire side of `pnpm bench stream`, in its own process (forked with IPC): the real server
+// start-up (`startServer`, SQLite file, AUTH_MODE=none) with the paced OpenAI-format server as a
+// compatible endpoint, so every chunk goes through the real `openai` SDK, the agent loop, the frame
+// log and the socket. It measures itself: CPU time and event-loop delay over a window, RSS and heap
+// after gc().
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { loadConfig } from "../../apps/server/src/config.js";
+import { startServer } from "../../apps/server/src/start-server.js";
+import { BENCH_SERVER_LIMITS } from "./_server.js";
+
+export type StreamRequest = { id: number; op: "snapshot" | "start-window" | "end-window" | "stop" };
+export type StreamSnapshot = { rss: number; heapUsed: number };
+export type StreamWindow = { cpu_us: number; lag_ms: { p50: number; p99: number; max: number } };
+
+const { ssePort } = JSON.parse(process.argv[2] ?? "{}") as { ssePort: number };
+const dir = mkdtempSync(join(tmpdir(), "agentwire-bench-stream-"));
+const config = loadConfig({
+  DATABASE_PATH: join(dir, "bench.db"),
+  PORT: "0",
+  LOG_LEVEL: "warn",
+  OPENAI_COMPAT_ENDPOINTS: `paced=http://127.0.0.1:${ssePort}/v1`,
+  DEFAULT_PROVIDER: "paced",
+  DEFAULT_MODEL: "paced-1",
+  PROVIDER_MAX_RETRIES: "0",
+});
+const server = await startServer(config, { limits: BENCH_SERVER_LIMITS });
+const lagResolutionMs = 10;
+let lag = monitorEventLoopDelay({ resolution: lagResolutionMs });
+let cpu0 = process.cpuUsage();
+
+process.on("message", async (m: StreamRequest) => {
+  const reply = (body: object) => process.send?.({ ...body, id: m.id });
+  switch (m.op) {
+    case "snapshot": {
+      lag.disable();
+      (globalThis as { gc?: () => void }).gc?.();
+      lag.enable();
+      const mem = process.memoryUsage();
+      reply({ rss: mem.rss, heapUsed: mem.heapUsed } satisfies StreamSnapshot);
+      break;
+    }
+    case "start-window":
+      lag = monitorEventLoopDelay({ resolution: lagResolutionMs });
+      lag.enable();
+      cpu0 = process.cpuUsage();
+      reply({});
+      break;
+    case "end-window": {
+      lag.disable();
+      const cpu = process.cpuUsage(cpu0);
+      const ms = (ns: number) => Math.max(0, ns / 1e6 - lagResolutionMs);
+      reply({
+        cpu_us: cpu.user + cpu.system,
+        lag_ms: { p50: ms(lag.percentile(50)), p99: ms(lag.percentile(99)), max: ms(lag.max) },
+      } satisfies StreamWindow);
+      break;
+    }
+    case "stop":
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+      reply({});
+      process.exit(0);
+  }
+});
+process.send?.({ ready: `${server.url.replace("http", "ws")}/ws` });
