@@ -12,10 +12,25 @@ type ToolDefinition<S extends z.ZodType> = {
   execute(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutcome>;
 };
 
+/**
+ * JSON Schemas by their zod schema: per-user tools are built for every turn from the same
+ * module-level schemas, and converting them again each time was a visible share of a turn's start.
+ */
+const jsonSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
+
+function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
+  let json = jsonSchemas.get(schema);
+  if (!json) {
+    json = z.toJSONSchema(schema, { unrepresentable: "any" }) as Record<string, unknown>;
+    delete json.$schema;
+    jsonSchemas.set(schema, json);
+  }
+  return json;
+}
+
 /** Builds a Tool whose arguments are a zod schema: JSON Schema for the model, validation for the loop. */
 export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): Tool<z.infer<S>> {
-  const inputSchema = z.toJSONSchema(def.args, { unrepresentable: "any" }) as Record<string, unknown>;
-  delete inputSchema.$schema;
+  const inputSchema = jsonSchemaOf(def.args);
   return {
     name: def.name,
     description: def.description,

@@ -16,6 +16,26 @@ const KEY_CHARS = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
 
 // Writes for one (store, user) run one at a time inside this process, so the key-count check
 // and the write cannot interleave across two turns of the same user.
+/** The memory tools' argument schemas by key length limit: built once per limit, not per turn. */
+const argsByKeyLength = new Map<
+  number,
+  {
+    list: z.ZodObject;
+    read: z.ZodObject<{ key: z.ZodString }>;
+    write: z.ZodObject<{ key: z.ZodString; value: z.ZodString }>;
+  }
+>();
+
+function memoryArgs(maxKeyLength: number) {
+  let args = argsByKeyLength.get(maxKeyLength);
+  if (!args) {
+    const key = z.string().max(4 * maxKeyLength);
+    args = { list: z.object({}), read: z.object({ key }), write: z.object({ key, value: z.string() }) };
+    argsByKeyLength.set(maxKeyLength, args);
+  }
+  return args;
+}
+
 const writeQueues = new WeakMap<MemoryStore, Map<string, Promise<unknown>>>();
 
 function serialised<T>(store: MemoryStore, userId: string, job: () => Promise<T>): Promise<T> {
@@ -52,12 +72,12 @@ export function createMemoryTools(
     }
     return null;
   };
-  const keyArg = z.string().max(4 * lim.maxKeyLength);
+  const args = memoryArgs(lim.maxKeyLength);
 
   const memoryList = defineTool({
     name: "memory_list",
     description: "List the keys of your long-term memory (kept across conversations).",
-    args: z.object({}),
+    args: args.list,
     permissionClass: "knowledge",
     execute: () =>
       storeCall(async () => {
@@ -69,7 +89,7 @@ export function createMemoryTools(
   const memoryRead = defineTool({
     name: "memory_read",
     description: "Read one value of your long-term memory by key.",
-    args: z.object({ key: keyArg }),
+    args: args.read,
     permissionClass: "knowledge",
     execute: ({ key }) =>
       storeCall(async () => {
@@ -83,7 +103,7 @@ export function createMemoryTools(
   const memoryWrite = defineTool({
     name: "memory_write",
     description: `Store a value (at most ${lim.maxValueBytes} bytes) under a key in your long-term memory, replacing any previous value.`,
-    args: z.object({ key: keyArg, value: z.string() }),
+    args: args.write,
     permissionClass: "knowledge",
     parallelSafe: false,
     requiresExclusiveLock: "memory",

@@ -7,6 +7,9 @@ import { fetchOnce } from "./fetch-once.js";
 import { htmlToText } from "./html-to-text.js";
 import { classifyAddress, type Resolver, systemResolver } from "./ssrf-guard.js";
 
+// Argument schemas at module level: built once, their JSON Schema is converted once (defineTool caches it).
+const WebFetchArgs = z.object({ url: z.string().max(8192) });
+
 /** Options of createWebFetchTool. */
 export type WebFetchOptions = {
   /** Hosts exempt from the address check (intranet, tests): `name`, `name:port`, `1.2.3.4:80`, `[::1]:8080`. */
@@ -36,7 +39,7 @@ export function createWebFetchTool(options: WebFetchOptions = {}): Tool {
     name: "web_fetch",
     description:
       "Fetch a public http(s) URL and return its readable text (HTML is reduced to text). Private and local addresses are refused.",
-    args: z.object({ url: z.string().max(8192) }),
+    args: WebFetchArgs,
     permissionClass: "network",
     execute: async ({ url }, ctx) => {
       let current: URL;

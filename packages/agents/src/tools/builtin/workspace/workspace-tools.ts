@@ -16,6 +16,11 @@ import {
   type VerifiedFsOptions,
 } from "./verified-fs.js";
 
+// Argument schemas at module level: built once, their JSON Schema is converted once (defineTool caches it).
+const ListFilesArgs = z.object({ path: z.string().optional() });
+const ReadFileArgs = z.object({ path: z.string() });
+const WriteFileArgs = z.object({ path: z.string(), content: z.string() });
+
 /** Size limits of the workspace tools. */
 export type WorkspaceLimits = { maxReadBytes: number; maxWriteBytes: number; maxListEntries: number };
 
@@ -53,7 +58,7 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): Tool[] {
   const listFiles = defineTool({
     name: "list_files",
     description: `List a directory of your workspace (default: its top). At most ${limits.maxListEntries} entries.`,
-    args: z.object({ path: z.string().optional() }),
+    args: ListFilesArgs,
     permissionClass: "safe",
     execute: ({ path: p }) =>
       guarded(p ?? ".", async (comps, shown) => {
@@ -89,7 +94,7 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): Tool[] {
   const readFile = defineTool({
     name: "read_file",
     description: `Read a UTF-8 text file of your workspace (at most ${limits.maxReadBytes} bytes).`,
-    args: z.object({ path: z.string() }),
+    args: ReadFileArgs,
     permissionClass: "safe",
     execute: ({ path: p }) =>
       guarded(p, async (comps, shown) => {
@@ -120,7 +125,7 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): Tool[] {
   const writeFile = defineTool({
     name: "write_file",
     description: `Create or replace a text file in your workspace (at most ${limits.maxWriteBytes} bytes); missing directories are created.`,
-    args: z.object({ path: z.string(), content: z.string() }),
+    args: WriteFileArgs,
     permissionClass: "workspace_write",
     parallelSafe: false,
     requiresExclusiveLock: "workspace_fs",
