@@ -13,7 +13,12 @@ import { BENCH_SERVER_LIMITS } from "./_server.js";
 
 export type StreamRequest = { id: number; op: "snapshot" | "start-window" | "end-window" | "stop" };
 export type StreamSnapshot = { rss: number; heapUsed: number };
-export type StreamWindow = { cpu_us: number; lag_ms: { p50: number; p99: number; max: number } };
+export type StreamWindow = {
+  cpu_us: number;
+  user_us: number;
+  system_us: number;
+  lag_ms: { p50: number; p99: number; max: number };
+};
 
 const { ssePort } = JSON.parse(process.argv[2] ?? "{}") as { ssePort: number };
 const dir = mkdtempSync(join(tmpdir(), "agentwire-bench-stream-"));
@@ -54,6 +59,8 @@ process.on("message", async (m: StreamRequest) => {
       const ms = (ns: number) => Math.max(0, ns / 1e6 - lagResolutionMs);
       reply({
         cpu_us: cpu.user + cpu.system,
+        user_us: cpu.user,
+        system_us: cpu.system,
         lag_ms: { p50: ms(lag.percentile(50)), p99: ms(lag.percentile(99)), max: ms(lag.max) },
       } satisfies StreamWindow);
       break;

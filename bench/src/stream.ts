@@ -120,6 +120,8 @@ async function runLevel(turns: number) {
       wall_ms: Math.round(wallMs),
       ideal_ms: RAMP_MS + CHUNKS * CHUNK_MS,
       server_cpu_ms: Math.round(window.cpu_us / 1000),
+      server_user_us_per_chunk: round(window.user_us / chunks),
+      server_system_us_per_chunk: round(window.system_us / chunks),
     },
   };
 }
@@ -186,7 +188,7 @@ const report = {
     method:
       "per level: a fresh paced SSE server process and a fresh agentwire server process; 20 warm-up turns; N sockets connected, then one chat_message each, ramped over ramp_ms; the server measures its own CPU (process.cpuUsage) and event-loop delay (monitorEventLoopDelay, 10 ms resolution subtracted) from the first chat_message to the last done chunk",
     server_cpu_us_per_chunk:
-      "server process CPU time (user+system) over the window / text chunks relayed; includes the openai SDK's SSE parsing, the loop, the frame log's group commits, socket writes, turn start and end (rows, ledger)",
+      "server process CPU time (user+system) over the window / text chunks relayed; includes the openai SDK's SSE parsing, the loop, the frame log's group commits, socket writes, turn start and end (rows, ledger); details split user and system (kernel) time: at 20 chunks/s per stream each chunk arrives in its own TCP read and leaves in its own write, and the loopback TCP work of both is system time of this process",
     rss_per_turn_kb:
       "(RSS after gc() with all turns streaming − RSS after gc() with the sockets connected) / turns live at that moment",
     frames_lost:
