@@ -92,7 +92,8 @@ async function runLevel(turns: number) {
   }
   // Full load: every turn has started and none can have ended yet (a turn lasts CHUNKS × CHUNK_MS).
   await new Promise((resolve) => setTimeout(resolve, RAMP_MS + Math.min(500, (CHUNKS * CHUNK_MS) / 4)));
-  const live = clients.filter((c) => c.frames > 0 && !c.done).length;
+  // In flight: every chat_message has been sent by now; a saturated server may not have answered yet.
+  const live = clients.filter((c) => !c.done).length;
   const atLoad = await server.ask<StreamSnapshot>("snapshot");
   const timeout = setTimeout(() => resolveAll(), TIMEOUT_MS);
   await allDone;
@@ -114,7 +115,7 @@ async function runLevel(turns: number) {
     frames_lost: lost,
     details: {
       lag_ms: { p50: round(window.lag_ms.p50), p99: round(window.lag_ms.p99), max: round(window.lag_ms.max) },
-      live_turns_at_rss_sample: live,
+      turns_in_flight_at_rss_sample: live,
       rss_mb: { empty: mb(empty.rss), connected: mb(connected.rss), at_full_load_after_gc: mb(atLoad.rss) },
       heap_used_mb_at_full_load_after_gc: mb(atLoad.heapUsed),
       wall_ms: Math.round(wallMs),
@@ -190,7 +191,7 @@ const report = {
     server_cpu_us_per_chunk:
       "server process CPU time (user+system) over the window / text chunks relayed; includes the openai SDK's SSE parsing, the loop, the frame log's group commits, socket writes, turn start and end (rows, ledger); details split user and system (kernel) time: at 20 chunks/s per stream each chunk arrives in its own TCP read and leaves in its own write, and the loopback TCP work of both is system time of this process",
     rss_per_turn_kb:
-      "(RSS after gc() with all turns streaming − RSS after gc() with the sockets connected) / turns live at that moment",
+      "(RSS after gc() with every turn sent − RSS after gc() with the sockets connected) / turns in flight (sent, not yet done) at that moment",
     frames_lost:
       "turns whose client saw a seq gap, no final done chunk, or fewer text chunks than the SSE server sent",
     model_side:
