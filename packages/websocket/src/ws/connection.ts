@@ -133,7 +133,8 @@ export class Connection implements FrameSubscriber {
 
   private enqueue(frames: readonly Outgoing[]): void {
     this.outboxBytes = queueMerging(this.outbox, frames, this.outboxBytes);
-    this.scheduleFlush();
+    // What waits counts against the limits too: a client that never drains is closed, not buffered for.
+    if (this.writable()) this.scheduleFlush();
   }
 
   /** Flushes the outbox when the socket drains (or, as a fallback, shortly: not every buffer emits drain). */

@@ -1,0 +1,169 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type AgentwireDatabase, createRepositories, openDatabase } from "../../src/index.js";
+import type { FrameSubscriber, LoggedFrame } from "../../src/turns/frame-log.js";
+import { SqliteFrameLog } from "../../src/turns/sqlite-frame-log.js";
+import { TurnRegistry } from "../../src/turns/turn-registry.js";
+
+let dir: string;
+let database: AgentwireDatabase;
+let scheduled: (() => void)[];
+const chunk = (content: string) => ({ type: "chunk", content, parent_id: null, depth: 0 }) as const;
+const commit = () => {
+  const run = scheduled;
+  scheduled = [];
+  for (const c of run) c();
+};
+const openLog = (options = {}) =>
+  new SqliteFrameLog(database.sqlite, { schedule: (c) => scheduled.push(c), ...options });
+const recorder = (id = "c1") => {
+  const got: LoggedFrame[] = [];
+  const sub: FrameSubscriber = { id, deliver: (frames) => got.push(...frames) };
+  return { sub, got };
+};
+
+function thread() {
+  const repos = createRepositories(database.db);
+  repos.users.ensure("u");
+  const t = repos.threads.create("u", "t");
+  return { threadId: t.id, turnId: repos.turns.start("u", t.id).id, repos };
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "agentwire-frame-log-"));
+  database = openDatabase({ path: join(dir, "a.db") });
+  scheduled = [];
+});
+afterEach(() => {
+  database.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("SqliteFrameLog", () => {
+  it("stamps per-thread seqs into the JSON, and delivers only after the commit, in one batch", async () => {
+    const { threadId, turnId } = thread();
+    const log = openLog();
+    const { sub, got } = recorder();
+    log.subscribe(threadId, sub);
+    const first = log.append(threadId, turnId, chunk("a"));
+    log.append(threadId, turnId, chunk("b"));
+    expect(JSON.parse(first.json)).toEqual({ ...chunk("a"), thread_id: threadId, seq: 1 });
+    expect(got).toEqual([]);
+    expect(await log.readAfter(threadId, 0)).toEqual([]);
+    commit();
+    expect(got.map((f) => f.seq)).toEqual([1, 2]);
+    expect((await log.readAfter(threadId, 1)).map((f) => f.seq)).toEqual([2]);
+  });
+
+  it("holds what is appended after hold until release; frames before the hold still go out", () => {
+    const { threadId, turnId } = thread();
+    const log = openLog();
+    const { sub, got } = recorder();
+    log.subscribe(threadId, sub);
+    log.append(threadId, turnId, chunk("before"));
+    log.hold(threadId);
+    log.append(threadId, turnId, { type: "question", tool_call_id: "q1", question: "?" });
+    commit();
+    expect(got.map((f) => f.seq)).toEqual([1]);
+    const rows = database.sqlite.prepare("SELECT last_seq FROM frame_batches").all() as {
+      last_seq: number;
+    }[];
+    expect(rows.map((r) => r.last_seq)).toEqual([1]);
+    log.release(threadId);
+    commit();
+    expect(got.map((f) => f.seq)).toEqual([1, 2]);
+  });
+
+  it("endSubscriptions: subscribers get what was appended before it, then nothing", () => {
+    const { threadId, turnId } = thread();
+    const log = openLog();
+    const { sub, got } = recorder();
+    log.subscribe(threadId, sub);
+    log.append(threadId, turnId, chunk("last"));
+    log.endSubscriptions(threadId);
+    commit();
+    log.append(threadId, turnId, chunk("after"));
+    commit();
+    expect(got.map((f) => f.seq)).toEqual([1]);
+  });
+
+  it("a restart continues after the last committed seq and replays from disk; a new turn prunes the old one", async () => {
+    const { threadId, turnId, repos } = thread();
+    const log = openLog();
+    for (const c of ["a", "b", "c"]) log.append(threadId, turnId, chunk(c));
+    commit();
+    log.append(threadId, turnId, chunk("lost in the crash"));
+    const again = openLog({ maxRecentFrames: 2 });
+    expect(again.lastSeq(threadId)).toBe(3);
+    expect((await again.readTurn(threadId, turnId)).map((f) => JSON.parse(f.json).content)).toEqual([
+      "a",
+      "b",
+      "c",
+    ]);
+    const next = repos.turns.start("u", threadId).id;
+    again.append(threadId, next, chunk("d"));
+    commit();
+    expect((await again.readAfter(threadId, 0)).map((f) => f.seq)).toEqual([4]);
+    expect(await again.readTurn(threadId, turnId)).toEqual([]);
+  });
+
+  it("a commit that fails for one thread does not stop the others, and reports that thread", () => {
+    const a = thread();
+    const b = thread();
+    const errors: string[] = [];
+    const log = openLog({ onError: (_e: unknown, threadId: string) => errors.push(threadId) });
+    const { sub, got } = recorder();
+    log.subscribe(b.threadId, sub);
+    log.append(a.threadId, a.turnId, chunk("x"));
+    log.append(b.threadId, b.turnId, chunk("y"));
+    a.repos.threads.delete("u", a.threadId);
+    commit();
+    expect(errors).toEqual([a.threadId]);
+    expect(got.map((f) => JSON.parse(f.json).content)).toEqual(["y"]);
+  });
+
+  it("close commits what is pending, and appends afterwards throw", async () => {
+    const { threadId, turnId } = thread();
+    const log = openLog();
+    log.append(threadId, turnId, chunk("a"));
+    log.close();
+    expect(() => log.append(threadId, turnId, chunk("b"))).toThrow();
+    expect((await openLog().readAfter(threadId, 0)).map((f) => f.seq)).toEqual([1]);
+  });
+});
+
+describe("TurnRegistry", () => {
+  it("refuses a second turn on a thread while one is active, running or waiting", () => {
+    const log = openLog();
+    const reg = new TurnRegistry();
+    const t = reg.start(log, "th", "u1", "t1");
+    expect(reg.start(log, "th", "u1", "t2")).toBeUndefined();
+    if (t) t.status = "waiting_user";
+    expect(reg.start(log, "th", "u1", "t2")).toBeUndefined();
+    if (t) {
+      t.status = "complete";
+      reg.finish(t);
+    }
+    expect(reg.start(log, "th", "u1", "t2")).toBeDefined();
+  });
+
+  it("lets only the thread's owner watch", () => {
+    const log = openLog();
+    const t = new TurnRegistry().start(log, "th", "u1", "t1");
+    expect(t?.watch({ id: "x", userId: "u2", send: () => {} })).toBe(false);
+    expect(t?.watch({ id: "y", userId: "u1", send: () => {} })).toBe(true);
+  });
+
+  it("keeps an ended turn visible for a while, then forgets it", () => {
+    let now = 0;
+    const reg = new TurnRegistry({ keepEndedMs: 50, now: () => now });
+    const t = reg.start(openLog(), "th", "u1", "t1");
+    if (t) reg.finish(t);
+    now = 50;
+    expect(reg.get("th")).toBe(t);
+    now = 51;
+    expect(reg.get("th")).toBeUndefined();
+  });
+});
