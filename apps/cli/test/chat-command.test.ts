@@ -72,8 +72,8 @@ describe("agentwire chat", () => {
     run.proc.kill("SIGINT");
     expect(await run.exit).toBe(0);
     expect(run.out()).toContain("■ stopped");
-    const thread = server.repos.threads.list("local")[0];
-    const rows = server.repos.messages.list("local", thread?.id ?? "");
+    const thread = (await server.repos.threads.list("local"))[0];
+    const rows = await server.repos.messages.list("local", thread?.id ?? "");
     expect(rows.at(-1)).toMatchObject({ status: "stopped", content: "thinking hard" });
   });
 

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRepositories, createUserResolver, openDatabase } from "@agentwire/websocket";
+import { createSqliteRepositories, createUserResolver, openDatabase } from "@agentwire/websocket";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { CliIo } from "../src/cli-io.js";
 import { runCli } from "../src/run-cli.js";
@@ -29,7 +29,7 @@ function resolverFor(path: string) {
   const database = openDatabase({ path });
   const resolve = createUserResolver(
     { mode: "token", staticTokens: [] },
-    createRepositories(database.db).apiTokens,
+    createSqliteRepositories(database.db).apiTokens,
   );
   return { resolve, close: () => database.close() };
 }
@@ -40,7 +40,7 @@ describe("agentwire token", () => {
     const token = io.out.trim();
     expect(token).toMatch(/^aw_[A-Za-z0-9_-]{43}$/);
     const { resolve, close } = resolverFor(io.env.DATABASE_PATH!);
-    expect(resolve(token)).toBe("alice");
+    expect(await resolve(token)).toBe("alice");
 
     io.out = "";
     expect(await runCli(["token", "list"], io)).toBe(0);
@@ -50,7 +50,7 @@ describe("agentwire token", () => {
     expect(user).toBe("alice");
 
     expect(await runCli(["token", "revoke", id!], io)).toBe(0);
-    expect(resolve(token)).toBeUndefined();
+    expect(await resolve(token)).toBeUndefined();
     expect(await runCli(["token", "revoke", id!], io)).toBe(1);
     close();
   });

@@ -3,8 +3,8 @@ import {
   type AgentwireServices,
   type CommandHandlers,
   createLogger,
-  createRepositories,
   createServer,
+  createSqliteRepositories,
   metricsRoute,
   openDatabase,
   recoverInterruptedTurns,
@@ -49,7 +49,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
       );
     }
     let openSockets = () => 0;
-    const repos = createRepositories(database.db);
+    const repos = createSqliteRepositories(database.db);
     const built = options.services
       ? { services: options.services, metrics: undefined, close: async () => {} }
       : await createServices(config, logger, repos, { openSockets: () => openSockets() });

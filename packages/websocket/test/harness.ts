@@ -54,7 +54,7 @@ export interface TestServer {
   /** Every JSON log line the server wrote. */
   logs: string[];
   /** Creates the user (if needed) and an API token for it; returns the token. */
-  createToken(userId: string): string;
+  createToken(userId: string): Promise<string>;
   /** Opens a client and waits for the upgrade; rejects when it is refused. */
   connect(options?: ConnectOptions): Promise<TestClient>;
   /** `fetch` against the server with an optional Bearer token. */
@@ -114,10 +114,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     httpUrl,
     wsUrl,
     logs,
-    createToken(userId) {
+    async createToken(userId) {
       const token = generateApiToken();
-      repos.users.ensure(userId);
-      repos.apiTokens.create(userId, hashApiToken(token));
+      await repos.users.ensure(userId);
+      await repos.apiTokens.create(userId, hashApiToken(token));
       return token;
     },
     async connect(connectOptions = {}) {

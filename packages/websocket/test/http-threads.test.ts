@@ -19,7 +19,7 @@ describe("HTTP API", () => {
 
   it("requires a token on /api, as a Bearer header or ?api_key", async () => {
     server = await startTestServer({ auth: "token" });
-    const token = server.createToken("alice");
+    const token = await server.createToken("alice");
     expect((await server.fetch("/api/threads")).status).toBe(401);
     expect((await server.fetch("/api/threads", { token: "nope" })).status).toBe(401);
     expect((await server.fetch("/api/threads", { token })).status).toBe(200);
@@ -28,11 +28,15 @@ describe("HTTP API", () => {
 
   it("scopes threads by user: another user's thread is 404 exactly like a missing one", async () => {
     server = await startTestServer({ auth: "token" });
-    const alice = server.createToken("alice");
-    const bob = server.createToken("bob");
-    const thread = server.repos.threads.create("alice", "Alice's plans");
-    server.repos.messages.append("alice", thread.id, { role: "user", content: "hello", status: "complete" });
-    server.repos.messages.append("alice", thread.id, {
+    const alice = await server.createToken("alice");
+    const bob = await server.createToken("bob");
+    const thread = await server.repos.threads.create("alice", "Alice's plans");
+    await server.repos.messages.append("alice", thread.id, {
+      role: "user",
+      content: "hello",
+      status: "complete",
+    });
+    await server.repos.messages.append("alice", thread.id, {
       role: "assistant",
       content: "hi",
       status: "complete",
@@ -60,11 +64,11 @@ describe("HTTP API", () => {
     const deleteMissing = await server.fetch("/api/threads/no-such-thread", { method: "DELETE", token: bob });
     expect(deleteTheirs.status).toBe(404);
     expect(await deleteTheirs.json()).toEqual(await deleteMissing.json());
-    expect(server.repos.threads.get("alice", thread.id)).toBeDefined();
+    expect(await server.repos.threads.get("alice", thread.id)).toBeDefined();
 
     const deleted = await server.fetch(`/api/threads/${thread.id}`, { method: "DELETE", token: alice });
     expect(deleted.status).toBe(204);
-    expect(server.repos.threads.get("alice", thread.id)).toBeUndefined();
+    expect(await server.repos.threads.get("alice", thread.id)).toBeUndefined();
     // Cascade: the thread's messages went with it.
     expect(server.database.sqlite.prepare("SELECT count(*) AS n FROM messages").get()).toEqual({ n: 0 });
   });

@@ -5,7 +5,7 @@ import { startTestServer, upgradeStatus } from "./harness.js";
 describe("log redaction", () => {
   it("never logs tokens from any carrier, nor api_key query values", async () => {
     const server = await startTestServer({ auth: "token", logLevel: "debug" });
-    const token = server.createToken("alice");
+    const token = await server.createToken("alice");
     for (const carrier of ["header", "subprotocol", "query"] as const) {
       const client = await server.connect({ token, carrier });
       await client.ping();

@@ -12,7 +12,7 @@ describe("auth before the upgrade", () => {
   for (const carrier of ["header", "subprotocol", "query"] as const) {
     it(`accepts a valid token as ${carrier} and refuses a wrong one with 401`, async () => {
       server = await startTestServer({ auth: "token" });
-      const token = server.createToken("alice");
+      const token = await server.createToken("alice");
       const client = await server.connect({ token, carrier });
       await client.ping();
       if (carrier === "subprotocol") expect(client.ws.protocol).toBe("agentwire.v1");
@@ -31,9 +31,9 @@ describe("auth before the upgrade", () => {
       auth: { mode: "token", staticTokens: [{ userId: "bob", tokenHash: hashApiToken("static-secret") }] },
     });
     expect(await upgradeStatus(server.wsUrl, { token: "static-secret" })).toBe(101);
-    const token = server.createToken("carol");
-    const [row] = server.repos.apiTokens.list("carol");
-    expect(server.repos.apiTokens.revoke(row!.id)).toBe(true);
+    const token = await server.createToken("carol");
+    const [row] = await server.repos.apiTokens.list("carol");
+    expect(await server.repos.apiTokens.revoke(row!.id)).toBe(true);
     expect(await upgradeStatus(server.wsUrl, { token })).toBe(401);
   });
 
@@ -56,11 +56,11 @@ describe("auth before the upgrade", () => {
 
   it("refuses connections past the per-user cap with 429", async () => {
     server = await startTestServer({ auth: "token", limits: { maxConnectionsPerUser: 2 } });
-    const token = server.createToken("alice");
+    const token = await server.createToken("alice");
     const a = await server.connect({ token });
     const b = await server.connect({ token });
     expect(await upgradeStatus(server.wsUrl, { token })).toBe(429);
-    const other = server.createToken("bob");
+    const other = await server.createToken("bob");
     expect(await upgradeStatus(server.wsUrl, { token: other })).toBe(101);
     await a.close();
     await b.ping();

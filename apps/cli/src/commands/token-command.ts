@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { createRepositories, generateApiToken, hashApiToken, openDatabase } from "@agentwire/websocket";
+import { createSqliteRepositories, generateApiToken, hashApiToken, openDatabase } from "@agentwire/websocket";
 import type { CliIo, ExitCode } from "../cli-io.js";
 
 const USAGE = `usage:
@@ -12,7 +12,7 @@ The database is DATABASE_PATH (default ./data/agentwire.db).
 const USER_NAME = /^[A-Za-z0-9_.@-]{1,64}$/;
 
 /** `agentwire token create|list|revoke`, against the database at DATABASE_PATH. */
-export function runTokenCommand(args: string[], io: CliIo): ExitCode {
+export async function runTokenCommand(args: string[], io: CliIo): Promise<ExitCode> {
   const [action, ...rest] = args;
   let parsed: ReturnType<typeof parse>;
   try {
@@ -36,18 +36,18 @@ export function runTokenCommand(args: string[], io: CliIo): ExitCode {
   }
   const database = openDatabase({ path: io.env.DATABASE_PATH || "./data/agentwire.db" });
   try {
-    const repos = createRepositories(database.db);
+    const repos = createSqliteRepositories(database.db);
     if (action === "create") {
       const user = values.user!;
       const token = generateApiToken();
-      repos.users.ensure(user);
-      const id = repos.apiTokens.create(user, hashApiToken(token));
+      await repos.users.ensure(user);
+      const id = await repos.apiTokens.create(user, hashApiToken(token));
       io.stderr(`created token ${id} for ${user}; it is shown once, store it now:\n`);
       io.stdout(`${token}\n`);
       return 0;
     }
     if (action === "list") {
-      const rows = repos.apiTokens.list(values.user);
+      const rows = await repos.apiTokens.list(values.user);
       io.stdout("id\tuser\tcreated\tlast_used\trevoked\n");
       for (const row of rows) {
         const cells = [row.id, row.userId, iso(row.createdAt), iso(row.lastUsedAt), iso(row.revokedAt)];
@@ -55,7 +55,7 @@ export function runTokenCommand(args: string[], io: CliIo): ExitCode {
       }
       return 0;
     }
-    if (!repos.apiTokens.revoke(positionals[0]!)) {
+    if (!(await repos.apiTokens.revoke(positionals[0]!))) {
       io.stderr(`no active token with id ${positionals[0]}\n`);
       return 1;
     }

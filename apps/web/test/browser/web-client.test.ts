@@ -175,7 +175,7 @@ describe("web client with AUTH_MODE=token", { timeout: 60_000 }, () => {
   });
 
   it("asks for the token once, then chats over the bearer subprotocol", async () => {
-    const token = server.createToken("alice");
+    const token = await server.createToken("alice");
     const page = await browser.newPage();
     await serveApp(page, server.httpUrl);
     await page.goto(`${server.httpUrl}/#/`);

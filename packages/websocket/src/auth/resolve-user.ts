@@ -1,4 +1,4 @@
-import type { ApiTokensRepo } from "../db/api-tokens-repo.js";
+import type { ApiTokensRepo } from "../db/repositories.js";
 import { hashApiToken, hashesEqual } from "./api-token.js";
 
 /** The user every connection is when AUTH_MODE=none. */
@@ -13,13 +13,13 @@ export interface StaticToken {
 export type AuthSettings = { mode: "none" } | { mode: "token"; staticTokens: readonly StaticToken[] };
 
 /** Finds the user a presented token belongs to. */
-export type UserResolver = (token: string | undefined) => string | undefined;
+export type UserResolver = (token: string | undefined) => Promise<string | undefined>;
 
 /** Builds the resolver: `local` for AUTH_MODE=none; otherwise static tokens, then the api_tokens table. */
 export function createUserResolver(auth: AuthSettings, tokens: ApiTokensRepo): UserResolver {
-  if (auth.mode === "none") return () => LOCAL_USER_ID;
+  if (auth.mode === "none") return async () => LOCAL_USER_ID;
   const staticTokens = [...auth.staticTokens];
-  return (token) => {
+  return async (token) => {
     if (token === undefined || token.length === 0 || token.length > 512) return undefined;
     const hash = hashApiToken(token);
     // Every static entry is compared, match or not, so timing does not tell which entry matched.
@@ -28,9 +28,9 @@ export function createUserResolver(auth: AuthSettings, tokens: ApiTokensRepo): U
       if (hashesEqual(entry.tokenHash, hash) && userId === undefined) userId = entry.userId;
     }
     if (userId !== undefined) return userId;
-    const row = tokens.findActiveByHash(hash);
+    const row = await tokens.findActiveByHash(hash);
     if (!row || !hashesEqual(row.tokenHash, hash)) return undefined;
-    tokens.touch(row.id);
+    await tokens.touch(row.id);
     return row.userId;
   };
 }

@@ -12,7 +12,7 @@ const CANCELLED = "cancelled";
  * would), so every `start` has an `end` and the tree has no open node, and stores the root's tool
  * rows (the calls finished beside the pending one and the cancelled one) so the history stays paired.
  */
-export function closeWaitingCalls(run: TurnRun, state: SuspendedState): void {
+export async function closeWaitingCalls(run: TurnRun, state: SuspendedState): Promise<void> {
   for (const level of [...state.levels].reverse()) {
     const end: ToolCallUpdateEvent = {
       type: "tool_call_update",
@@ -41,5 +41,5 @@ export function closeWaitingCalls(run: TurnRun, state: SuspendedState): void {
   const rows = [...root.results, cancelled].sort(
     (a, b) => order.indexOf(a.toolCallId) - order.indexOf(b.toolCallId),
   );
-  for (const row of rows) storeRow(run, rootRow(row, run.turn.turnId, run.provider, run.model));
+  for (const row of rows) await storeRow(run, rootRow(row, run.turn.turnId, run.provider, run.model));
 }

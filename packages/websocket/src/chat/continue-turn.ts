@@ -17,15 +17,15 @@ export type WaitingTurn = { turn: RunningTurn; saved: SuspendedTurn };
  * The thread's turn that waits on the user, active in this process or (after a restart) only in
  * the database, then registered here to carry its frames; undefined when nothing waits.
  */
-export function waitingTurn(
+export async function waitingTurn(
   conn: ConnectionContext,
   chat: ChatServices,
   threadId: string,
-): WaitingTurn | undefined {
+): Promise<WaitingTurn | undefined> {
   const found = chat.turns.get(threadId);
   const live = found?.active ? found : undefined;
   if (live && live.status !== "waiting_user") return undefined;
-  const row = conn.repos.turns.latest(conn.userId, threadId);
+  const row = await conn.repos.turns.latest(conn.userId, threadId);
   if (!row || row.status !== "waiting_user") return undefined;
   const saved = readSuspendedTurn(row.suspendedState);
   if (!saved) return undefined;
@@ -59,19 +59,19 @@ function runOf(conn: ConnectionContext, chat: ChatServices, { turn, saved }: Wai
  * Resumes a waiting turn with the answer to its pending call; `answer` may be computed from the
  * turn's unwrapped toolbelt (an approved tool runs first).
  */
-export function continueTurn(
+export async function continueTurn(
   conn: ConnectionContext,
   chat: ChatServices,
   waiting: WaitingTurn,
   answer: (tools: Map<string, Tool>) => Promise<string | { content: string; isError?: boolean }>,
-): void {
+): Promise<void> {
   const { turn, saved } = waiting;
   const provider = chat.providers.get(saved.provider);
   if (!provider)
     throw new AgentwireError("bad_request", `provider "${saved.provider}" is no longer configured`);
   turn.status = "running";
   watchTurn(conn, turn);
-  conn.repos.turns.update(conn.userId, turn.turnId, { status: "running", suspendedState: null });
+  await conn.repos.turns.update(conn.userId, turn.turnId, { status: "running", suspendedState: null });
   const run = runOf(conn, chat, waiting);
   const scope = {
     userId: conn.userId,
@@ -97,9 +97,13 @@ export function continueTurn(
 }
 
 /** Ends a waiting turn without resuming it (the user stopped it): partial answer kept, status stopped. */
-export function stopWaitingTurn(conn: ConnectionContext, chat: ChatServices, waiting: WaitingTurn): void {
+export async function stopWaitingTurn(
+  conn: ConnectionContext,
+  chat: ChatServices,
+  waiting: WaitingTurn,
+): Promise<void> {
   waiting.turn.abort.abort("stop");
   const run = runOf(conn, chat, waiting);
-  closeWaitingCalls(run, waiting.saved.state);
-  endTurn(run, { status: "cancelled", usage: new UsageAccumulator().snapshot() }, waiting.saved.text);
+  await closeWaitingCalls(run, waiting.saved.state);
+  await endTurn(run, { status: "cancelled", usage: new UsageAccumulator().snapshot() }, waiting.saved.text);
 }

@@ -5,10 +5,10 @@ import { requireChat } from "./chat-connection.js";
 import { continueTurn, waitingTurn } from "./continue-turn.js";
 
 /** `answer`: the user's reply to a pending `question`; the suspended turn continues where it was, at any depth. */
-export const handleAnswer: CommandHandler<"answer"> = (frame, conn) => {
+export const handleAnswer: CommandHandler<"answer"> = async (frame, conn) => {
   const chat = requireChat(conn);
-  const thread = ownThread(conn, frame.data.thread_id);
-  const waiting = waitingTurn(conn, chat, thread.id);
+  const thread = await ownThread(conn, frame.data.thread_id);
+  const waiting = await waitingTurn(conn, chat, thread.id);
   const state = waiting?.saved.state;
   if (!waiting || state?.suspension.kind !== "question" || state.toolCallId !== frame.data.tool_call_id) {
     throw new AgentwireError(
@@ -16,5 +16,5 @@ export const handleAnswer: CommandHandler<"answer"> = (frame, conn) => {
       "data.tool_call_id: no pending question with that id on this thread",
     );
   }
-  continueTurn(conn, chat, waiting, async () => frame.data.answer);
+  await continueTurn(conn, chat, waiting, async () => frame.data.answer);
 };

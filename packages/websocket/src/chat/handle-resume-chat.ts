@@ -13,11 +13,11 @@ import { waitingTurn } from "./continue-turn.js";
  */
 export const handleResumeChat: CommandHandler<"resume_chat"> = async (frame, conn) => {
   const chat = requireChat(conn);
-  const thread = ownThread(conn, frame.data.thread_id);
+  const thread = await ownThread(conn, frame.data.thread_id);
   const found = chat.turns.get(thread.id);
   let turn: RunningTurn | undefined = found?.active ? found : undefined;
   if (!turn) {
-    const waiting = waitingTurn(conn, chat, thread.id);
+    const waiting = await waitingTurn(conn, chat, thread.id);
     if (waiting) {
       turn = waiting.turn;
       const { state } = waiting.saved;
@@ -47,7 +47,7 @@ export const handleResumeChat: CommandHandler<"resume_chat"> = async (frame, con
   const status: ChatResumedFrame["status"] =
     active && turn
       ? resumedStatus(turn.status)
-      : resumedStatus(conn.repos.turns.latest(conn.userId, thread.id)?.status);
+      : resumedStatus((await conn.repos.turns.latest(conn.userId, thread.id))?.status);
   conn.send({ type: "chat_resumed", thread_id: thread.id, status, last_seq: lastSeq, replayed });
 };
 

@@ -5,16 +5,16 @@ import { requireChat } from "./chat-connection.js";
 import { stopWaitingTurn, waitingTurn } from "./continue-turn.js";
 
 /** `stop`: aborts the thread's running turn (provider request and tools) or ends the one waiting on the user. */
-export const handleStop: CommandHandler<"stop"> = (frame, conn) => {
+export const handleStop: CommandHandler<"stop"> = async (frame, conn) => {
   const chat = requireChat(conn);
-  const thread = ownThread(conn, frame.data.thread_id);
+  const thread = await ownThread(conn, frame.data.thread_id);
   const live = chat.turns.get(thread.id);
   if (live && live.status === "running") {
     // The turn's driver sees the abort, stores the partial answer and sends generation_stopped.
     live.abort.abort("stop");
     return;
   }
-  const waiting = waitingTurn(conn, chat, thread.id);
+  const waiting = await waitingTurn(conn, chat, thread.id);
   if (!waiting) throw new AgentwireError("not_found", "no turn is running on this thread");
-  stopWaitingTurn(conn, chat, waiting);
+  await stopWaitingTurn(conn, chat, waiting);
 };

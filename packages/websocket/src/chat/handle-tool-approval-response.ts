@@ -11,16 +11,16 @@ import { continueTurn, type WaitingTurn, waitingTurn } from "./continue-turn.js"
  * that tool in the thread, `deny` gives the model an error result. Only the thread's owner can answer,
  * and only once.
  */
-export const handleToolApprovalResponse: CommandHandler<"tool_approval_response"> = (frame, conn) => {
+export const handleToolApprovalResponse: CommandHandler<"tool_approval_response"> = async (frame, conn) => {
   const chat = requireChat(conn);
   const { approval_id: approvalId, decision } = frame.data;
-  const waiting = findApproval(conn, chat, approvalId);
+  const waiting = await findApproval(conn, chat, approvalId);
   if (!waiting) throw new AgentwireError("not_found", "no pending approval with that id");
   const suspension = waiting.saved.state.suspension;
   if (suspension.kind !== "approval")
     throw new AgentwireError("not_found", "no pending approval with that id");
   if (decision === "allow_for_thread") chat.grants.grant(waiting.turn.threadId, suspension.toolName);
-  continueTurn(conn, chat, waiting, async (tools) => {
+  await continueTurn(conn, chat, waiting, async (tools) => {
     if (decision === "deny") {
       return { content: `The user declined to run ${suspension.toolName}.`, isError: true };
     }
@@ -29,13 +29,13 @@ export const handleToolApprovalResponse: CommandHandler<"tool_approval_response"
 };
 
 /** The user's turn that waits on this approval: only their own threads are searched. */
-function findApproval(
+async function findApproval(
   conn: ConnectionContext,
   chat: ChatServices,
   approvalId: string,
-): WaitingTurn | undefined {
-  for (const threadId of conn.repos.turns.waitingThreads(conn.userId)) {
-    const waiting = waitingTurn(conn, chat, threadId);
+): Promise<WaitingTurn | undefined> {
+  for (const threadId of await conn.repos.turns.waitingThreads(conn.userId)) {
+    const waiting = await waitingTurn(conn, chat, threadId);
     const s = waiting?.saved.state.suspension;
     if (s?.kind === "approval" && s.approvalId === approvalId) return waiting;
   }

@@ -9,14 +9,14 @@ import { threadHistory } from "./thread-history.js";
 import { turnToolbelt } from "./turn-toolbelt.js";
 
 /** Starts a unified-agent turn on a new or existing thread. */
-export function runChatAgent(data: ChatMessageData, conn: ConnectionContext): void {
+export async function runChatAgent(data: ChatMessageData, conn: ConnectionContext): Promise<void> {
   const chat = requireChat(conn);
   const resolved = chat.providers.resolve({ provider: data.provider, model: data.model }, chat.defaults);
   if (!resolved.ok) throw new AgentwireError("bad_request", resolved.message);
-  const run = beginTurn(conn, chat, data, { provider: resolved.provider.id, model: resolved.model });
+  const run = await beginTurn(conn, chat, data, { provider: resolved.provider.id, model: resolved.model });
   const { turn, logger, chatContext, memoryEnabled } = run;
   const { repos, userId } = conn;
-  const history = threadHistory(repos.messages.list(userId, turn.threadId));
+  const history = threadHistory(await repos.messages.list(userId, turn.threadId));
   const scope = {
     userId,
     threadId: turn.threadId,

@@ -13,7 +13,7 @@ export const handleChatMessage: CommandHandler<"chat_message"> = async (frame, c
   logDeprecated(data, conn.logger);
   if (data.workflow_target === "workflow") return runWorkflowTurn(data, conn);
   if (data.media_generation && data.media_generation.mode !== "chat") return runMediaTurn(data, conn);
-  runChatAgent(data, conn);
+  await runChatAgent(data, conn);
 };
 
 function logDeprecated(data: ChatMessageData, logger: { debug: (o: object, m: string) => void }): void {

@@ -1,15 +1,186 @@
-import { ApiTokensRepo } from "./api-tokens-repo.js";
-import { AssetsRepo } from "./assets-repo.js";
-import { LlmCallsRepo } from "./llm-calls-repo.js";
-import { MemoriesRepo } from "./memories-repo.js";
-import { MessagesRepo } from "./messages-repo.js";
-import type { Db } from "./open-database.js";
-import { ThreadsRepo } from "./threads-repo.js";
-import { TurnsRepo } from "./turns-repo.js";
-import { UsersRepo } from "./users-repo.js";
-import { WorkflowsRepo } from "./workflows-repo.js";
+import type { LlmCallRecord } from "@agentwire/agents";
+import type { StoredMessage, ThreadSummary, TurnUsage } from "@agentwire/protocol";
+import type { SuspendedTurn } from "../turns/suspended-turn.js";
+import type {
+  apiTokens,
+  assets,
+  llmCalls,
+  messages,
+  TurnStatus,
+  threads,
+  turns,
+  workflows,
+} from "./schema/index.js";
 
-/** The data-access layer: every query the server makes goes through one of these. */
+// Row types come from the SQLite schema; the Postgres schema is checked to infer the same ones.
+export type ThreadRow = typeof threads.$inferSelect;
+export type MessageRow = typeof messages.$inferSelect;
+export type TurnRow = typeof turns.$inferSelect;
+export type LlmCallRow = typeof llmCalls.$inferSelect;
+export type WorkflowRow = typeof workflows.$inferSelect;
+export type AssetRow = typeof assets.$inferSelect;
+export type ApiTokenRow = typeof apiTokens.$inferSelect;
+
+/** What a caller supplies to store a row; id, seq and created_at are assigned by the repository. */
+export type NewMessage = Pick<MessageRow, "role" | "status"> &
+  Partial<
+    Pick<
+      MessageRow,
+      | "turnId"
+      | "content"
+      | "toolCalls"
+      | "toolCallId"
+      | "isError"
+      | "provider"
+      | "model"
+      | "executionTree"
+      | "usage"
+    >
+  >;
+
+/** What may change on a turn after it started. */
+export interface TurnUpdate {
+  status?: TurnStatus;
+  usage?: TurnUsage | null;
+  error?: string | null;
+  suspendedState?: SuspendedTurn | null;
+  lastSeq?: number;
+  endedAt?: number | null;
+}
+
+/** The final state of a turn. */
+export interface TurnEnd {
+  status: TurnStatus;
+  usage: TurnUsage;
+  error: string | null;
+  endedAt: number;
+}
+
+/** Users: created on first sight (tokens, local mode). */
+export interface UsersRepo {
+  /** Creates the user if missing. */
+  ensure(userId: string, now?: number): Promise<void>;
+  /** True when the user exists. */
+  exists(userId: string): Promise<boolean>;
+}
+
+/** API tokens, by hash. The one lookup not scoped by user is `findActiveByHash`: it is how a user is found. */
+export interface ApiTokensRepo {
+  /** Stores a token hash for the user; returns the token's id. */
+  create(userId: string, tokenHash: string, now?: number): Promise<string>;
+  /** The unrevoked token with this hash. */
+  findActiveByHash(tokenHash: string): Promise<ApiTokenRow | undefined>;
+  /** Records a use of the token. */
+  touch(id: string, now?: number): Promise<void>;
+  /** Every token, or the user's. */
+  list(userId?: string): Promise<ApiTokenRow[]>;
+  /** Revokes a token; false when there is no such active token. */
+  revoke(id: string, now?: number): Promise<boolean>;
+}
+
+/** Threads, always scoped by the owning user: another user's thread reads as missing. */
+export interface ThreadsRepo {
+  /** The user's threads, most recently updated first. */
+  list(userId: string): Promise<ThreadSummary[]>;
+  /** The thread if it exists and belongs to the user. */
+  get(userId: string, threadId: string): Promise<ThreadRow | undefined>;
+  /** Creates a thread for the user. */
+  create(userId: string, title: string, now?: number): Promise<ThreadRow>;
+  /** Renames a thread; false when the user has no such thread. */
+  rename(userId: string, threadId: string, title: string, now?: number): Promise<boolean>;
+  /** Deletes a thread and, by cascade, its messages, turns and pending actions; false when not the user's. */
+  delete(userId: string, threadId: string): Promise<boolean>;
+}
+
+/** Messages of a thread, always through the owning user. */
+export interface MessagesRepo {
+  /** The thread's rows in order; throws not_found when the thread is not the user's. */
+  list(userId: string, threadId: string): Promise<StoredMessage[]>;
+  /** Stores a row at the end of the thread and returns it as the protocol's StoredMessage. */
+  append(userId: string, threadId: string, message: NewMessage, now?: number): Promise<StoredMessage>;
+}
+
+/** Turns of a thread, always through the owning user (but `listRunning`, for recovery). */
+export interface TurnsRepo {
+  /** Records a running turn on the user's thread (with the id the caller already claimed it under, if given). */
+  start(
+    userId: string,
+    threadId: string,
+    who?: { id?: string; provider?: string; model?: string },
+    now?: number,
+  ): Promise<TurnRow>;
+  /** The turn if it belongs to the user. */
+  get(userId: string, turnId: string): Promise<TurnRow | undefined>;
+  /** The most recent turn of the user's thread. */
+  latest(userId: string, threadId: string): Promise<TurnRow | undefined>;
+  /** Ends the user's turn: its final status, usage and error; the suspension is cleared. */
+  end(userId: string, turnId: string, end: TurnEnd): Promise<void>;
+  /** Threads of the user with a turn waiting on them (a question or an approval). */
+  waitingThreads(userId: string): Promise<string[]>;
+  /** Updates the user's turn; false when it is not theirs. */
+  update(userId: string, turnId: string, update: TurnUpdate): Promise<boolean>;
+  /** Every turn still marked running, system-wide (recovery ends them; not scoped by user). */
+  listRunning(): Promise<TurnRow[]>;
+}
+
+/** The provider-call ledger: one row per call at any depth, always through the owning user. */
+export interface LlmCallsRepo {
+  /** Records one provider call of a turn. */
+  record(userId: string, threadId: string, turnId: string, call: LlmCallRecord, now?: number): Promise<void>;
+  /** The calls of the user's turn, oldest first. */
+  forTurn(userId: string, turnId: string): Promise<LlmCallRow[]>;
+}
+
+/** Stored workflow graphs, always scoped by the owning user. */
+export interface WorkflowsRepo {
+  /** The user's workflows, most recently updated first. */
+  list(userId: string): Promise<WorkflowRow[]>;
+  /** The workflow if it belongs to the user. */
+  get(userId: string, workflowId: string): Promise<WorkflowRow | undefined>;
+  /** Stores a new workflow for the user. */
+  create(userId: string, name: string, graph: Record<string, unknown>, now?: number): Promise<WorkflowRow>;
+  /** Replaces name and/or graph; undefined when the user has no such workflow. */
+  update(
+    userId: string,
+    workflowId: string,
+    changes: { name?: string; graph?: Record<string, unknown> },
+    now?: number,
+  ): Promise<WorkflowRow | undefined>;
+  /** Deletes a workflow; false when not the user's. */
+  delete(userId: string, workflowId: string): Promise<boolean>;
+}
+
+/** Generated files' records, always scoped by the owning user. */
+export interface AssetsRepo {
+  /** A fresh asset id (the file is written under it before the row is stored). */
+  newId(): string;
+  /** Records a file already written to `path`. */
+  create(
+    userId: string,
+    asset: { id?: string; threadId: string; mimeType: string; bytes: number; path: string },
+    now?: number,
+  ): Promise<AssetRow>;
+  /** The asset if it exists and belongs to the user. */
+  get(userId: string, assetId: string): Promise<AssetRow | undefined>;
+  /** The assets of one of the user's threads. */
+  listForThread(userId: string, threadId: string): Promise<AssetRow[]>;
+}
+
+/** The agent's long-term memory, per user. */
+export interface MemoriesRepo {
+  /** The user's memory keys. */
+  keys(userId: string): Promise<string[]>;
+  /** One value. */
+  get(userId: string, key: string): Promise<string | undefined>;
+  /** Sets one value. */
+  set(userId: string, key: string, value: string, now?: number): Promise<void>;
+  /** Deletes one key; false when absent. */
+  delete(userId: string, key: string): Promise<boolean>;
+  /** How many keys the user has. */
+  count(userId: string): Promise<number>;
+}
+
+/** The data-access layer: every query the server makes goes through one of these, on either dialect. */
 export interface Repositories {
   users: UsersRepo;
   apiTokens: ApiTokensRepo;
@@ -22,17 +193,31 @@ export interface Repositories {
   memories: MemoriesRepo;
 }
 
-/** Builds the repositories over one drizzle handle. */
-export function createRepositories(db: Db): Repositories {
+/** A message row as the protocol's StoredMessage (absent optional fields left out, not null). */
+export function toStoredMessage(row: MessageRow): StoredMessage {
   return {
-    users: new UsersRepo(db),
-    apiTokens: new ApiTokensRepo(db),
-    threads: new ThreadsRepo(db),
-    messages: new MessagesRepo(db),
-    turns: new TurnsRepo(db),
-    llmCalls: new LlmCallsRepo(db),
-    workflows: new WorkflowsRepo(db),
-    assets: new AssetsRepo(db),
-    memories: new MemoriesRepo(db),
+    id: row.id,
+    thread_id: row.threadId,
+    role: row.role,
+    content: row.content,
+    ...(row.toolCalls != null && { tool_calls: row.toolCalls }),
+    ...(row.toolCallId != null && { tool_call_id: row.toolCallId }),
+    ...(row.isError != null && { is_error: row.isError }),
+    ...(row.provider != null && { provider: row.provider }),
+    ...(row.model != null && { model: row.model }),
+    ...(row.executionTree != null && { execution_tree: row.executionTree }),
+    ...(row.usage != null && { usage: row.usage }),
+    status: row.status,
+    created_at: new Date(row.createdAt).toISOString(),
+  };
+}
+
+/** A thread row as the protocol's ThreadSummary. */
+export function toThreadSummary(row: ThreadRow): ThreadSummary {
+  return {
+    id: row.id,
+    title: row.title,
+    created_at: new Date(row.createdAt).toISOString(),
+    updated_at: new Date(row.updatedAt).toISOString(),
   };
 }

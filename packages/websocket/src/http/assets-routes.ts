@@ -14,7 +14,7 @@ interface AssetParams {
 export async function assetsRoutes(app: FastifyInstance, opts: { repos: Repositories }) {
   const { repos } = opts;
   app.get<{ Params: AssetParams }>("/api/assets/:id", async (request, reply) => {
-    const row = repos.assets.get(request.userId, request.params.id);
+    const row = await repos.assets.get(request.userId, request.params.id);
     if (!row) throw new NotFoundError("asset");
     let bytes: Buffer;
     try {

@@ -13,7 +13,7 @@ declare module "fastify" {
 export function authenticate(resolveUser: UserResolver) {
   return async function authenticateRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const presented = extractToken(request);
-    const userId = resolveUser(presented?.token);
+    const userId = await resolveUser(presented?.token);
     if (userId === undefined) {
       request.log.info({ carrier: presented?.carrier ?? "none" }, "authentication refused");
       await reply

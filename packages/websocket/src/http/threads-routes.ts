@@ -10,14 +10,14 @@ interface ThreadParams {
 export async function threadsRoutes(app: FastifyInstance, opts: { repos: Repositories }) {
   const { repos } = opts;
 
-  app.get("/api/threads", async (request) => ({ threads: repos.threads.list(request.userId) }));
+  app.get("/api/threads", async (request) => ({ threads: await repos.threads.list(request.userId) }));
 
   app.get<{ Params: ThreadParams }>("/api/threads/:id/messages", async (request) => ({
-    messages: repos.messages.list(request.userId, request.params.id),
+    messages: await repos.messages.list(request.userId, request.params.id),
   }));
 
   app.delete<{ Params: ThreadParams }>("/api/threads/:id", async (request, reply) => {
-    if (!repos.threads.delete(request.userId, request.params.id)) throw new NotFoundError("thread");
+    if (!(await repos.threads.delete(request.userId, request.params.id))) throw new NotFoundError("thread");
     return reply.code(204).send();
   });
 }

@@ -7,8 +7,7 @@ import {
 } from "@agentwire/agents";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { z } from "zod";
-import type { Repositories } from "../db/repositories.js";
-import { toWorkflowRecord } from "../db/workflows-repo.js";
+import type { Repositories, WorkflowRow } from "../db/repositories.js";
 import { NotFoundError } from "../errors/agentwire-error.js";
 
 interface WorkflowParams {
@@ -35,14 +34,14 @@ export async function workflowsRoutes(
   const { repos, registry } = opts;
 
   app.get("/api/workflows", async (request) => ({
-    workflows: repos.workflows.list(request.userId).map((row) => {
+    workflows: (await repos.workflows.list(request.userId)).map((row) => {
       const { graph: _graph, ...summary } = toWorkflowRecord(row);
       return summary;
     }),
   }));
 
   app.get<{ Params: WorkflowParams }>("/api/workflows/:id", async (request) => {
-    const row = repos.workflows.get(request.userId, request.params.id);
+    const row = await repos.workflows.get(request.userId, request.params.id);
     if (!row) throw new NotFoundError("workflow");
     return { workflow: toWorkflowRecord(row) };
   });
@@ -52,12 +51,12 @@ export async function workflowsRoutes(
     if (!body.success) return badRequest(reply, bodyMessage(body.error), []);
     const graph = checkGraph(body.data.graph, registry);
     if (!graph.ok) return badRequest(reply, graph.message, graph.issues);
-    const row = repos.workflows.create(request.userId, body.data.name, graph.value);
+    const row = await repos.workflows.create(request.userId, body.data.name, graph.value);
     return reply.code(201).send({ workflow: toWorkflowRecord(row) });
   });
 
   app.put<{ Params: WorkflowParams }>("/api/workflows/:id", async (request, reply) => {
-    if (!repos.workflows.get(request.userId, request.params.id)) throw new NotFoundError("workflow");
+    if (!(await repos.workflows.get(request.userId, request.params.id))) throw new NotFoundError("workflow");
     const body = UpdateBody.safeParse(request.body ?? {});
     if (!body.success) return badRequest(reply, bodyMessage(body.error), []);
     let graph: Record<string, unknown> | undefined;
@@ -66,7 +65,7 @@ export async function workflowsRoutes(
       if (!checked.ok) return badRequest(reply, checked.message, checked.issues);
       graph = checked.value;
     }
-    const row = repos.workflows.update(request.userId, request.params.id, {
+    const row = await repos.workflows.update(request.userId, request.params.id, {
       ...(body.data.name !== undefined && { name: body.data.name }),
       ...(graph !== undefined && { graph }),
     });
@@ -75,7 +74,8 @@ export async function workflowsRoutes(
   });
 
   app.delete<{ Params: WorkflowParams }>("/api/workflows/:id", async (request, reply) => {
-    if (!repos.workflows.delete(request.userId, request.params.id)) throw new NotFoundError("workflow");
+    if (!(await repos.workflows.delete(request.userId, request.params.id)))
+      throw new NotFoundError("workflow");
     return reply.code(204).send();
   });
 }
@@ -98,4 +98,23 @@ function bodyMessage(error: z.ZodError): string {
 
 function badRequest(reply: FastifyReply, message: string, issues: WorkflowIssue[]) {
   return reply.code(400).send({ error: { code: "bad_request", message, issues } });
+}
+
+/** A saved workflow as the HTTP API shows it. */
+type WorkflowRecord = {
+  id: string;
+  name: string;
+  graph: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+};
+
+function toWorkflowRecord(row: WorkflowRow): WorkflowRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    graph: row.graph,
+    created_at: new Date(row.createdAt).toISOString(),
+    updated_at: new Date(row.updatedAt).toISOString(),
+  };
 }

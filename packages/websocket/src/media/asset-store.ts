@@ -2,8 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { MediaAsset } from "@agentwire/agents";
-import type { AssetRow } from "../db/assets-repo.js";
-import type { Repositories } from "../db/repositories.js";
+import type { AssetRow, Repositories } from "../db/repositories.js";
 
 export const DEFAULT_MAX_ASSET_BYTES = 25 * 1024 * 1024;
 
@@ -35,7 +34,7 @@ export async function storeAsset(
   const path = join(dir, id);
   await writeFile(path, asset.bytes, { mode: 0o600, flag: "wx" });
   try {
-    return repos.assets.create(where.userId, {
+    return await repos.assets.create(where.userId, {
       id,
       threadId: where.threadId,
       mimeType: asset.mimeType,

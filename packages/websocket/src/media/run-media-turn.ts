@@ -8,7 +8,7 @@ import {
 import { type ChatMessageData, contentText } from "@agentwire/protocol";
 import { requireChat } from "../chat/chat-connection.js";
 import type { ChatServices } from "../chat/chat-services.js";
-import type { AssetRow } from "../db/assets-repo.js";
+import type { AssetRow } from "../db/repositories.js";
 import { AgentwireError } from "../errors/agentwire-error.js";
 import { beginTurn } from "../turns/begin-turn.js";
 import { countedUsage, endTurn } from "../turns/end-turn.js";
@@ -25,7 +25,7 @@ type MediaServices = NonNullable<ChatServices["media"]>;
  * writes each file under the data directory with an `assets` row, and stores the assistant message
  * with a markdown link to each asset (`/api/assets/<id>`).
  */
-export function runMediaTurn(data: ChatMessageData, conn: ConnectionContext): void {
+export async function runMediaTurn(data: ChatMessageData, conn: ConnectionContext): Promise<void> {
   const chat = requireChat(conn);
   const media = chat.media;
   if (!media) throw new AgentwireError("unavailable", "media generation is not enabled on this server");
@@ -49,7 +49,7 @@ export function runMediaTurn(data: ChatMessageData, conn: ConnectionContext): vo
       `media_generation.provider: provider "${providerId}" cannot ${what}`,
     );
   }
-  const run = beginTurn(conn, chat, data, { provider: providerId, model: options.model ?? "default" });
+  const run = await beginTurn(conn, chat, data, { provider: providerId, model: options.model ?? "default" });
   // The socket's frame queue must not wait for the generation: `stop` has to get through.
   void driveMedia(run, media, options);
 }
@@ -84,12 +84,12 @@ async function driveMedia(run: TurnRun, media: MediaServices, options: MediaOpti
       const limit = limits.MAX_WALL_CLOCK_MS;
       const observed = Math.max(limit, Math.round(performance.now() - started));
       turn.emit({ type: "budget_exceeded", reason: "wall_clock", limit, observed });
-      endTurn(run, { status: "budget_exceeded", usage }, "");
+      await endTurn(run, { status: "budget_exceeded", usage }, "");
     } else if (outcome.error.kind === "cancelled" || turn.abort.signal.aborted) {
-      endTurn(run, { status: "cancelled", usage }, "");
+      await endTurn(run, { status: "cancelled", usage }, "");
     } else {
       const message = outcome.error.message;
-      endTurn(run, { status: "error", usage, error: { code: "provider_error", message } }, "");
+      await endTurn(run, { status: "error", usage, error: { code: "provider_error", message } }, "");
     }
     return;
   }
@@ -115,11 +115,11 @@ async function driveMedia(run: TurnRun, media: MediaServices, options: MediaOpti
     if (!tooLarge) run.logger.error({ err: error }, "could not store a generated asset");
     const message = tooLarge ? error.message : "could not store the generated file";
     const code = tooLarge ? ("provider_error" as const) : ("internal" as const);
-    endTurn(run, { status: "error", usage, error: { code, message } }, assetText(options, stored));
+    await endTurn(run, { status: "error", usage, error: { code, message } }, assetText(options, stored));
     return;
   }
   run.logger.info({ assets: stored.map((a) => a.id) }, "media turn ended");
-  endTurn(run, { status: "complete", usage }, assetText(options, stored));
+  await endTurn(run, { status: "complete", usage }, assetText(options, stored));
 }
 
 /** The assistant message: one markdown link per asset (an image link for images). */

@@ -3,7 +3,8 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { type AuthSettings, LOCAL_USER_ID } from "../auth/resolve-user.js";
 import { commandTable } from "../commands/command-table.js";
 import type { AgentwireDatabase } from "../db/open-database.js";
-import { createRepositories, type Repositories } from "../db/repositories.js";
+import type { Repositories } from "../db/repositories.js";
+import { createSqliteRepositories } from "../db/sqlite/create-sqlite-repositories.js";
 import type { FrameLog } from "../turns/frame-log.js";
 import { SqliteFrameLog } from "../turns/sqlite-frame-log.js";
 import type { CommandHandlers } from "../ws/command-router.js";
@@ -41,9 +42,9 @@ export interface AgentwireServer {
 
 /** Builds the Fastify app (not listening): users for the auth mode ensured, the agentwire plugin registered. */
 export async function createServer(options: CreateServerOptions): Promise<AgentwireServer> {
-  const repos = options.repos ?? createRepositories(options.database.db);
-  if (options.auth.mode === "none") repos.users.ensure(LOCAL_USER_ID);
-  else for (const entry of options.auth.staticTokens) repos.users.ensure(entry.userId);
+  const repos = options.repos ?? createSqliteRepositories(options.database.db);
+  if (options.auth.mode === "none") await repos.users.ensure(LOCAL_USER_ID);
+  else for (const entry of options.auth.staticTokens) await repos.users.ensure(entry.userId);
 
   const app = Fastify({
     loggerInstance: options.logger,

@@ -12,8 +12,8 @@ import {
 } from "@agentwire/agents";
 import type { ToolScope } from "../chat/chat-services.js";
 import type { ToolPolicy } from "../chat/tool-policy.js";
-import type { MemoriesRepo } from "../db/memories-repo.js";
-import { SqliteMemoryStore } from "./sqlite-memory-store.js";
+import type { MemoriesRepo } from "../db/repositories.js";
+import { RepoMemoryStore } from "./repo-memory-store.js";
 
 /** The part of a pino/Fastify logger the factory uses. */
 export type ToolsLogger = {
@@ -23,7 +23,7 @@ export type ToolsLogger = {
 
 /** Options of createBuiltinServerTools. */
 export type BuiltinServerToolsOptions = {
-  /** Only `memories` is used (SqliteMemoryStore over it). */
+  /** Only `memories` is used (RepoMemoryStore over it). */
   repos: { memories: MemoriesRepo };
   /** WORKSPACE_ROOT: each user's files live in `<workspaceRoot>/<encoded user id>/` (created 0700 on first use). */
   workspaceRoot: string;
@@ -63,7 +63,7 @@ export const builtinServerToolNames: readonly string[] = [
 export function createBuiltinServerTools(
   options: BuiltinServerToolsOptions,
 ): (scope: ToolScope) => Promise<Tool[]> {
-  const store = new SqliteMemoryStore(options.repos.memories);
+  const store = new RepoMemoryStore(options.repos.memories);
   // web_fetch holds no per-user state: one instance serves every turn.
   const webFetch = createWebFetchTool(options.webFetch ?? {});
   return async (scope) => {

@@ -1,5 +1,5 @@
 export * from "./builtin-server-tools.js";
 export * from "./mcp-pins-path.js";
-export * from "./sqlite-memory-store.js";
+export * from "./repo-memory-store.js";
 export * from "./tool-command-handlers.js";
 export * from "./ui-tool-proxy.js";

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { ExecutionTreeBuilder } from "@agentwire/agents";
 import { type ChatMessageData, contentText } from "@agentwire/protocol";
 import { AgentwireError } from "../errors/agentwire-error.js";
@@ -11,33 +12,34 @@ import { ownThread, watchTurn } from "./watch-turn.js";
  * (`thread` frame first), the turn registered and watched by the connection, the user message
  * stored. Everything that can refuse the message must have been checked before this is called.
  */
-export function beginTurn(
+export async function beginTurn(
   conn: ConnectionContext,
   services: TurnServices,
   data: ChatMessageData,
   who: { provider: string; model: string },
-): TurnRun {
-  const existing = data.thread_id !== undefined ? ownThread(conn, data.thread_id) : undefined;
+): Promise<TurnRun> {
   const { repos, userId } = conn;
+  const existing = data.thread_id !== undefined ? await ownThread(conn, data.thread_id) : undefined;
   // The stored state is the source of truth for busy: a turn waiting on the user may live only there.
-  if (
-    existing &&
-    (services.turns.get(existing.id)?.active ||
-      repos.turns.latest(userId, existing.id)?.status === "waiting_user")
-  ) {
+  if (existing && (await repos.turns.latest(userId, existing.id))?.status === "waiting_user") {
     throw new AgentwireError("busy", "a turn is already running on this thread");
   }
-  const thread = existing ?? repos.threads.create(userId, titleOf(data.content));
-  const turnRow = repos.turns.start(userId, thread.id, who);
-  // Synchronous since the busy check: no other turn can have claimed the thread in between.
-  const turn = services.turns.start(conn.frames, thread.id, userId, turnRow.id);
+  const thread = existing ?? (await repos.threads.create(userId, titleOf(data.content)));
+  // Claimed synchronously after the last check: no other message can take the thread in between.
+  const turn = services.turns.start(conn.frames, thread.id, userId, randomUUID());
   if (!turn) throw new AgentwireError("busy", "a turn is already running on this thread");
+  try {
+    await repos.turns.start(userId, thread.id, { id: turn.turnId, ...who });
+  } catch (error) {
+    services.turns.finish(turn);
+    throw error;
+  }
   watchTurn(conn, turn);
   const run: TurnRun = {
     turn,
     registry: services.turns,
     repos,
-    logger: conn.logger.child({ thread_id: thread.id, turn_id: turnRow.id }),
+    logger: conn.logger.child({ thread_id: thread.id, turn_id: turn.turnId }),
     provider: who.provider,
     model: who.model,
     limits: services.limits,
@@ -47,7 +49,7 @@ export function beginTurn(
     observer: services.observer,
   };
   if (!existing) turn.emit({ type: "thread", title: thread.title });
-  storeRow(run, { role: "user", content: data.content, status: "complete", turnId: turn.turnId });
+  await storeRow(run, { role: "user", content: data.content, status: "complete", turnId: turn.turnId });
   return run;
 }
 

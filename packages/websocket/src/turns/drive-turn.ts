@@ -6,7 +6,7 @@ import {
   type ModelMessage,
   UsageAccumulator,
 } from "@agentwire/agents";
-import { endTurn, storeRow, suspendTurn, totalUsage } from "./end-turn.js";
+import { endTurn, queueWrite, settleWrites, storeRow, suspendTurn, totalUsage } from "./end-turn.js";
 import { rootRow } from "./root-row.js";
 import type { TurnRun } from "./turn-run.js";
 
@@ -33,7 +33,7 @@ async function drive(run: TurnRun, start: LoopStart): Promise<void> {
   const ctx = createLoopContext(run.limits, {
     ...(run.budgetUsed !== undefined && { used: run.budgetUsed }),
     onLlmCall: (call) => {
-      repos.llmCalls.record(turn.userId, turn.threadId, turn.turnId, call);
+      queueWrite(run, () => repos.llmCalls.record(turn.userId, turn.threadId, turn.turnId, call));
       observer?.llmCall(call);
     },
     onMessage: (message, where) => {
@@ -43,7 +43,7 @@ async function drive(run: TurnRun, start: LoopStart): Promise<void> {
         finalAssistant = message;
         return;
       }
-      storeRow(run, rootRow(message, turn.turnId, run.provider, run.model));
+      queueWrite(run, () => storeRow(run, rootRow(message, turn.turnId, run.provider, run.model)));
     },
   });
   let result: LoopResult;
@@ -56,6 +56,7 @@ async function drive(run: TurnRun, start: LoopStart): Promise<void> {
         break;
       }
       const event = next.value;
+      if (run.writes) await settleWrites(run);
       tree.add(event);
       observer?.event(event);
       // What asks the user waits in the log until its suspension is stored (suspendTurn releases it).
@@ -64,12 +65,13 @@ async function drive(run: TurnRun, start: LoopStart): Promise<void> {
     }
   } catch (error) {
     run.logger.error({ err: error }, "turn failed");
+    run.writes = undefined;
     const usage = new UsageAccumulator().snapshot();
     result = { status: "error", text: finalAssistant?.text ?? "", messages: [], usage, error: internal };
   }
   if (result.status === "suspended" && result.pending) {
     try {
-      suspendTurn(run, {
+      await suspendTurn(run, {
         version: 1,
         state: result.pending,
         tree: tree.snapshot(),
@@ -87,7 +89,7 @@ async function drive(run: TurnRun, start: LoopStart): Promise<void> {
       result = { ...result, status: "error", error: internal };
     }
   }
-  endTurn(run, result, finalAssistant?.text ?? result.text);
+  await endTurn(run, result, finalAssistant?.text ?? result.text);
 }
 
 const internal = { code: "internal" as const, message: "internal error" };

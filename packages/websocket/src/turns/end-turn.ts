@@ -1,6 +1,6 @@
 import { type LoopResult, UsageAccumulator } from "@agentwire/agents";
 import type { ErrorCode, TurnStatus, TurnUsage } from "@agentwire/protocol";
-import type { NewMessage } from "../db/messages-repo.js";
+import type { NewMessage } from "../db/repositories.js";
 import type { SuspendedTurn } from "./suspended-turn.js";
 import type { TurnRun } from "./turn-run.js";
 
@@ -8,10 +8,31 @@ import type { TurnRun } from "./turn-run.js";
 export type TurnResult = Pick<LoopResult, "status" | "usage" | "error">;
 
 /** Stores one row of the thread and sends it as a `message` frame. */
-export function storeRow(run: TurnRun, row: NewMessage): void {
+export async function storeRow(run: TurnRun, row: NewMessage): Promise<void> {
   const { turn, repos } = run;
-  const message = repos.messages.append(turn.userId, turn.threadId, row);
+  const message = await repos.messages.append(turn.userId, turn.threadId, row);
   turn.emit({ type: "message", message });
+}
+
+/**
+ * Queues a write from a synchronous callback of the loop (a root row, a ledger row): the writes run
+ * in order, and the driver waits for them before it sends the loop's next frame, so the frames keep
+ * the order the loop gave them on either database.
+ */
+export function queueWrite(run: TurnRun, write: () => Promise<void>): void {
+  const writes = (run.writes ?? Promise.resolve()).then(write);
+  // settleWrites reports the failure; until it is awaited the rejection must not count as unhandled.
+  writes.catch(() => {});
+  run.writes = writes;
+}
+
+/** Waits for the queued writes; rejects with the first that failed. */
+export async function settleWrites(run: TurnRun): Promise<void> {
+  while (run.writes) {
+    const writes = run.writes;
+    await writes;
+    if (run.writes === writes) run.writes = undefined;
+  }
 }
 
 /** The turn status a loop result ends in; a cancelled turn is `stopped` by the user, else `interrupted`. */
@@ -29,10 +50,11 @@ export function turnStatusOf(status: LoopResult["status"], abortReason: unknown)
  * Stores the suspension, then lets the frames that ask the user out: the log held them since the
  * question, so no client sees a question the database cannot answer after a crash.
  */
-export function suspendTurn(run: TurnRun, saved: SuspendedTurn): void {
+export async function suspendTurn(run: TurnRun, saved: SuspendedTurn): Promise<void> {
   const { turn, repos } = run;
+  await settleWrites(run);
   turn.status = "waiting_user";
-  repos.turns.update(turn.userId, turn.turnId, { status: "waiting_user", suspendedState: saved });
+  await repos.turns.update(turn.userId, turn.turnId, { status: "waiting_user", suspendedState: saved });
   turn.log.release(turn.threadId);
 }
 
@@ -41,9 +63,10 @@ export function suspendTurn(run: TurnRun, saved: SuspendedTurn): void {
  * turn row, then sends the frames every turn ends with. Never throws: if the database fails, the
  * client still gets an `internal` error and a clean end.
  */
-export function endTurn(run: TurnRun, result: TurnResult, text: string): void {
+export async function endTurn(run: TurnRun, result: TurnResult, text: string): Promise<void> {
   try {
-    finish(run, result, text);
+    await settleWrites(run);
+    await finish(run, result, text);
   } catch (error) {
     run.logger.error({ err: error }, "could not store the end of the turn");
     run.turn.emit({ type: "error", code: "internal", message: "internal error" });
@@ -51,11 +74,11 @@ export function endTurn(run: TurnRun, result: TurnResult, text: string): void {
   }
 }
 
-function finish(run: TurnRun, result: TurnResult, text: string): void {
+async function finish(run: TurnRun, result: TurnResult, text: string): Promise<void> {
   const { turn, repos } = run;
   const status = turnStatusOf(result.status, turn.abort.signal.reason);
   const usage = totalUsage(run, result.usage);
-  storeRow(run, {
+  await storeRow(run, {
     role: "assistant",
     content: text,
     status: status === "running" ? "interrupted" : status,
@@ -70,7 +93,7 @@ function finish(run: TurnRun, result: TurnResult, text: string): void {
     const code: ErrorCode = result.error.code;
     turn.emit({ type: "error", code, message: result.error.message });
   }
-  repos.turns.end(turn.userId, turn.turnId, {
+  await repos.turns.end(turn.userId, turn.turnId, {
     status,
     usage,
     error: result.error?.message ?? null,

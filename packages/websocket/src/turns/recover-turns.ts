@@ -24,18 +24,18 @@ export async function recoverInterruptedTurns(
   repos: Repositories,
   logger: FastifyBaseLogger,
 ): Promise<number> {
-  const rows = repos.turns.listRunning();
+  const rows = await repos.turns.listRunning();
   for (const row of rows) {
     const frames = (await log.readTurn(row.threadId, row.id)).map(parse);
     const tree = new ExecutionTreeBuilder();
     for (const frame of frames) tree.add(frame as LoopEvent);
     const usage = new UsageAccumulator();
-    const calls = repos.llmCalls.forTurn(row.userId, row.id);
+    const calls = await repos.llmCalls.forTurn(row.userId, row.id);
     for (const { error, createdAt, ...call } of calls) {
       usage.addLlmCall({ ...call, parentId: null, startedAt: createdAt, ...(error !== null && { error }) });
     }
     const turn = new RunningTurn(log, row.threadId, row.userId, row.id);
-    endTurn(
+    await endTurn(
       {
         turn,
         registry: new TurnRegistry(),

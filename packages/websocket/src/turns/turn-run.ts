@@ -29,4 +29,6 @@ export type TurnRun = {
   usageBefore?: TurnUsage;
   budgetUsed?: BudgetUsed;
   observer?: TurnObserver | undefined;
+  /** Writes queued by the loop's synchronous callbacks, in order (see queueWrite). */
+  writes?: Promise<void> | undefined;
 };

@@ -8,8 +8,8 @@ export function watchTurn(conn: ConnectionContext, turn: RunningTurn): void {
 }
 
 /** The user's thread row, or not_found (the same for a missing thread and someone else's). */
-export function ownThread(conn: ConnectionContext, threadId: string) {
-  const thread = conn.repos.threads.get(conn.userId, threadId);
+export async function ownThread(conn: ConnectionContext, threadId: string) {
+  const thread = await conn.repos.threads.get(conn.userId, threadId);
   if (!thread) throw new AgentwireError("not_found", "thread not found");
   return thread;
 }

@@ -42,10 +42,10 @@ export function createEditorTools(opts: EditorToolsOptions): (scope: ToolScope) 
       saveWorkflow: async (graph: WorkflowGraph, objective: string) => {
         const stored = graph as unknown as Record<string, unknown>;
         if (editorWorkflowId !== undefined) {
-          const updated = repos.workflows.update(scope.userId, editorWorkflowId, { graph: stored });
+          const updated = await repos.workflows.update(scope.userId, editorWorkflowId, { graph: stored });
           if (updated) return { workflow_id: updated.id };
         }
-        const created = repos.workflows.create(scope.userId, nameOf(objective), stored);
+        const created = await repos.workflows.create(scope.userId, nameOf(objective), stored);
         return { workflow_id: created.id };
       },
       onEvent: (event) => {

@@ -6,7 +6,7 @@ import {
 } from "@agentwire/agents";
 import { type ChatMessageData, contentText } from "@agentwire/protocol";
 import { requireChat } from "../chat/chat-connection.js";
-import type { WorkflowRow } from "../db/workflows-repo.js";
+import type { WorkflowRow } from "../db/repositories.js";
 import { AgentwireError } from "../errors/agentwire-error.js";
 import { beginTurn } from "../turns/begin-turn.js";
 import { countedUsage, endTurn, type TurnResult } from "../turns/end-turn.js";
@@ -19,14 +19,14 @@ import type { ConnectionContext } from "../ws/connection-context.js";
  * the turn (seq-stamped, replayable); `stop` aborts it; the run has the turn's wall-clock budget; the
  * output text is stored as the final assistant message.
  */
-export function runWorkflowTurn(data: ChatMessageData, conn: ConnectionContext): void {
+export async function runWorkflowTurn(data: ChatMessageData, conn: ConnectionContext): Promise<void> {
   const chat = requireChat(conn);
   const workflows = chat.workflows;
   if (!workflows) throw new AgentwireError("unavailable", "saved workflows are not enabled on this server");
   if (data.workflow_id === undefined) {
     throw new AgentwireError("bad_request", 'data.workflow_id: required with workflow_target "workflow"');
   }
-  const row = conn.repos.workflows.get(conn.userId, data.workflow_id);
+  const row = await conn.repos.workflows.get(conn.userId, data.workflow_id);
   if (!row) throw new AgentwireError("not_found", "workflow not found");
   // LLM nodes that name no provider use the message's (or the server's default); a provider the
   // message names explicitly must exist, like on the agent route.
@@ -38,7 +38,7 @@ export function runWorkflowTurn(data: ChatMessageData, conn: ConnectionContext):
     text: contentText(data.content),
     ...(resolved.ok && { provider: resolved.provider.id, model: resolved.model }),
   };
-  const run = beginTurn(conn, chat, data, {
+  const run = await beginTurn(conn, chat, data, {
     provider: resolved.ok ? resolved.provider.id : "workflow",
     model: resolved.ok ? resolved.model : row.id,
   });
@@ -95,7 +95,11 @@ async function driveWorkflow(run: TurnRun, job: WorkflowJob, conn: ConnectionCon
   } catch (error) {
     run.logger.error({ err: error }, "workflow turn failed");
     const usage = countedUsage({ llmCalls }, llmCalls === 0);
-    endTurn(run, { status: "error", usage, error: { code: "internal", message: "internal error" } }, "");
+    await endTurn(
+      run,
+      { status: "error", usage, error: { code: "internal", message: "internal error" } },
+      "",
+    );
     return;
   }
 
@@ -128,9 +132,9 @@ async function driveWorkflow(run: TurnRun, job: WorkflowJob, conn: ConnectionCon
     { workflow_id: row.id, status: outcome.status, llm_calls: llmCalls },
     "workflow turn ended",
   );
-  endTurn(run, result, text);
+  await endTurn(run, result, text);
   try {
-    if (outcome.error) conn.repos.turns.update(turn.userId, turn.turnId, { error: outcome.error });
+    if (outcome.error) await conn.repos.turns.update(turn.userId, turn.turnId, { error: outcome.error });
   } catch (error) {
     run.logger.error({ err: error }, "could not record the workflow's error");
   }

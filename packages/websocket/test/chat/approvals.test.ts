@@ -61,7 +61,7 @@ describe("tool approvals", () => {
     });
     expect(request.approval_id).toMatch(/\S/);
     expect(tool.calls).toEqual([]);
-    expect(server.repos.turns.latest("local", threadId)?.status).toBe("waiting_user");
+    expect((await server.repos.turns.latest("local", threadId))?.status).toBe("waiting_user");
 
     client.command("tool_approval_response", { approval_id: request.approval_id, decision: "allow" });
     const rest = await client.collectUntil(isDone);
@@ -148,13 +148,13 @@ describe("tool approvals", () => {
   it("another user cannot answer: not_found, and the owner's approval still works", async () => {
     const { s, tool } = await startGated("token");
     server = s;
-    const alice = await server.connect({ token: server.createToken("alice") });
-    const bob = await server.connect({ token: server.createToken("bob") });
+    const alice = await server.connect({ token: await server.createToken("alice") });
+    const bob = await server.connect({ token: await server.createToken("bob") });
     const { request, threadId } = await untilApproval(alice, { content: "write it" });
     bob.command("tool_approval_response", { approval_id: request.approval_id, decision: "allow" }, "bob");
     expect(await bob.next("error")).toMatchObject({ code: "not_found", request_id: "bob" });
     expect(tool.calls).toEqual([]);
-    expect(server.repos.turns.latest("alice", threadId)?.status).toBe("waiting_user");
+    expect((await server.repos.turns.latest("alice", threadId))?.status).toBe("waiting_user");
 
     alice.command("tool_approval_response", { approval_id: request.approval_id, decision: "allow" });
     const rest = await alice.collectUntil(isDone);

@@ -49,7 +49,7 @@ describe("ask_user inside a subtask", () => {
     const askStart = head.find((f) => f.type === "tool_call_update" && f.tool_call_id === "ask_1");
     expect(askStart).toMatchObject({ status: "start", parent_id: "sub_1", depth: 1 });
     const threadId = threadOf(head);
-    expect(server.repos.turns.latest("local", threadId)?.status).toBe("waiting_user");
+    expect((await server.repos.turns.latest("local", threadId))?.status).toBe("waiting_user");
     // The old client saw everything up to the frame before the question, then went away.
     const seenUpTo = (question?.seq ?? 0) - 1;
     await first.close();
@@ -63,7 +63,7 @@ describe("ask_user inside a subtask", () => {
 
     second.command("answer", { thread_id: threadId, tool_call_id: "nope", answer: "red" }, "wrong");
     expect(await second.next("error")).toMatchObject({ code: "bad_request", request_id: "wrong" });
-    expect(server.repos.turns.latest("local", threadId)?.status).toBe("waiting_user");
+    expect((await server.repos.turns.latest("local", threadId))?.status).toBe("waiting_user");
 
     second.command("answer", { thread_id: threadId, tool_call_id: "ask_1", answer: "blue" }, "a1");
     second.command("answer", { thread_id: threadId, tool_call_id: "ask_1", answer: "green" }, "a2");
@@ -90,7 +90,7 @@ describe("ask_user inside a subtask", () => {
     expect(childAfter?.messages.at(-1)).toMatchObject({ role: "tool", toolCallId: "ask_1", content: "blue" });
     expect(JSON.stringify(server.provider.requests)).not.toContain("green");
     expect(finalRow(turnFrames)).toMatchObject({ content: "final: child got: blue", status: "complete" });
-    expect(server.repos.turns.latest("local", threadId)?.status).toBe("complete");
+    expect((await server.repos.turns.latest("local", threadId))?.status).toBe("complete");
     const tree = finalRow(turnFrames).execution_tree;
     expect(tree?.nodes.map((n) => [n.id, n.parent_id])).toEqual([
       ["sub_1", null],

@@ -120,7 +120,7 @@ describe("turn budgets over the socket", () => {
       expect(final).toMatchObject({ role: "assistant", status: "budget_exceeded", content: c.partial });
       expect(frames.some((f) => f.type === "error")).toBe(false);
       const threadId = threadOf(frames);
-      expect(server.repos.turns.latest("local", threadId)?.status).toBe("budget_exceeded");
+      expect((await server.repos.turns.latest("local", threadId))?.status).toBe("budget_exceeded");
       const rows = await storedMessages(server, threadId);
       expect(rows.at(-1)).toMatchObject({ status: "budget_exceeded", content: c.partial });
       expect(frames.find((f) => f.type === "usage")).toBeDefined();

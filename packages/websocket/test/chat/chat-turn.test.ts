@@ -52,9 +52,9 @@ describe("chat turn over the socket", () => {
       ["user", "hi there", "complete"],
       ["assistant", "Hello!", "complete"],
     ]);
-    const turn = server.repos.turns.latest("local", threadId);
+    const turn = await server.repos.turns.latest("local", threadId);
     expect(turn?.status).toBe("complete");
-    expect(server.repos.llmCalls.forTurn("local", turn?.id ?? "")).toHaveLength(1);
+    expect(await server.repos.llmCalls.forTurn("local", turn?.id ?? "")).toHaveLength(1);
   });
 
   it("continues a thread with its history and a seq that goes on without a gap", async () => {
@@ -80,7 +80,7 @@ describe("chat turn over the socket", () => {
     const error = await client.next("error");
     expect(error).toMatchObject({ code: "bad_request", request_id: "r9" });
     expect(error.message).toContain("nope");
-    expect(server.repos.threads.list("local")).toEqual([]);
+    expect(await server.repos.threads.list("local")).toEqual([]);
     await client.ping();
   });
 

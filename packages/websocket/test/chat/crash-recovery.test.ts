@@ -13,7 +13,7 @@ import {
   chatCommandHandlers,
   createChatServices,
   createLogger,
-  createRepositories,
+  createSqliteRepositories,
 } from "../../src/index.js";
 import { TestClient } from "../harness.js";
 import { expectWellFormedTurn, isDone } from "./chat-harness.js";
@@ -91,8 +91,8 @@ describe("a crash in the middle of a turn", () => {
       handlers: chatCommandHandlers,
       logger: createLogger({ level: "silent" }),
     });
-    const repos = createRepositories(fresh.database.db);
-    const turn = repos.turns.latest("local", threadId);
+    const repos = createSqliteRepositories(fresh.database.db);
+    const turn = await repos.turns.latest("local", threadId);
     expect(turn?.status).toBe("interrupted");
     expect(turn?.endedAt).not.toBeNull();
 

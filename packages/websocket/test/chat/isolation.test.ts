@@ -24,8 +24,8 @@ describe("one user's thread is invisible to another", () => {
       ],
       { auth: "token" },
     );
-    const tokenA = server.createToken("alice");
-    const tokenB = server.createToken("bob");
+    const tokenA = await server.createToken("alice");
+    const tokenB = await server.createToken("bob");
     const a = await server.connect({ token: tokenA });
     const b = await server.connect({ token: tokenB });
 
@@ -55,7 +55,7 @@ describe("one user's thread is invisible to another", () => {
     expect(denied?.message).toBe(missing.message);
     expect((await server.fetch(`/api/threads/${threadId}/messages`, { token: tokenB })).status).toBe(404);
     expect((await server.fetch(`/api/threads/${threadId}/messages`, { token: tokenA })).status).toBe(200);
-    expect(server.repos.turns.latest("alice", threadId)?.status).toBe("waiting_user");
+    expect((await server.repos.turns.latest("alice", threadId))?.status).toBe("waiting_user");
 
     // A's turn goes on; B, who tried to resume it, receives none of its frames.
     a.command("answer", { thread_id: threadId, tool_call_id: "ask_a", answer: "alice's answer" });

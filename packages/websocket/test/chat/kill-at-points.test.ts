@@ -7,7 +7,7 @@ import type { ServerFrame, StoredMessage } from "@agentwire/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../../apps/server/src/config.js";
 import { type RunningServer, startServer } from "../../../../apps/server/src/start-server.js";
-import { createLogger, createRepositories } from "../../src/index.js";
+import { createLogger, createSqliteRepositories } from "../../src/index.js";
 import { TestClient } from "../harness.js";
 import { expectWellFormedTurn, isDone } from "./chat-harness.js";
 import { type KillScenario, scenarioChat } from "./kill-scenarios.js";
@@ -101,7 +101,7 @@ async function restart(dbPath: string, scenario: KillScenario) {
   servers.push(server);
   const client = await TestClient.open(`${server.url.replace("http", "ws")}/ws`);
   clients.push(client);
-  return { server, client, repos: createRepositories(server.database.db) };
+  return { server, client, repos: createSqliteRepositories(server.database.db) };
 }
 
 /** resume_chat from 0: what the new process replays, and its chat_resumed. */
@@ -148,13 +148,13 @@ async function expectRecovered(
   // Every character of the root's text a client saw is in the stored answer.
   expect(storedText).toContain(rootText(run.seen));
   if (expectation === "interrupted") {
-    expect(repos.turns.latest("local", run.threadId)?.status).toBe("interrupted");
+    expect((await repos.turns.latest("local", run.threadId))?.status).toBe("interrupted");
     expect(resumed.status).toBe("interrupted");
     expect(frames.filter(isDone)).toHaveLength(1);
     expect(frames.at(-1)).toMatchObject({ type: "chunk", done: true });
     expect(rows.at(-1)).toMatchObject({ role: "assistant", status: "interrupted" });
   } else {
-    expect(repos.turns.latest("local", run.threadId)?.status).toBe("waiting_user");
+    expect((await repos.turns.latest("local", run.threadId))?.status).toBe("waiting_user");
     expect(frames.some(isDone)).toBe(false);
   }
   return { server, client, repos, lastSeq: resumed.last_seq };

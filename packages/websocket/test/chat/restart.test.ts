@@ -80,7 +80,7 @@ describe("a turn waiting on the user survives a restart", () => {
 
     const second = await startChatServer(nestedAsk, { dbPath });
     servers.push(second);
-    expect(second.repos.turns.latest("local", threadId)?.status).toBe("waiting_user");
+    expect((await second.repos.turns.latest("local", threadId))?.status).toBe("waiting_user");
     const client = await second.connect();
     client.command("answer", { thread_id: threadId, tool_call_id: "q1", answer: "yes" });
     const frames = await client.collectUntil(isDone);
@@ -105,7 +105,7 @@ describe("a turn waiting on the user survives a restart", () => {
       ["inner", "outer"],
       ["q1", "inner"],
     ]);
-    expect(second.repos.turns.latest("local", threadId)?.status).toBe("complete");
+    expect((await second.repos.turns.latest("local", threadId))?.status).toBe("complete");
     const rows = await storedMessages(second, threadId);
     expect(rows.map((r) => r.role)).toEqual(["user", "assistant", "tool", "assistant"]);
   });

@@ -18,15 +18,15 @@ describe("server shutdown during a turn", () => {
     const client = await server.connect();
     client.command("chat_message", { content: "go" });
     await client.next("chunk", { where: (f) => f.content === "half an answer" });
-    const threadId = server.repos.threads.list("local")[0]?.id ?? "";
+    const threadId = (await server.repos.threads.list("local"))[0]?.id ?? "";
     await server.close();
     expect((await client.closed).code).toBe(1012);
 
     const db = openDatabase({ path: dbPath });
     try {
-      const reopened = (await import("../../src/index.js")).createRepositories(db.db);
-      expect(reopened.turns.latest("local", threadId)?.status).toBe("interrupted");
-      const rows = reopened.messages.list("local", threadId);
+      const reopened = (await import("../../src/index.js")).createSqliteRepositories(db.db);
+      expect((await reopened.turns.latest("local", threadId))?.status).toBe("interrupted");
+      const rows = await reopened.messages.list("local", threadId);
       expect(rows.at(-1)).toMatchObject({
         role: "assistant",
         content: "half an answer",

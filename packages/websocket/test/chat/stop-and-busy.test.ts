@@ -20,12 +20,12 @@ describe("busy", () => {
     client.command("chat_message", { content: "second turn", thread_id: threadId });
     await client.next("agent_state", { where: (f) => f.state === "thinking" });
     const before = await storedMessages(server, threadId);
-    const turnBefore = server.repos.turns.latest("local", threadId);
+    const turnBefore = await server.repos.turns.latest("local", threadId);
 
     client.command("chat_message", { content: "while busy", thread_id: threadId }, "r-busy");
     expect(await client.next("error")).toMatchObject({ code: "busy", request_id: "r-busy" });
     expect(await storedMessages(server, threadId)).toEqual(before);
-    expect(server.repos.turns.latest("local", threadId)?.id).toBe(turnBefore?.id);
+    expect((await server.repos.turns.latest("local", threadId))?.id).toBe(turnBefore?.id);
     // A busy answer is not a frame of the turn: it has no seq, and the turn goes on.
     expect(server.provider.calls).toBe(2);
 
@@ -76,7 +76,7 @@ describe("stop", () => {
     expect(frames.findIndex((f) => f.type === "generation_stopped")).toBeGreaterThan(
       frames.findIndex((f) => f.type === "message" && (f as Message).message.id === final.id),
     );
-    expect(server.repos.turns.latest("local", threadId)?.status).toBe("stopped");
+    expect((await server.repos.turns.latest("local", threadId))?.status).toBe("stopped");
     const rows = await storedMessages(server, threadId);
     expect(rows.map((r) => [r.role, r.content, r.status])).toEqual([
       ["user", "tell a story", "complete"],
@@ -110,7 +110,7 @@ describe("stop", () => {
     expect(end).toMatchObject({ tool_call_id: "job_1", is_error: true, parent_id: null, depth: 0 });
     expect(frames.filter((f) => f.type === "generation_stopped")).toHaveLength(1);
     expect(finalRow(frames)).toMatchObject({ content: "Starting the job", status: "stopped" });
-    expect(server.repos.turns.latest("local", threadId)?.status).toBe("stopped");
+    expect((await server.repos.turns.latest("local", threadId))?.status).toBe("stopped");
     const rows = await storedMessages(server, threadId);
     expect(rows.at(-1)).toMatchObject({ role: "assistant", status: "stopped" });
     // Every stored tool call has its result row, so the next turn's history is well formed.
@@ -157,7 +157,7 @@ describe("stop while the turn waits on the user", () => {
     const final = finalRow(rest);
     expect(final).toMatchObject({ status: "stopped", content: "Checking with you." });
     expect(final.execution_tree?.nodes.every((n) => n.result_preview !== undefined && n.is_error)).toBe(true);
-    expect(server.repos.turns.latest("local", threadId)?.status).toBe("stopped");
+    expect((await server.repos.turns.latest("local", threadId))?.status).toBe("stopped");
     // The root's pending call has its result row, so the stored history stays paired.
     const rows = await storedMessages(server, threadId);
     expect(rows.map((r) => [r.role, r.tool_call_id ?? null])).toEqual([

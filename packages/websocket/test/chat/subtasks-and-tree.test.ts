@@ -127,7 +127,7 @@ describe("run_subtask over the socket", () => {
       const end = updates(frames).find((u) => u.tool_call_id === node.id && u.status === "end");
       expect(node.result_preview).toBe(end?.result);
     }
-    expect(server.repos.turns.latest("local", threadId)?.status).toBe("complete");
+    expect((await server.repos.turns.latest("local", threadId))?.status).toBe("complete");
   });
 
   it("refuses run_subtask past MAX_DEPTH with an error result, and the turn still completes", async () => {
@@ -167,6 +167,6 @@ describe("run_subtask over the socket", () => {
     expect(childRequest?.tools.map((t) => t.name)).not.toContain("run_subtask");
     expect(server.provider.requests.some((r) => subtaskOf(r) === "sub:inner")).toBe(false);
     expect(finalRow(frames)).toMatchObject({ content: "finished anyway", status: "complete" });
-    expect(server.repos.turns.latest("local", threadOf(frames))?.status).toBe("complete");
+    expect((await server.repos.turns.latest("local", threadOf(frames)))?.status).toBe("complete");
   });
 });

@@ -89,8 +89,8 @@ const assetIds = (text: string) =>
 describe("route 2: media generation", () => {
   it("generates an image, stores it under the data directory and serves it to its owner only", async () => {
     server = await startMediaServer();
-    const alice = server.createToken("alice");
-    const bob = server.createToken("bob");
+    const alice = await server.createToken("alice");
+    const bob = await server.createToken("bob");
     const client = await server.connect({ token: alice });
     client.command("chat_message", {
       content: "a red cube",
@@ -121,7 +121,7 @@ describe("route 2: media generation", () => {
     expect(final?.message.content).toContain(`![Generated image 1](/api/assets/${ids[0]})`);
 
     for (const id of ids) {
-      const row = server.repos.assets.get("alice", id);
+      const row = await server.repos.assets.get("alice", id);
       expect(row).toMatchObject({
         mimeType: "image/png",
         bytes: PNG.length,
@@ -147,7 +147,7 @@ describe("route 2: media generation", () => {
 
   it("generates speech served as audio/mpeg", async () => {
     server = await startMediaServer();
-    const alice = server.createToken("alice");
+    const alice = await server.createToken("alice");
     const client = await server.connect({ token: alice });
     client.command("chat_message", {
       content: "Good morning",
@@ -173,7 +173,7 @@ describe("route 2: media generation", () => {
       generateImage: async () => ({ ok: true, assets: [{ bytes: PNG, mimeType: "image/png" }] }),
     };
     server = await startMediaServer([imageOnly]);
-    const alice = server.createToken("alice");
+    const alice = await server.createToken("alice");
     const client = await server.connect({ token: alice });
     const refused = async (media_generation: Record<string, unknown>, requestId: string, extra = {}) => {
       client.command("chat_message", { content: "hello", media_generation, ...extra }, requestId);
@@ -188,7 +188,7 @@ describe("route 2: media generation", () => {
       'provider "imgonly" cannot generate speech',
     );
     expect(await refused({ mode: "image" }, "unknown", { provider: "nope" })).toContain('provider "nope"');
-    expect(server.repos.threads.list("alice")).toEqual([]);
+    expect(await server.repos.threads.list("alice")).toEqual([]);
     expect(fake.requests).toEqual([]);
     await client.ping();
   });
@@ -202,7 +202,7 @@ describe("route 2: media generation", () => {
       }),
     };
     server = await startMediaServer([failing], 10);
-    const alice = server.createToken("alice");
+    const alice = await server.createToken("alice");
     const client = await server.connect({ token: alice });
     client.command("chat_message", { content: "x", media_generation: { mode: "image", provider: "broken" } });
     const first = await client.collectUntil(isDone);
@@ -221,9 +221,9 @@ describe("route 2: media generation", () => {
     const second = await client.collectUntil(isDone);
     expectWellFormedTurn(second, first.length + 1);
     expect(ofType(second, "error")[0]?.message).toContain("over the 10 byte limit");
-    expect(server.repos.assets.listForThread("alice", (first[0] as { thread_id: string }).thread_id)).toEqual(
-      [],
-    );
+    expect(
+      await server.repos.assets.listForThread("alice", (first[0] as { thread_id: string }).thread_id),
+    ).toEqual([]);
   });
 
   it("is unavailable without media services, and GET /api/assets is not served", async () => {
@@ -232,6 +232,6 @@ describe("route 2: media generation", () => {
     client.command("chat_message", { content: "x", media_generation: { mode: "image" } }, "m");
     expect(await client.next("error")).toMatchObject({ code: "unavailable", request_id: "m" });
     expect((await server.fetch("/api/assets/anything")).status).toBe(404);
-    expect(server.repos.threads.list("local")).toEqual([]);
+    expect(await server.repos.threads.list("local")).toEqual([]);
   });
 });

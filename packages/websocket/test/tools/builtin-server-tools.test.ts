@@ -5,11 +5,11 @@ import { createMemoryTools, InMemoryPinStore, McpManager, type Tool } from "@age
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   createBuiltinServerTools,
-  createRepositories,
+  createSqliteRepositories,
   openDatabase,
+  RepoMemoryStore,
   type Repositories,
   resolveToolPolicy,
-  SqliteMemoryStore,
 } from "../../src/index.js";
 import { type ChatTestServer, expectWellFormedTurn, startChatServer } from "../chat/chat-harness.js";
 import { injectedModel, injectedTurn, tempDir, toolEnds } from "./tool-helpers.js";
@@ -24,12 +24,12 @@ let repos: Repositories;
 let server: ChatTestServer | undefined;
 const managers: McpManager[] = [];
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = tempDir("agentwire-builtin-");
   database = openDatabase({ path: join(dir.path, "db.sqlite") });
-  repos = createRepositories(database.db);
-  repos.users.ensure("alice");
-  repos.users.ensure("bob");
+  repos = createSqliteRepositories(database.db);
+  await repos.users.ensure("alice");
+  await repos.users.ensure("bob");
 });
 afterEach(async () => {
   await server?.close();
@@ -48,24 +48,24 @@ const scope = (userId: string) => ({
 });
 const names = (tools: Tool[]) => tools.map((t) => t.name).sort();
 
-describe("MemoriesRepo and SqliteMemoryStore", () => {
-  it("scopes every read and write by user, upserts one row per (user, key), sorts keys", () => {
-    repos.memories.set("alice", "b", "1");
-    repos.memories.set("alice", "a", "2");
-    repos.memories.set("alice", "b", "3");
-    repos.memories.set("bob", "a", "bob's");
-    expect(repos.memories.keys("alice")).toEqual(["a", "b"]);
-    expect(repos.memories.get("alice", "b")).toBe("3");
-    expect(repos.memories.get("bob", "b")).toBeUndefined();
-    expect(repos.memories.get("bob", "a")).toBe("bob's");
-    expect(repos.memories.count("alice")).toBe(2);
-    expect(repos.memories.delete("bob", "b")).toBe(false);
-    expect(repos.memories.delete("alice", "b")).toBe(true);
-    expect(repos.memories.keys("alice")).toEqual(["a"]);
+describe("MemoriesRepo and RepoMemoryStore", () => {
+  it("scopes every read and write by user, upserts one row per (user, key), sorts keys", async () => {
+    await repos.memories.set("alice", "b", "1");
+    await repos.memories.set("alice", "a", "2");
+    await repos.memories.set("alice", "b", "3");
+    await repos.memories.set("bob", "a", "bob's");
+    expect(await repos.memories.keys("alice")).toEqual(["a", "b"]);
+    expect(await repos.memories.get("alice", "b")).toBe("3");
+    expect(await repos.memories.get("bob", "b")).toBeUndefined();
+    expect(await repos.memories.get("bob", "a")).toBe("bob's");
+    expect(await repos.memories.count("alice")).toBe(2);
+    expect(await repos.memories.delete("bob", "b")).toBe(false);
+    expect(await repos.memories.delete("alice", "b")).toBe(true);
+    expect(await repos.memories.keys("alice")).toEqual(["a"]);
   });
 
   it("backs the agents' memory tools, with the per-user key cap holding over SQLite", async () => {
-    const store = new SqliteMemoryStore(repos.memories);
+    const store = new RepoMemoryStore(repos.memories);
     const tools = createMemoryTools(store, "alice", { maxKeysPerUser: 2 });
     const write = tools.find((t) => t.name === "memory_write") as Tool;
     const ctx = { toolCallId: "x", depth: 0, parentId: null, signal: new AbortController().signal };
@@ -136,7 +136,7 @@ describe("createBuiltinServerTools", () => {
           logger: { warn: (obj, msg) => notes.push({ ...obj, msg }) },
         })(s),
     });
-    const alice = await server.connect({ token: server.createToken("alice") });
+    const alice = await server.connect({ token: await server.createToken("alice") });
     const frames = await injectedTurn(alice, [{ name: "test__echo", args: { text: "through MCP" } }]);
     expectWellFormedTurn(frames);
     expect(toolEnds(frames)[0]).toMatchObject({ name: "test__echo", result: "echo: through MCP" });
@@ -154,7 +154,7 @@ describe("createBuiltinServerTools", () => {
     );
 
     // Bob's policy allows no MCP server: none of its tools, and a call by name is an unknown tool.
-    const bob = await server.connect({ token: server.createToken("bob") });
+    const bob = await server.connect({ token: await server.createToken("bob") });
     const bobFrames = await injectedTurn(bob, [{ name: "test__echo", args: { text: "x" } }]);
     expect(toolEnds(bobFrames)[0]).toMatchObject({ is_error: true });
     expect(server.provider.requests.at(-2)?.tools.map((t) => t.name)).not.toContain("test__echo");

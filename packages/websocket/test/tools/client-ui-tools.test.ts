@@ -166,7 +166,7 @@ describe("client UI tools (editor context) through the real socket", () => {
     expect(end).toMatchObject({ is_error: true });
     expect(String(end?.result)).toMatch(/disconnected before it answered/);
     expect(toolMessages(server, 1)[0]).toMatchObject({ isError: true });
-    expect(server.repos.turns.latest("local", threadId)?.status).toBe("complete");
+    expect((await server.repos.turns.latest("local", threadId))?.status).toBe("complete");
     expect(uiTools.pendingCount()).toBe(0);
     // The closed socket's manifest is gone: a new turn from the other tab has no client tools.
     startEditorTurn(otherTab, []);
@@ -176,10 +176,10 @@ describe("client UI tools (editor context) through the real socket", () => {
 
   it("refuses a tool_result from any other connection (same user or not); the right socket then answers", async () => {
     const { server } = await startUiServer({ auth: "token" });
-    const aliceToken = server.createToken("alice");
+    const aliceToken = await server.createToken("alice");
     const alice = await server.connect({ token: aliceToken });
     const aliceOtherTab = await server.connect({ token: aliceToken });
-    const mallory = await server.connect({ token: server.createToken("mallory") });
+    const mallory = await server.connect({ token: await server.createToken("mallory") });
     await announce(alice, [notifySpec]);
     // The other tab announces the same tool: it still may not answer a call sent to alice's editor.
     await announce(aliceOtherTab, [notifySpec]);

@@ -201,14 +201,14 @@ describe("a prompt-injected model against the built-in tools, through a real tur
 
   it("keeps memory per user: B cannot read or list what A wrote", async () => {
     server = await startBuiltinServer({ auth: "token" });
-    const alice = await server.connect({ token: server.createToken("alice") });
-    const bob = await server.connect({ token: server.createToken("bob") });
+    const alice = await server.connect({ token: await server.createToken("alice") });
+    const bob = await server.connect({ token: await server.createToken("bob") });
 
     const wrote = await injectedTurn(alice, [
       { name: "memory_write", args: { key: "launch-code", value: "0000" } },
     ]);
     expect(toolEnds(wrote)[0]?.is_error).toBeFalsy();
-    expect(server.repos.memories.get("alice", "launch-code")).toBe("0000");
+    expect(await server.repos.memories.get("alice", "launch-code")).toBe("0000");
 
     const frames = await injectedTurn(bob, [
       { name: "memory_read", args: { key: "launch-code" } },
@@ -226,13 +226,13 @@ describe("a prompt-injected model against the built-in tools, through a real tur
     expect(list?.is_error).toBeFalsy();
     expect(JSON.parse(String(list?.result))).toMatchObject({ keys: [], count: 0 });
     expect(JSON.stringify(frames)).not.toContain("0000");
-    expect(server.repos.memories.keys("bob")).toEqual([]);
+    expect(await server.repos.memories.keys("bob")).toEqual([]);
 
     // A's own read still works, and an overwrite replaces (one row per (user, key)).
     await injectedTurn(alice, [{ name: "memory_write", args: { key: "launch-code", value: "1234" } }]);
     const again = await injectedTurn(alice, [{ name: "memory_read", args: { key: "launch-code" } }]);
     expect(JSON.parse(String(toolEnds(again)[0]?.result))).toEqual({ key: "launch-code", value: "1234" });
-    expect(server.repos.memories.count("alice")).toBe(1);
+    expect(await server.repos.memories.count("alice")).toBe(1);
   });
 
   it("memory_enabled:false removes the memory tools from what the model is offered", async () => {
@@ -264,7 +264,7 @@ describe("a prompt-injected model against the built-in tools, through a real tur
 
   it("with a memory_enabled:false turn, a memory call the model makes anyway is an unknown tool", async () => {
     server = await startBuiltinServer();
-    server.repos.memories.set("local", "k", "v");
+    await server.repos.memories.set("local", "k", "v");
     const client = await server.connect();
     const frames = await injectedTurn(client, [{ name: "memory_read", args: { key: "k" } }], {
       memory_enabled: false,

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { createRepositories, openDatabase } from "../../src/index.js";
+import { createSqliteRepositories, openDatabase } from "../../src/index.js";
 import type { FrameSubscriber, LoggedFrame } from "../../src/turns/frame-log.js";
 import { SqliteFrameLog } from "../../src/turns/sqlite-frame-log.js";
 
@@ -58,12 +58,13 @@ describe("SqliteFrameLog under appends, group commits, crashes and resumes", () 
         run += 1;
         const database = openDatabase({ path: join(dir, `run-${run}.db`) });
         try {
-          const repos = createRepositories(database.db);
-          repos.users.ensure("u");
-          const threads = Array.from({ length: THREADS }, () => {
-            const thread = repos.threads.create("u", "t");
-            return { id: thread.id, turnId: repos.turns.start("u", thread.id).id };
-          });
+          const repos = createSqliteRepositories(database.db);
+          await repos.users.ensure("u");
+          const threads: { id: string; turnId: string }[] = [];
+          for (let i = 0; i < THREADS; i++) {
+            const thread = await repos.threads.create("u", "t");
+            threads.push({ id: thread.id, turnId: (await repos.turns.start("u", thread.id)).id });
+          }
           // The scheduled commits of the current process: a crash drops them unrun.
           let scheduled: (() => void)[] = [];
           const open = () =>

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type AgentwireDatabase, createRepositories, openDatabase } from "../../src/index.js";
+import { type AgentwireDatabase, createSqliteRepositories, openDatabase } from "../../src/index.js";
 import type { FrameSubscriber, LoggedFrame } from "../../src/turns/frame-log.js";
 import { SqliteFrameLog } from "../../src/turns/sqlite-frame-log.js";
 import { TurnRegistry } from "../../src/turns/turn-registry.js";
@@ -24,11 +24,11 @@ const recorder = (id = "c1") => {
   return { sub, got };
 };
 
-function thread() {
-  const repos = createRepositories(database.db);
-  repos.users.ensure("u");
-  const t = repos.threads.create("u", "t");
-  return { threadId: t.id, turnId: repos.turns.start("u", t.id).id, repos };
+async function thread() {
+  const repos = createSqliteRepositories(database.db);
+  await repos.users.ensure("u");
+  const t = await repos.threads.create("u", "t");
+  return { threadId: t.id, turnId: (await repos.turns.start("u", t.id)).id, repos };
 }
 
 beforeEach(() => {
@@ -43,7 +43,7 @@ afterEach(() => {
 
 describe("SqliteFrameLog", () => {
   it("stamps per-thread seqs into the JSON, and delivers only after the commit, in one batch", async () => {
-    const { threadId, turnId } = thread();
+    const { threadId, turnId } = await thread();
     const log = openLog();
     const { sub, got } = recorder();
     log.subscribe(threadId, sub);
@@ -57,8 +57,8 @@ describe("SqliteFrameLog", () => {
     expect((await log.readAfter(threadId, 1)).map((f) => f.seq)).toEqual([2]);
   });
 
-  it("holds what is appended after hold until release; frames before the hold still go out", () => {
-    const { threadId, turnId } = thread();
+  it("holds what is appended after hold until release; frames before the hold still go out", async () => {
+    const { threadId, turnId } = await thread();
     const log = openLog();
     const { sub, got } = recorder();
     log.subscribe(threadId, sub);
@@ -76,8 +76,8 @@ describe("SqliteFrameLog", () => {
     expect(got.map((f) => f.seq)).toEqual([1, 2]);
   });
 
-  it("endSubscriptions: subscribers get what was appended before it, then nothing", () => {
-    const { threadId, turnId } = thread();
+  it("endSubscriptions: subscribers get what was appended before it, then nothing", async () => {
+    const { threadId, turnId } = await thread();
     const log = openLog();
     const { sub, got } = recorder();
     log.subscribe(threadId, sub);
@@ -90,7 +90,7 @@ describe("SqliteFrameLog", () => {
   });
 
   it("a restart continues after the last committed seq and replays from disk; a new turn prunes the old one", async () => {
-    const { threadId, turnId, repos } = thread();
+    const { threadId, turnId, repos } = await thread();
     const log = openLog();
     for (const c of ["a", "b", "c"]) log.append(threadId, turnId, chunk(c));
     commit();
@@ -102,30 +102,30 @@ describe("SqliteFrameLog", () => {
       "b",
       "c",
     ]);
-    const next = repos.turns.start("u", threadId).id;
+    const next = (await repos.turns.start("u", threadId)).id;
     again.append(threadId, next, chunk("d"));
     commit();
     expect((await again.readAfter(threadId, 0)).map((f) => f.seq)).toEqual([4]);
     expect(await again.readTurn(threadId, turnId)).toEqual([]);
   });
 
-  it("a commit that fails for one thread does not stop the others, and reports that thread", () => {
-    const a = thread();
-    const b = thread();
+  it("a commit that fails for one thread does not stop the others, and reports that thread", async () => {
+    const a = await thread();
+    const b = await thread();
     const errors: string[] = [];
     const log = openLog({ onError: (_e: unknown, threadId: string) => errors.push(threadId) });
     const { sub, got } = recorder();
     log.subscribe(b.threadId, sub);
     log.append(a.threadId, a.turnId, chunk("x"));
     log.append(b.threadId, b.turnId, chunk("y"));
-    a.repos.threads.delete("u", a.threadId);
+    await a.repos.threads.delete("u", a.threadId);
     commit();
     expect(errors).toEqual([a.threadId]);
     expect(got.map((f) => JSON.parse(f.json).content)).toEqual(["y"]);
   });
 
   it("close commits what is pending, and appends afterwards throw", async () => {
-    const { threadId, turnId } = thread();
+    const { threadId, turnId } = await thread();
     const log = openLog();
     log.append(threadId, turnId, chunk("a"));
     log.close();

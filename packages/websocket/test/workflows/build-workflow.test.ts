@@ -39,8 +39,8 @@ const script: ScriptedStep[] = [
 describe("build_workflow in editor context", () => {
   it("plans with the turn's model, repairs once, stores a valid graph in the editor's workflow, nested progress reaches the client", async () => {
     server = await startRouteServer(script);
-    server.repos.users.ensure("local");
-    const editing = server.repos.workflows.create("local", "Draft", { nodes: [], edges: [] });
+    await server.repos.users.ensure("local");
+    const editing = await server.repos.workflows.create("local", "Draft", { nodes: [], edges: [] });
     const client = await server.connect();
     client.command("chat_message", {
       content: "Build me a translator",
@@ -79,13 +79,13 @@ describe("build_workflow in editor context", () => {
     expect(frames.indexOf(attempts[0] as ServerFrame)).toBeGreaterThan(startAt);
     expect(frames.indexOf(attempts[3] as ServerFrame)).toBeLessThan(endAt);
 
-    const stored = server.repos.workflows.get("local", editing.id);
+    const stored = await server.repos.workflows.get("local", editing.id);
     const valid = validateWorkflow(stored?.graph, server.registry);
     expect(valid.ok).toBe(true);
     expect(stored?.graph).toMatchObject({
       nodes: translateGraph.nodes.map((n) => ({ id: n.id, type: n.type })),
     });
-    expect(server.repos.workflows.list("local")).toHaveLength(1);
+    expect(await server.repos.workflows.list("local")).toHaveLength(1);
     expect(ofType(frames, "message").at(-1)?.message).toMatchObject({
       content: "Your workflow is ready.",
       status: "complete",
@@ -103,7 +103,7 @@ describe("build_workflow in editor context", () => {
     const end = ofType(frames, "tool_call_update").find(
       (c) => c.tool_call_id === "call_bw" && c.status === "end",
     );
-    const [created] = server.repos.workflows.list("local");
+    const [created] = await server.repos.workflows.list("local");
     expect(created?.name).toBe("Translate my messages to French");
     expect(JSON.stringify(end?.result)).toContain(created?.id as string);
     expect(validateWorkflow(created?.graph, server.registry).ok).toBe(true);

@@ -15,15 +15,15 @@ const ofType = <T extends ServerFrame["type"]>(frames: ServerFrame[], type: T) =
 const nodeStatuses = (frames: ServerFrame[]) =>
   ofType(frames, "node_update").map((f) => `${f.node_id}:${f.status}`);
 
-function saveTranslate(s: RouteTestServer, userId = "local") {
-  s.repos.users.ensure(userId);
-  return s.repos.workflows.create(userId, "Translate", translateGraph);
+async function saveTranslate(s: RouteTestServer, userId = "local") {
+  await s.repos.users.ensure(userId);
+  return await s.repos.workflows.create(userId, "Translate", translateGraph);
 }
 
 describe("route 1: a saved workflow as a chat turn", () => {
   it("runs the workflow with the chat text and relays its frames, seq-stamped, ending like any turn", async () => {
     server = await startRouteServer([{ text: ["Bon", "jour"], usage: { inputTokens: 5, outputTokens: 2 } }]);
-    const wf = saveTranslate(server);
+    const wf = await saveTranslate(server);
     const client = await server.connect();
     client.command(
       "chat_message",
@@ -76,7 +76,7 @@ describe("route 1: a saved workflow as a chat turn", () => {
       ["user", "Hello", "complete"],
       ["assistant", "Bonjour", "complete"],
     ]);
-    expect(server.repos.turns.latest("local", threadId)?.status).toBe("complete");
+    expect((await server.repos.turns.latest("local", threadId))?.status).toBe("complete");
 
     // The next turn on the thread continues the seq without a gap.
     client.command("chat_message", { content: "Again", thread_id: threadId });
@@ -90,7 +90,7 @@ describe("route 1: a saved workflow as a chat turn", () => {
       started.open();
       return { text: "Bon", hold: "until-aborted" };
     });
-    const wf = saveTranslate(server);
+    const wf = await saveTranslate(server);
     const client = await server.connect();
     client.command("chat_message", { content: "Hello", workflow_target: "workflow", workflow_id: wf.id });
     const thread = await client.next("thread");
@@ -109,13 +109,13 @@ describe("route 1: a saved workflow as a chat turn", () => {
     const types = frames.map((f) => f.type);
     expect(types).toContain("generation_stopped");
     expect(ofType(frames, "message").at(-1)?.message).toMatchObject({ role: "assistant", status: "stopped" });
-    expect(server.repos.turns.latest("local", thread.thread_id as string)?.status).toBe("stopped");
+    expect((await server.repos.turns.latest("local", thread.thread_id as string))?.status).toBe("stopped");
     await client.ping();
   });
 
   it("a failing node fails the job, skips what follows and ends the turn with status error", async () => {
     server = await startRouteServer([{ error: "the model is down" }]);
-    const wf = saveTranslate(server);
+    const wf = await saveTranslate(server);
     const client = await server.connect();
     client.command("chat_message", { content: "Hello", workflow_target: "workflow", workflow_id: wf.id });
     const frames = await client.collectUntil(isDone);
@@ -130,7 +130,7 @@ describe("route 1: a saved workflow as a chat turn", () => {
     const final = ofType(frames, "message").at(-1)?.message;
     expect(final).toMatchObject({ role: "assistant", status: "error" });
     expect(final?.content).toContain('Workflow failed: node "llm" (llm.prompt) failed');
-    const turn = server.repos.turns.latest("local", (frames[0] as { thread_id: string }).thread_id);
+    const turn = await server.repos.turns.latest("local", (frames[0] as { thread_id: string }).thread_id);
     expect(turn?.status).toBe("error");
     expect(turn?.error).toContain("the model is down");
   });
@@ -139,7 +139,7 @@ describe("route 1: a saved workflow as a chat turn", () => {
     server = await startRouteServer([{ text: "Bon", hold: "until-aborted" }], {
       limits: { MAX_WALL_CLOCK_MS: 50 },
     });
-    const wf = saveTranslate(server);
+    const wf = await saveTranslate(server);
     const client = await server.connect();
     client.command("chat_message", { content: "Hello", workflow_target: "workflow", workflow_id: wf.id });
     const frames = await client.collectUntil(isDone);
@@ -151,9 +151,9 @@ describe("route 1: a saved workflow as a chat turn", () => {
 
   it("answers not_found for a missing or someone else's workflow, storing nothing", async () => {
     server = await startRouteServer([], { auth: "token" });
-    const alice = server.createToken("alice");
-    const bob = server.createToken("bob");
-    const wf = saveTranslate(server, "alice");
+    const alice = await server.createToken("alice");
+    const bob = await server.createToken("bob");
+    const wf = await saveTranslate(server, "alice");
     const client = await server.connect({ token: bob });
     client.command("chat_message", { content: "Hi", workflow_target: "workflow", workflow_id: wf.id }, "a");
     const theirs = await client.next("error");
@@ -163,8 +163,8 @@ describe("route 1: a saved workflow as a chat turn", () => {
     expect(missing).toMatchObject({ code: "not_found", message: theirs.message, request_id: "b" });
     client.command("chat_message", { content: "Hi", workflow_target: "workflow" }, "c");
     expect(await client.next("error")).toMatchObject({ code: "bad_request", request_id: "c" });
-    expect(server.repos.threads.list("bob")).toEqual([]);
-    expect(server.repos.threads.list("alice")).toEqual([]);
+    expect(await server.repos.threads.list("bob")).toEqual([]);
+    expect(await server.repos.threads.list("alice")).toEqual([]);
     expect(server.provider.requests).toHaveLength(0);
     void alice;
   });
@@ -175,7 +175,7 @@ describe("route 1: a saved workflow as a chat turn", () => {
       started.open();
       return { text: "Bon", hold: "until-aborted" };
     });
-    const wf = saveTranslate(server);
+    const wf = await saveTranslate(server);
     const client = await server.connect();
     client.command("chat_message", { content: "Hello", workflow_target: "workflow", workflow_id: wf.id });
     const thread = await client.next("thread");
@@ -196,7 +196,9 @@ describe("route 1: a saved workflow as a chat turn", () => {
     client.command("stop", { thread_id: thread.thread_id as string });
     await client.collectUntil(isDone);
     expect(
-      server.repos.messages.list("local", thread.thread_id as string).filter((m) => m.role === "user"),
+      (await server.repos.messages.list("local", thread.thread_id as string)).filter(
+        (m) => m.role === "user",
+      ),
     ).toHaveLength(1);
   });
 

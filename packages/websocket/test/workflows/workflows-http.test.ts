@@ -57,7 +57,7 @@ describe("workflows HTTP API", () => {
       name: "Echo",
       graph: { nodes: [{ id: "in", properties: {} }, { id: "out" }] },
     });
-    expect(server.repos.workflows.get("local", workflow.id)?.name).toBe("Echo");
+    expect((await server.repos.workflows.get("local", workflow.id))?.name).toBe("Echo");
 
     const renamed = await server.fetch(`/api/workflows/${workflow.id}`, {
       ...post({ name: "Echo 2" }),
@@ -103,7 +103,7 @@ describe("workflows HTTP API", () => {
     const notJson = await server.fetch("/api/workflows", post({ name: "x", graph: { nodes: "all" } }));
     expect(notJson.status).toBe(400);
     expect((await json(notJson)).error.message).toContain("nodes");
-    expect(server.repos.workflows.list("local")).toEqual([]);
+    expect(await server.repos.workflows.list("local")).toEqual([]);
 
     // An empty draft is a valid shape: the editor saves one before it has nodes.
     const draft = await server.fetch("/api/workflows", post({ name: "Draft", graph: { nodes: [] } }));
@@ -115,13 +115,13 @@ describe("workflows HTTP API", () => {
       method: "PUT",
     });
     expect(put.status).toBe(400);
-    expect(server.repos.workflows.get("local", workflow.id)?.graph).toEqual({ nodes: [], edges: [] });
+    expect((await server.repos.workflows.get("local", workflow.id))?.graph).toEqual({ nodes: [], edges: [] });
   });
 
   it("treats another user's workflow exactly like a missing one", async () => {
     server = await startRouteServer([], { auth: "token" });
-    const alice = server.createToken("alice");
-    const bob = server.createToken("bob");
+    const alice = await server.createToken("alice");
+    const bob = await server.createToken("bob");
     const { workflow } = await json(
       await server.fetch("/api/workflows", post({ name: "Mine", graph: translateGraph }, alice)),
     );
@@ -137,7 +137,7 @@ describe("workflows HTTP API", () => {
       expect(await json(theirs)).toEqual(await json(missing));
     }
     expect((await json(await server.fetch("/api/workflows", { token: bob }))).workflows).toEqual([]);
-    expect(server.repos.workflows.get("alice", workflow.id)?.name).toBe("Mine");
+    expect((await server.repos.workflows.get("alice", workflow.id))?.name).toBe("Mine");
     expect((await server.fetch("/api/workflows")).status).toBe(401);
   });
 

@@ -163,9 +163,9 @@ describe("a real socket that stops reading", () => {
     raw.pause();
     ws.send(JSON.stringify({ command: "chat_message", data: { content: "a long one" } }));
     // The whole turn is produced meanwhile: its row says it ended.
-    await until(() => {
-      const thread = server?.repos.threads.list("local")[0];
-      const status = thread && server?.repos.turns.latest("local", thread.id)?.status;
+    await until(async () => {
+      const thread = (await server?.repos.threads.list("local"))?.[0];
+      const status = thread && (await server?.repos.turns.latest("local", thread.id))?.status;
       return status === "complete";
     });
     raw.resume();
@@ -186,9 +186,9 @@ describe("a real socket that stops reading", () => {
 });
 
 /** Polls an observable condition (not a fixed sleep) until it holds or 10 s pass. */
-async function until(condition: () => boolean): Promise<void> {
+async function until(condition: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + 10_000;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error("condition not met in 10 s");
     await new Promise((resolve) => setTimeout(resolve, 10));
   }

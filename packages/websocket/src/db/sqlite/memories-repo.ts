@@ -1,14 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, count, eq } from "drizzle-orm";
-import type { Db } from "./open-database.js";
-import { memories } from "./schema/index.js";
+import type { Db } from "../open-database.js";
+import type { MemoriesRepo } from "../repositories.js";
+import { memories } from "../schema/index.js";
 
 /** Per-user key/value memory rows; every query is scoped by the user id, never by a key alone. */
-export class MemoriesRepo {
+export class SqliteMemoriesRepo implements MemoriesRepo {
   constructor(private readonly db: Db) {}
 
   /** The user's keys, sorted (byte order, as SQLite's BINARY collation). */
-  keys(userId: string): string[] {
+  async keys(userId: string): Promise<string[]> {
     return this.db
       .select({ key: memories.key })
       .from(memories)
@@ -19,7 +20,7 @@ export class MemoriesRepo {
   }
 
   /** The value under the user's key, or undefined. */
-  get(userId: string, key: string): string | undefined {
+  async get(userId: string, key: string): Promise<string | undefined> {
     return this.db
       .select({ value: memories.value })
       .from(memories)
@@ -28,7 +29,7 @@ export class MemoriesRepo {
   }
 
   /** Creates or replaces the value under the user's key (one statement: an upsert on (user_id, key)). */
-  set(userId: string, key: string, value: string, now = Date.now()): void {
+  async set(userId: string, key: string, value: string, now = Date.now()): Promise<void> {
     this.db
       .insert(memories)
       .values({ id: randomUUID(), userId, key, value, createdAt: now, updatedAt: now })
@@ -37,7 +38,7 @@ export class MemoriesRepo {
   }
 
   /** Deletes the user's key; false when there was none. */
-  delete(userId: string, key: string): boolean {
+  async delete(userId: string, key: string): Promise<boolean> {
     return (
       this.db
         .delete(memories)
@@ -47,7 +48,7 @@ export class MemoriesRepo {
   }
 
   /** How many keys the user has. */
-  count(userId: string): number {
+  async count(userId: string): Promise<number> {
     return this.db.select({ n: count() }).from(memories).where(eq(memories.userId, userId)).get()?.n ?? 0;
   }
 }

@@ -1,24 +1,11 @@
 import { randomUUID } from "node:crypto";
-import type { TurnUsage } from "@agentwire/protocol";
 import { and, asc, type Column, desc, eq, type SQL, sql } from "drizzle-orm";
-import type { SuspendedTurn } from "../turns/suspended-turn.js";
-import type { Db } from "./open-database.js";
-import { type TurnStatus, turns } from "./schema/index.js";
-
-export type TurnRow = typeof turns.$inferSelect;
-
-/** What may change on a turn after it started. */
-export interface TurnUpdate {
-  status?: TurnStatus;
-  usage?: TurnUsage | null;
-  error?: string | null;
-  suspendedState?: SuspendedTurn | null;
-  lastSeq?: number;
-  endedAt?: number | null;
-}
+import type { Db } from "../open-database.js";
+import type { TurnEnd, TurnRow, TurnsRepo, TurnUpdate } from "../repositories.js";
+import { turns } from "../schema/index.js";
 
 /** Turns of a thread, always through the owning user. */
-export class TurnsRepo {
+export class SqliteTurnsRepo implements TurnsRepo {
   // The calls every turn makes: prepared once.
   private readonly startStatement;
   private readonly latestStatement;
@@ -59,14 +46,14 @@ export class TurnsRepo {
   }
 
   /** Records a running turn on the user's thread. */
-  start(
+  async start(
     userId: string,
     threadId: string,
-    who: { provider?: string; model?: string } = {},
+    who: { id?: string; provider?: string; model?: string } = {},
     now = Date.now(),
-  ): TurnRow {
+  ): Promise<TurnRow> {
     const row: TurnRow = {
-      id: randomUUID(),
+      id: who.id ?? randomUUID(),
       threadId,
       userId,
       status: "running",
@@ -91,7 +78,7 @@ export class TurnsRepo {
   }
 
   /** The turn if it belongs to the user. */
-  get(userId: string, turnId: string): TurnRow | undefined {
+  async get(userId: string, turnId: string): Promise<TurnRow | undefined> {
     return this.db
       .select()
       .from(turns)
@@ -100,21 +87,17 @@ export class TurnsRepo {
   }
 
   /** The most recent turn of the user's thread. */
-  latest(userId: string, threadId: string): TurnRow | undefined {
+  async latest(userId: string, threadId: string): Promise<TurnRow | undefined> {
     return this.latestStatement.get({ threadId, userId });
   }
 
   /** Ends the user's turn: its final status, usage and error; the suspension is cleared. */
-  end(
-    userId: string,
-    turnId: string,
-    end: { status: TurnStatus; usage: TurnUsage; error: string | null; endedAt: number },
-  ): void {
+  async end(userId: string, turnId: string, end: TurnEnd): Promise<void> {
     this.endStatement.run({ ...end, turnId, userId });
   }
 
   /** Threads of the user with a turn waiting on them (a question or an approval). */
-  waitingThreads(userId: string): string[] {
+  async waitingThreads(userId: string): Promise<string[]> {
     return this.db
       .selectDistinct({ threadId: turns.threadId })
       .from(turns)
@@ -124,7 +107,7 @@ export class TurnsRepo {
   }
 
   /** Updates the user's turn; false when it is not theirs. */
-  update(userId: string, turnId: string, update: TurnUpdate): boolean {
+  async update(userId: string, turnId: string, update: TurnUpdate): Promise<boolean> {
     return (
       this.db
         .update(turns)
@@ -135,7 +118,7 @@ export class TurnsRepo {
   }
 
   /** Every turn still marked running, system-wide (restart recovery ends them; not scoped by user). */
-  listRunning(): TurnRow[] {
+  async listRunning(): Promise<TurnRow[]> {
     return this.db
       .select()
       .from(turns)

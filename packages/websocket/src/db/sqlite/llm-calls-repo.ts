@@ -1,13 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { LlmCallRecord } from "@agentwire/agents";
 import { and, asc, eq, getTableColumns, sql } from "drizzle-orm";
-import type { Db } from "./open-database.js";
-import { llmCalls } from "./schema/index.js";
-
-export type LlmCallRow = typeof llmCalls.$inferSelect;
+import type { Db } from "../open-database.js";
+import type { LlmCallRow, LlmCallsRepo } from "../repositories.js";
+import { llmCalls } from "../schema/index.js";
 
 /** The provider-call ledger: one row per call at any depth, always through the owning user. */
-export class LlmCallsRepo {
+export class SqliteLlmCallsRepo implements LlmCallsRepo {
   // One row per provider call of every turn: prepared once.
   private readonly recordStatement;
 
@@ -20,7 +19,13 @@ export class LlmCallsRepo {
   }
 
   /** Records one provider call of a turn. */
-  record(userId: string, threadId: string, turnId: string, call: LlmCallRecord, now = Date.now()): void {
+  async record(
+    userId: string,
+    threadId: string,
+    turnId: string,
+    call: LlmCallRecord,
+    now = Date.now(),
+  ): Promise<void> {
     this.recordStatement.run({
       id: randomUUID(),
       turnId,
@@ -43,7 +48,7 @@ export class LlmCallsRepo {
   }
 
   /** The calls of the user's turn, oldest first. */
-  forTurn(userId: string, turnId: string): LlmCallRow[] {
+  async forTurn(userId: string, turnId: string): Promise<LlmCallRow[]> {
     return this.db
       .select()
       .from(llmCalls)

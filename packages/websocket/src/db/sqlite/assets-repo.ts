@@ -1,12 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
-import type { Db } from "./open-database.js";
-import { assets } from "./schema/index.js";
-
-export type AssetRow = typeof assets.$inferSelect;
+import type { Db } from "../open-database.js";
+import type { AssetRow, AssetsRepo } from "../repositories.js";
+import { assets } from "../schema/index.js";
 
 /** Generated files' records, always scoped by the owning user: another user's asset reads as missing. */
-export class AssetsRepo {
+export class SqliteAssetsRepo implements AssetsRepo {
   constructor(private readonly db: Db) {}
 
   /** A fresh asset id (the file is written under it before the row is stored). */
@@ -15,11 +14,11 @@ export class AssetsRepo {
   }
 
   /** Records a file already written to `path`. */
-  create(
+  async create(
     userId: string,
     asset: { id?: string; threadId: string; mimeType: string; bytes: number; path: string },
     now = Date.now(),
-  ): AssetRow {
+  ): Promise<AssetRow> {
     const row: AssetRow = {
       id: asset.id ?? randomUUID(),
       userId,
@@ -34,7 +33,7 @@ export class AssetsRepo {
   }
 
   /** The asset if it exists and belongs to the user. */
-  get(userId: string, assetId: string): AssetRow | undefined {
+  async get(userId: string, assetId: string): Promise<AssetRow | undefined> {
     return this.db
       .select()
       .from(assets)
@@ -43,7 +42,7 @@ export class AssetsRepo {
   }
 
   /** The assets of one of the user's threads. */
-  listForThread(userId: string, threadId: string): AssetRow[] {
+  async listForThread(userId: string, threadId: string): Promise<AssetRow[]> {
     return this.db
       .select()
       .from(assets)

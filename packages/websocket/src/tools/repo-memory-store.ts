@@ -1,8 +1,8 @@
 import type { MemoryStore } from "@agentwire/agents";
-import type { MemoriesRepo } from "../db/memories-repo.js";
+import type { MemoriesRepo } from "../db/repositories.js";
 
-/** The agents' MemoryStore over the `memories` table; every call is scoped by the user id it is given. */
-export class SqliteMemoryStore implements MemoryStore {
+/** The agents' MemoryStore over the memories repository (either dialect); every call is scoped by the user id it is given. */
+export class RepoMemoryStore implements MemoryStore {
   constructor(private readonly repo: MemoriesRepo) {}
 
   async list(userId: string): Promise<string[]> {
@@ -14,6 +14,6 @@ export class SqliteMemoryStore implements MemoryStore {
   }
 
   async set(userId: string, key: string, value: string): Promise<void> {
-    this.repo.set(userId, key, value);
+    await this.repo.set(userId, key, value);
   }
 }

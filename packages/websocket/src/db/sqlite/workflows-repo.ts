@@ -1,25 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { and, desc, eq } from "drizzle-orm";
-import type { Db } from "./open-database.js";
-import { workflows } from "./schema/index.js";
-
-export type WorkflowRow = typeof workflows.$inferSelect;
-
-/** A saved workflow as the HTTP API shows it. */
-export type WorkflowRecord = {
-  id: string;
-  name: string;
-  graph: Record<string, unknown>;
-  created_at: string;
-  updated_at: string;
-};
+import type { Db } from "../open-database.js";
+import type { WorkflowRow, WorkflowsRepo } from "../repositories.js";
+import { workflows } from "../schema/index.js";
 
 /** Saved workflows, always scoped by the owning user: another user's workflow reads as missing. */
-export class WorkflowsRepo {
+export class SqliteWorkflowsRepo implements WorkflowsRepo {
   constructor(private readonly db: Db) {}
 
   /** The user's workflows, most recently updated first. */
-  list(userId: string): WorkflowRow[] {
+  async list(userId: string): Promise<WorkflowRow[]> {
     return this.db
       .select()
       .from(workflows)
@@ -29,7 +19,7 @@ export class WorkflowsRepo {
   }
 
   /** The workflow if it exists and belongs to the user. */
-  get(userId: string, workflowId: string): WorkflowRow | undefined {
+  async get(userId: string, workflowId: string): Promise<WorkflowRow | undefined> {
     return this.db
       .select()
       .from(workflows)
@@ -38,19 +28,24 @@ export class WorkflowsRepo {
   }
 
   /** Stores a new workflow for the user. */
-  create(userId: string, name: string, graph: Record<string, unknown>, now = Date.now()): WorkflowRow {
+  async create(
+    userId: string,
+    name: string,
+    graph: Record<string, unknown>,
+    now = Date.now(),
+  ): Promise<WorkflowRow> {
     const row: WorkflowRow = { id: randomUUID(), userId, name, graph, createdAt: now, updatedAt: now };
     this.db.insert(workflows).values(row).run();
     return row;
   }
 
   /** Replaces name and/or graph; undefined when the user has no such workflow. */
-  update(
+  async update(
     userId: string,
     workflowId: string,
     changes: { name?: string; graph?: Record<string, unknown> },
     now = Date.now(),
-  ): WorkflowRow | undefined {
+  ): Promise<WorkflowRow | undefined> {
     return this.db
       .update(workflows)
       .set({
@@ -64,7 +59,7 @@ export class WorkflowsRepo {
   }
 
   /** Deletes a workflow; false when not the user's. */
-  delete(userId: string, workflowId: string): boolean {
+  async delete(userId: string, workflowId: string): Promise<boolean> {
     return (
       this.db
         .delete(workflows)
@@ -72,15 +67,4 @@ export class WorkflowsRepo {
         .run().changes > 0
     );
   }
-}
-
-/** A workflow row as the HTTP API's record. */
-export function toWorkflowRecord(row: WorkflowRow): WorkflowRecord {
-  return {
-    id: row.id,
-    name: row.name,
-    graph: row.graph,
-    created_at: new Date(row.createdAt).toISOString(),
-    updated_at: new Date(row.updatedAt).toISOString(),
-  };
 }

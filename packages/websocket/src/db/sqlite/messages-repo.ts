@@ -1,31 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { StoredMessage } from "@agentwire/protocol";
 import { and, asc, eq, getTableColumns, sql } from "drizzle-orm";
-import { NotFoundError } from "../errors/agentwire-error.js";
-import type { Db } from "./open-database.js";
-import { messages, threads } from "./schema/index.js";
-
-type MessageRow = typeof messages.$inferSelect;
-
-/** What a caller supplies to store a row; id, seq and created_at are assigned here. */
-export type NewMessage = Pick<MessageRow, "role" | "status"> &
-  Partial<
-    Pick<
-      MessageRow,
-      | "turnId"
-      | "content"
-      | "toolCalls"
-      | "toolCallId"
-      | "isError"
-      | "provider"
-      | "model"
-      | "executionTree"
-      | "usage"
-    >
-  >;
+import { NotFoundError } from "../../errors/agentwire-error.js";
+import type { Db } from "../open-database.js";
+import { type MessageRow, type MessagesRepo, type NewMessage, toStoredMessage } from "../repositories.js";
+import { messages, threads } from "../schema/index.js";
 
 /** Messages of a thread, always through the owning user. */
-export class MessagesRepo {
+export class SqliteMessagesRepo implements MessagesRepo {
   // Every turn lists the history and appends rows: the statements are prepared once.
   private readonly ownedStatement;
   private readonly listStatement;
@@ -72,13 +54,18 @@ export class MessagesRepo {
   }
 
   /** The thread's rows in order; throws not_found when the thread is not the user's. */
-  list(userId: string, threadId: string): StoredMessage[] {
+  async list(userId: string, threadId: string): Promise<StoredMessage[]> {
     if (!this.ownedStatement.get({ threadId, userId })) throw new NotFoundError("thread");
     return this.listStatement.all({ threadId, userId }).map(toStoredMessage);
   }
 
   /** Stores a row at the end of the thread and returns it as the protocol's StoredMessage. */
-  append(userId: string, threadId: string, message: NewMessage, now = Date.now()): StoredMessage {
+  async append(
+    userId: string,
+    threadId: string,
+    message: NewMessage,
+    now = Date.now(),
+  ): Promise<StoredMessage> {
     const row: MessageRow = {
       id: randomUUID(),
       threadId,
@@ -100,23 +87,4 @@ export class MessagesRepo {
     this.appendInTransaction(userId, threadId, row);
     return toStoredMessage(row);
   }
-}
-
-/** A message row as the protocol's StoredMessage (absent optional fields left out, not null). */
-export function toStoredMessage(row: MessageRow): StoredMessage {
-  return {
-    id: row.id,
-    thread_id: row.threadId,
-    role: row.role,
-    content: row.content,
-    ...(row.toolCalls != null && { tool_calls: row.toolCalls }),
-    ...(row.toolCallId != null && { tool_call_id: row.toolCallId }),
-    ...(row.isError != null && { is_error: row.isError }),
-    ...(row.provider != null && { provider: row.provider }),
-    ...(row.model != null && { model: row.model }),
-    ...(row.executionTree != null && { execution_tree: row.executionTree }),
-    ...(row.usage != null && { usage: row.usage }),
-    status: row.status,
-    created_at: new Date(row.createdAt).toISOString(),
-  };
 }

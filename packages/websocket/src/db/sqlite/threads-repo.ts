@@ -1,13 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { ThreadSummary } from "@agentwire/protocol";
 import { and, desc, eq, sql } from "drizzle-orm";
-import type { Db } from "./open-database.js";
-import { threads } from "./schema/index.js";
-
-type ThreadRow = typeof threads.$inferSelect;
+import type { Db } from "../open-database.js";
+import { type ThreadRow, type ThreadsRepo, toThreadSummary } from "../repositories.js";
+import { threads } from "../schema/index.js";
 
 /** Threads, always scoped by the owning user: another user's thread reads as missing. */
-export class ThreadsRepo {
+export class SqliteThreadsRepo implements ThreadsRepo {
   // On every turn's start: prepared once, so a turn does not rebuild and re-prepare them.
   private readonly getStatement;
   private readonly createStatement;
@@ -33,7 +32,7 @@ export class ThreadsRepo {
   }
 
   /** The user's threads, most recently updated first. */
-  list(userId: string): ThreadSummary[] {
+  async list(userId: string): Promise<ThreadSummary[]> {
     return this.db
       .select()
       .from(threads)
@@ -44,19 +43,19 @@ export class ThreadsRepo {
   }
 
   /** The thread if it exists and belongs to the user. */
-  get(userId: string, threadId: string): ThreadRow | undefined {
+  async get(userId: string, threadId: string): Promise<ThreadRow | undefined> {
     return this.getStatement.get({ threadId, userId });
   }
 
   /** Creates a thread for the user. */
-  create(userId: string, title: string, now = Date.now()): ThreadRow {
+  async create(userId: string, title: string, now = Date.now()): Promise<ThreadRow> {
     const row: ThreadRow = { id: randomUUID(), userId, title, lastSeq: 0, createdAt: now, updatedAt: now };
     this.createStatement.run(row);
     return row;
   }
 
   /** Renames a thread; false when the user has no such thread. */
-  rename(userId: string, threadId: string, title: string, now = Date.now()): boolean {
+  async rename(userId: string, threadId: string, title: string, now = Date.now()): Promise<boolean> {
     return (
       this.db
         .update(threads)
@@ -67,7 +66,7 @@ export class ThreadsRepo {
   }
 
   /** Deletes a thread and, by cascade, its messages, turns and pending actions; false when not the user's. */
-  delete(userId: string, threadId: string): boolean {
+  async delete(userId: string, threadId: string): Promise<boolean> {
     return (
       this.db
         .delete(threads)
@@ -75,14 +74,4 @@ export class ThreadsRepo {
         .run().changes > 0
     );
   }
-}
-
-/** A thread row as the protocol's ThreadSummary. */
-export function toThreadSummary(row: ThreadRow): ThreadSummary {
-  return {
-    id: row.id,
-    title: row.title,
-    created_at: new Date(row.createdAt).toISOString(),
-    updated_at: new Date(row.updatedAt).toISOString(),
-  };
 }
