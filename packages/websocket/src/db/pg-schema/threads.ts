@@ -1,0 +1,18 @@
+import { bigint, index, pgTable, text } from "drizzle-orm/pg-core";
+import { users } from "./users.js";
+
+/** A conversation; the Postgres twin of `schema/threads.ts`. */
+export const threads = pgTable(
+  "threads",
+  {
+    id: text().primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    title: text().notNull(),
+    lastSeq: bigint("last_seq", { mode: "number" }).notNull().default(0),
+    createdAt: bigint("created_at", { mode: "number" }).notNull(),
+    updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
+  },
+  (t) => [index("threads_user_updated_idx").on(t.userId, t.updatedAt)],
+);

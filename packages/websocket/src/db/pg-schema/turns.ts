@@ -1,0 +1,30 @@
+import { TurnStatus } from "@agentwire/protocol";
+import { bigint, index, pgTable, text } from "drizzle-orm/pg-core";
+import { threads } from "./threads.js";
+import { users } from "./users.js";
+
+export type { TurnStatus };
+
+/** One chat turn; the Postgres twin of `schema/turns.ts`. usage and suspended_state are text holding JSON. */
+export const turns = pgTable(
+  "turns",
+  {
+    id: text().primaryKey(),
+    threadId: text("thread_id")
+      .notNull()
+      .references(() => threads.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    status: text({ enum: TurnStatus.options as [TurnStatus, ...TurnStatus[]] }).notNull(),
+    usage: text(),
+    error: text(),
+    suspendedState: text("suspended_state"),
+    startedAt: bigint("started_at", { mode: "number" }).notNull(),
+    endedAt: bigint("ended_at", { mode: "number" }),
+    lastSeq: bigint("last_seq", { mode: "number" }).notNull().default(0),
+    provider: text(),
+    model: text(),
+  },
+  (t) => [index("turns_thread_idx").on(t.threadId, t.startedAt)],
+);
