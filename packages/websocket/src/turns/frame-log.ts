@@ -19,6 +19,11 @@ export interface FrameSubscriber {
  * shared log (Redis Streams) that lets another instance serve the same thread.
  */
 export interface FrameLog {
+  /**
+   * Readies the thread for appends by this process: with a shared log another instance may have
+   * appended since, so its last seq is read again. Call before a turn (or a resumed segment) appends.
+   */
+  claim(threadId: string): Promise<void>;
   /** Stamps the frame with the thread's next seq and queues it for the next commit; returns the stamp. */
   append(threadId: string, turnId: string, frame: UnstampedFrame): LoggedFrame;
   /**

@@ -1,6 +1,7 @@
 import type { UnstampedFrame } from "@agentwire/protocol";
 import type Database from "better-sqlite3";
 import type { FrameLog, FrameSubscriber, LoggedFrame } from "./frame-log.js";
+import { committable, defaultSchedule, type Pending, stamp, ThreadLog } from "./thread-log.js";
 
 export interface SqliteFrameLogOptions {
   /** A thread with nothing pending and no subscriber leaves memory after this long (its frames stay on disk). */
@@ -18,35 +19,6 @@ export interface SqliteFrameLogOptions {
   minCommitIntervalMs?: number;
   /** Runs a commit after `delayMs`; tests step commits by hand with it. */
   schedule?: (commit: () => void, delayMs: number) => void;
-}
-
-/** A frame in flight; also handed out as the LoggedFrame itself (no copy per frame). */
-type Pending = { readonly seq: number; readonly json: string; readonly turnId: string };
-
-/** One thread's part of the log in memory. */
-class ThreadLog {
-  pending: Pending[] = [];
-  /** Committed frames of the thread's latest turn, contiguous, for replay without a disk read. */
-  recent: LoggedFrame[] = [];
-  recentTurnId: string | undefined;
-  /** The turn whose frames are on disk; frames of a new turn prune the older ones. */
-  storedTurnId: string | undefined;
-  readonly subscribers = new Map<string, FrameSubscriber>();
-  /** First held seq; 0 when not held. */
-  heldFrom = 0;
-  /** Subscribers are dropped once this seq is delivered; 0 when not ending. */
-  endAfter = 0;
-  /** `,"thread_id":"…","seq":` — the stamp, spliced into each frame's JSON. */
-  readonly stampPrefix: string;
-
-  constructor(
-    readonly threadId: string,
-    public lastSeq: number,
-    public committedSeq: number,
-    public touchedAt: number,
-  ) {
-    this.stampPrefix = `,"thread_id":${JSON.stringify(threadId)},"seq":`;
-  }
 }
 
 /**
@@ -107,16 +79,16 @@ export class SqliteFrameLog implements FrameLog {
     this.sweeper.unref();
   }
 
+  async claim(threadId: string): Promise<void> {
+    // One process per database file: the seq in memory is always the latest.
+    this.thread(threadId);
+  }
+
   append(threadId: string, turnId: string, frame: UnstampedFrame): LoggedFrame {
     if (this.closed) throw new Error("frame log is closed");
     const thread = this.thread(threadId);
     const seq = ++thread.lastSeq;
-    const body = JSON.stringify(frame);
-    const json =
-      body.length > 2
-        ? `${body.slice(0, -1)}${thread.stampPrefix}${seq}}`
-        : `{${thread.stampPrefix.slice(1)}${seq}}`;
-    const entry: Pending = { seq, json, turnId };
+    const entry: Pending = { seq, json: stamp(thread, frame, seq), turnId };
     thread.pending.push(entry);
     this.dirty.add(thread);
     this.schedule();
@@ -321,20 +293,6 @@ export class SqliteFrameLog implements FrameLog {
 }
 
 type BatchRow = { first_seq: number; frames: string };
-
-/** The end of this event-loop turn when nothing waits, else a timer. */
-function defaultSchedule(commit: () => void, delayMs: number): void {
-  if (delayMs <= 0) setImmediate(commit);
-  else setTimeout(commit, delayMs);
-}
-
-/** How many of the thread's pending frames the next commit may take (all, or those before a hold). */
-function committable(thread: ThreadLog): number {
-  if (thread.heldFrom === 0) return thread.pending.length;
-  let n = 0;
-  while (n < thread.pending.length && (thread.pending[n] as Pending).seq < thread.heldFrom) n++;
-  return n;
-}
 
 /** Splits stored batches back into frames, keeping those after `afterSeq`. */
 function framesOf(rows: BatchRow[], afterSeq: number): LoggedFrame[] {

@@ -1,0 +1,390 @@
+import type { UnstampedFrame } from "@agentwire/protocol";
+import type { Redis } from "ioredis";
+import type { FrameLog, FrameSubscriber, LoggedFrame } from "../turns/frame-log.js";
+import { committable, defaultSchedule, type Pending, stamp, ThreadLog } from "../turns/thread-log.js";
+
+export interface RedisFrameLogOptions {
+  /** Key prefix of the streams (one per thread): `<prefix>frames:<threadId>`. */
+  prefix?: string;
+  /** Approximate cap on a thread's stream (older entries trimmed); a turn longer than this loses its start. */
+  maxLength?: number;
+  /** A thread's stream expires this long after its last commit. */
+  ttlMs?: number;
+  /** A commit (or a subscriber) failed; the frames of that thread in that commit were not sent. Must not throw. */
+  onError?: (error: unknown, threadId: string) => void;
+  /** Runs a commit after `delayMs` (tests step commits by hand). */
+  schedule?: (commit: () => void, delayMs: number) => void;
+  now?: () => number;
+}
+
+/** A subscriber following a thread whose turn runs on another instance, through XREAD. */
+type Follower = { subscriber: FrameSubscriber; lastSeq: number };
+
+/**
+ * The shared frame log: one Redis stream per thread, entry id `<seq>-0`, so the stream allocates
+ * nothing and an instance that lost its lease cannot write a seq twice (XADD refuses an id not above
+ * the last). The instance running a turn appends in memory and commits every thread's pending frames
+ * in one pipelined round trip per event-loop turn, delivering to its own sockets only after Redis
+ * acknowledged them. Sockets on other instances follow the stream with one blocking XREAD per
+ * instance; the entry that ends a turn carries `e`, which ends their following.
+ */
+export class RedisFrameLog implements FrameLog {
+  private readonly threads = new Map<string, ThreadLog>();
+  private readonly dirty = new Set<ThreadLog>();
+  /** Threads whose last appended frame ends the turn (endSubscriptions): its entry gets `e`. */
+  private readonly endSeq = new Map<string, number>();
+  private readonly followers = new Map<string, Map<string, Follower>>();
+  private flushWaiters: (() => void)[] = [];
+  private scheduled = false;
+  private committing = false;
+  private closed = false;
+  private readonly prefix: string;
+  private readonly maxLength: number;
+  private readonly ttlMs: number;
+  private readonly onError: (error: unknown, threadId: string) => void;
+  private readonly scheduleCommit: (commit: () => void, delayMs: number) => void;
+  private readonly now: () => number;
+  private readerId: number | undefined;
+  private reading: Promise<void> | undefined;
+
+  /** `redis` runs commands; `reader` is a connection of its own for the blocking XREAD. */
+  constructor(
+    private readonly redis: Redis,
+    private readonly reader: Redis,
+    options: RedisFrameLogOptions = {},
+  ) {
+    this.prefix = options.prefix ?? "aw:";
+    this.maxLength = options.maxLength ?? 50_000;
+    this.ttlMs = options.ttlMs ?? 24 * 3_600_000;
+    this.onError = options.onError ?? (() => {});
+    this.scheduleCommit = options.schedule ?? defaultSchedule;
+    this.now = options.now ?? Date.now;
+  }
+
+  async claim(threadId: string): Promise<void> {
+    const last = (await this.redis.xrevrange(this.key(threadId), "+", "-", "COUNT", 1))[0];
+    const seq = last ? seqOf(last[0]) : 0;
+    // The turn whose entries the stream holds: a different one appending next trims them.
+    const storedTurnId = last ? field(last[1], "t") : undefined;
+    this.endSeq.delete(threadId);
+    let thread = this.threads.get(threadId);
+    if (!thread) {
+      thread = new ThreadLog(threadId, seq, seq, this.now());
+      thread.storedTurnId = storedTurnId;
+      this.threads.set(threadId, thread);
+      return;
+    }
+    if (thread.pending.length === 0) thread.storedTurnId = storedTurnId;
+    // Another instance may have run turns here since; frames this process still holds come after.
+    if (thread.pending.length === 0 && seq > thread.lastSeq) {
+      thread.lastSeq = seq;
+      thread.committedSeq = seq;
+      thread.recent = [];
+      thread.recentTurnId = undefined;
+    }
+  }
+
+  append(threadId: string, turnId: string, frame: UnstampedFrame): LoggedFrame {
+    if (this.closed) throw new Error("frame log is closed");
+    const thread = this.threads.get(threadId);
+    if (!thread) throw new Error(`frame log: thread ${threadId} was not claimed before appending`);
+    const seq = ++thread.lastSeq;
+    const entry: Pending = { seq, json: stamp(thread, frame, seq), turnId };
+    thread.pending.push(entry);
+    this.dirty.add(thread);
+    this.schedule();
+    return entry;
+  }
+
+  hold(threadId: string): void {
+    const thread = this.threads.get(threadId);
+    if (thread && thread.heldFrom === 0) thread.heldFrom = thread.lastSeq + 1;
+  }
+
+  release(threadId: string): void {
+    const thread = this.threads.get(threadId);
+    if (!thread || thread.heldFrom === 0) return;
+    thread.heldFrom = 0;
+    if (thread.pending.length > 0) this.schedule();
+  }
+
+  async readAfter(threadId: string, afterSeq: number): Promise<LoggedFrame[]> {
+    return (await this.range(threadId, afterSeq)).frames;
+  }
+
+  async readTurn(threadId: string, turnId: string): Promise<LoggedFrame[]> {
+    const entries = await this.redis.xrange(this.key(threadId), "-", "+");
+    const out: LoggedFrame[] = [];
+    for (const [id, fields] of entries) if (field(fields, "t") === turnId) out.push(frameOf(id, fields));
+    return out;
+  }
+
+  async resume(
+    threadId: string,
+    afterSeq: number,
+    subscriber: FrameSubscriber,
+    follow: boolean,
+  ): Promise<{ replayed: number; lastSeq: number }> {
+    if (!follow) {
+      const { frames } = await this.range(threadId, afterSeq);
+      if (frames.length > 0) subscriber.deliver(frames);
+      return { replayed: frames.length, lastSeq: frames.at(-1)?.seq ?? afterSeq };
+    }
+    // Subscribed before the read, here and through the stream (the turn may run here, elsewhere, or
+    // move on an answer); the seq floor passes each frame once whichever path brings it first.
+    const floor = dedupe(subscriber, afterSeq);
+    this.threads.get(threadId)?.subscribers.set(subscriber.id, floor);
+    const { frames, ended } = await this.range(threadId, afterSeq);
+    const before = floor.seq();
+    if (frames.length > 0) floor.deliver(frames);
+    if (!ended) this.follow(threadId, floor, floor.seq());
+    else this.threads.get(threadId)?.subscribers.delete(subscriber.id);
+    return { replayed: frames.filter((f) => f.seq > before).length, lastSeq: floor.seq() };
+  }
+
+  subscribe(threadId: string, subscriber: FrameSubscriber): void {
+    const thread = this.threads.get(threadId);
+    if (thread) thread.subscribers.set(subscriber.id, subscriber);
+  }
+
+  unsubscribe(threadId: string, subscriberId: string): void {
+    this.threads.get(threadId)?.subscribers.delete(subscriberId);
+    this.unfollow(threadId, subscriberId);
+  }
+
+  unsubscribeEverywhere(subscriberId: string): void {
+    for (const thread of this.threads.values()) thread.subscribers.delete(subscriberId);
+    for (const threadId of [...this.followers.keys()]) this.unfollow(threadId, subscriberId);
+  }
+
+  endSubscriptions(threadId: string): void {
+    const thread = this.threads.get(threadId);
+    if (!thread) return;
+    this.endSeq.set(threadId, thread.lastSeq);
+    if (thread.committedSeq >= thread.lastSeq) thread.subscribers.clear();
+    else thread.endAfter = thread.lastSeq;
+  }
+
+  lastSeq(threadId: string): number {
+    return this.threads.get(threadId)?.lastSeq ?? 0;
+  }
+
+  flush(): Promise<void> {
+    const waiting = this.committing || [...this.dirty].some((t) => committable(t) > 0);
+    if (!waiting) return Promise.resolve();
+    return new Promise((resolve) => this.flushWaiters.push(resolve));
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (!this.committing) void this.commit();
+    if (this.readerId !== undefined) void this.redis.client("UNBLOCK", this.readerId).catch(() => {});
+  }
+
+  private key(threadId: string): string {
+    return `${this.prefix}frames:${threadId}`;
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.committing) return;
+    this.scheduled = true;
+    this.scheduleCommit(() => void this.commit(), 0);
+  }
+
+  /** One group commit: every committable frame of every thread in one pipeline, then delivery. */
+  private async commit(): Promise<void> {
+    this.scheduled = false;
+    this.committing = true;
+    const ready: [ThreadLog, Pending[], number][] = [];
+    const pipeline = this.redis.pipeline();
+    for (const thread of this.dirty) {
+      const n = committable(thread);
+      if (n > 0) {
+        const frames = thread.pending.splice(0, n);
+        const from = pipeline.length;
+        this.write(pipeline, thread, frames);
+        ready.push([thread, frames, from]);
+      }
+      if (thread.pending.length === 0) this.dirty.delete(thread);
+    }
+    if (ready.length > 0) {
+      let results: [Error | null, unknown][] = [];
+      try {
+        results = (await pipeline.exec()) ?? [];
+      } catch (error) {
+        for (const [thread] of ready) this.onError(error, thread.threadId);
+        results = [];
+      }
+      for (let i = 0; i < ready.length; i++) {
+        const [thread, frames, from] = ready[i] as [ThreadLog, Pending[], number];
+        const to = ready[i + 1]?.[2] ?? pipeline.length;
+        const failed = results.length === 0 ? new Error("no reply") : firstError(results, from, to);
+        // Never sent, so no client holds them; the turn hears of it through onError.
+        if (failed) this.onError(failed, thread.threadId);
+        else this.deliver(thread, frames);
+      }
+    }
+    this.committing = false;
+    if ([...this.dirty].some((t) => committable(t) > 0)) {
+      this.schedule();
+      return;
+    }
+    const waiters = this.flushWaiters;
+    this.flushWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  /** The thread's frames as XADDs (a new turn first trims the older turns' entries), then its TTL. */
+  private write(pipeline: ReturnType<Redis["pipeline"]>, thread: ThreadLog, frames: Pending[]): void {
+    const key = this.key(thread.threadId);
+    const end = this.endSeq.get(thread.threadId);
+    for (const f of frames) {
+      if (thread.storedTurnId !== f.turnId) {
+        pipeline.xtrim(key, "MINID", `${f.seq}-0`);
+        thread.storedTurnId = f.turnId;
+      }
+      const ends = f.seq === end ? ["e", "1"] : [];
+      pipeline.xadd(key, "MAXLEN", "~", this.maxLength, `${f.seq}-0`, "t", f.turnId, "j", f.json, ...ends);
+    }
+    pipeline.pexpire(key, this.ttlMs);
+  }
+
+  private deliver(thread: ThreadLog, frames: Pending[]): void {
+    thread.committedSeq = (frames.at(-1) as LoggedFrame).seq;
+    thread.touchedAt = this.now();
+    for (const subscriber of thread.subscribers.values()) {
+      try {
+        subscriber.deliver(frames);
+      } catch (error) {
+        this.onError(error, thread.threadId);
+      }
+    }
+    if (thread.endAfter !== 0 && thread.committedSeq >= thread.endAfter) {
+      thread.endAfter = 0;
+      thread.subscribers.clear();
+    }
+  }
+
+  /** The stream's frames after `afterSeq` and whether its last entry ended the turn. */
+  private async range(
+    threadId: string,
+    afterSeq: number,
+  ): Promise<{ frames: LoggedFrame[]; ended: boolean }> {
+    const entries = await this.redis.xrange(this.key(threadId), `(${afterSeq}-0`, "+");
+    const frames = entries.map(([id, fields]) => frameOf(id, fields));
+    const last = entries.at(-1);
+    let ended = last !== undefined && field(last[1], "e") === "1";
+    if (!last) {
+      const tail = await this.redis.xrevrange(this.key(threadId), "+", "-", "COUNT", 1);
+      ended = tail.length === 0 || field((tail[0] as [string, string[]])[1], "e") === "1";
+    }
+    return { frames, ended };
+  }
+
+  private follow(threadId: string, subscriber: FrameSubscriber, lastSeq: number): void {
+    let followers = this.followers.get(threadId);
+    if (!followers) {
+      followers = new Map();
+      this.followers.set(threadId, followers);
+    }
+    followers.set(subscriber.id, { subscriber, lastSeq });
+    this.wakeReader();
+  }
+
+  private unfollow(threadId: string, subscriberId: string): void {
+    const followers = this.followers.get(threadId);
+    if (!followers?.delete(subscriberId)) return;
+    if (followers.size === 0) this.followers.delete(threadId);
+  }
+
+  /** Starts the XREAD loop, or interrupts its current block so it reads the new set of streams. */
+  private wakeReader(): void {
+    if (this.reading) {
+      if (this.readerId !== undefined) void this.redis.client("UNBLOCK", this.readerId).catch(() => {});
+      return;
+    }
+    this.reading = this.readLoop().finally(() => {
+      this.reading = undefined;
+      // A follower added while the loop was leaving would otherwise wait for the next one.
+      if (!this.closed && this.followers.size > 0) this.wakeReader();
+    });
+  }
+
+  private async readLoop(): Promise<void> {
+    this.readerId ??= Number(await this.reader.client("ID"));
+    while (!this.closed && this.followers.size > 0) {
+      const keys: string[] = [];
+      const ids: string[] = [];
+      for (const [threadId, followers] of this.followers) {
+        keys.push(this.key(threadId));
+        let min = Number.POSITIVE_INFINITY;
+        for (const f of followers.values()) min = Math.min(min, f.lastSeq);
+        ids.push(`${min}-0`);
+      }
+      let reply: [string, [string, string[]][]][] | null;
+      try {
+        reply = (await this.reader.xread("BLOCK", 5_000, "STREAMS", ...keys, ...ids)) as typeof reply;
+      } catch (error) {
+        if (this.closed) return;
+        this.onError(error, "*");
+        continue;
+      }
+      for (const [key, entries] of reply ?? []) this.fanOut(key.slice(this.key("").length), entries);
+    }
+  }
+
+  private fanOut(threadId: string, entries: [string, string[]][]): void {
+    const followers = this.followers.get(threadId);
+    if (!followers) return;
+    const frames = entries.map(([id, fields]) => frameOf(id, fields));
+    const ended = entries.some(([, fields]) => field(fields, "e") === "1");
+    for (const follower of followers.values()) {
+      const fresh = frames.filter((f) => f.seq > follower.lastSeq);
+      if (fresh.length === 0) continue;
+      follower.lastSeq = (fresh.at(-1) as LoggedFrame).seq;
+      try {
+        follower.subscriber.deliver(fresh);
+      } catch (error) {
+        this.onError(error, threadId);
+      }
+    }
+    if (ended) this.followers.delete(threadId);
+  }
+}
+
+/** A subscriber that passes each seq once (a replay and a live delivery may overlap). */
+function dedupe(subscriber: FrameSubscriber, afterSeq: number): FrameSubscriber & { seq(): number } {
+  let last = afterSeq;
+  return {
+    id: subscriber.id,
+    seq: () => last,
+    deliver(frames) {
+      const fresh = frames[0] && frames[0].seq > last ? frames : frames.filter((f) => f.seq > last);
+      if (fresh.length === 0) return;
+      last = (fresh.at(-1) as LoggedFrame).seq;
+      subscriber.deliver(fresh);
+    },
+  };
+}
+
+function seqOf(id: string): number {
+  return Number(id.slice(0, id.indexOf("-")));
+}
+
+function field(fields: string[], name: string): string | undefined {
+  for (let i = 0; i < fields.length; i += 2) if (fields[i] === name) return fields[i + 1];
+  return undefined;
+}
+
+function frameOf(id: string, fields: string[]): LoggedFrame {
+  return { seq: seqOf(id), json: field(fields, "j") ?? "{}" };
+}
+
+function firstError(results: [Error | null, unknown][], from: number, to: number): Error | undefined {
+  for (let i = from; i < to; i++) {
+    const error = results[i]?.[0];
+    if (error) return error;
+  }
+  return undefined;
+}

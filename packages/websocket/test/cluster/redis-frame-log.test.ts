@@ -1,0 +1,151 @@
+import { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { RedisFrameLog } from "../../src/cluster/redis-frame-log.js";
+import type { FrameSubscriber, LoggedFrame } from "../../src/turns/frame-log.js";
+import { redisMissing, startRedis, type TestRedis } from "../support/redis-server.js";
+import { skipMissingService } from "../support/skip-missing-service.js";
+
+const skip = skipMissingService(redisMissing());
+let server: TestRedis | undefined;
+const connections: Redis[] = [];
+const logs: RedisFrameLog[] = [];
+
+beforeAll(async () => {
+  if (!skip) server = await startRedis();
+});
+afterEach(async () => {
+  for (const log of logs.splice(0)) log.close();
+  await Promise.all(connections.splice(0).map((c) => c.quit().catch(() => c.disconnect())));
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+/** One "instance": its own command and reader connections, as two server processes would have. */
+function instance(errors: unknown[] = []): RedisFrameLog {
+  const redis = new Redis(server!.url);
+  const reader = new Redis(server!.url);
+  connections.push(redis, reader);
+  const log = new RedisFrameLog(redis, reader, { onError: (e) => errors.push(e) });
+  logs.push(log);
+  return log;
+}
+
+const recorder = (id = "s") => {
+  const got: LoggedFrame[] = [];
+  let wake: (() => void) | undefined;
+  const sub: FrameSubscriber = {
+    id,
+    deliver: (frames) => {
+      got.push(...frames);
+      wake?.();
+    },
+  };
+  /** Resolves once `n` frames arrived (no sleeps: woken by delivery). */
+  const until = (n: number) =>
+    new Promise<void>((resolve) => {
+      const check = () => (got.length >= n ? resolve() : undefined);
+      wake = check;
+      check();
+    });
+  return { sub, got, until };
+};
+
+const chunk = (content: string) => ({ type: "chunk" as const, content, parent_id: null, depth: 0 });
+const seqs = (frames: LoggedFrame[]) => frames.map((f) => f.seq);
+let threadNo = 0;
+const newThread = () => `thread-${++threadNo}-${Date.now()}`;
+
+describe.skipIf(skip)("RedisFrameLog", () => {
+  it("delivers a frame only after Redis holds it, stamped, in order, and reads it back", async () => {
+    const log = instance();
+    const thread = newThread();
+    await log.claim(thread);
+    const { sub, got, until } = recorder();
+    log.subscribe(thread, sub);
+    const first = log.append(thread, "turn-1", chunk("a"));
+    log.append(thread, "turn-1", chunk("b"));
+    expect(got).toEqual([]);
+    await until(2);
+    expect(seqs(got)).toEqual([1, 2]);
+    expect(JSON.parse(first.json)).toMatchObject({ type: "chunk", content: "a", thread_id: thread, seq: 1 });
+    expect(seqs(await log.readAfter(thread, 1))).toEqual([2]);
+    expect(seqs(await log.readTurn(thread, "turn-1"))).toEqual([1, 2]);
+  });
+
+  it("a second instance resumes from any seq: the replay, then live frames, each once, ending with the turn", async () => {
+    const a = instance();
+    const b = instance();
+    const thread = newThread();
+    await a.claim(thread);
+    for (const c of ["1", "2", "3"]) a.append(thread, "turn-1", chunk(c));
+    await a.flush();
+    const { sub, got, until } = recorder("watcher-on-b");
+    const resumed = await b.resume(thread, 1, sub, true);
+    expect(resumed).toEqual({ replayed: 2, lastSeq: 3 });
+    a.append(thread, "turn-1", chunk("4"));
+    a.append(thread, "turn-1", { type: "chunk", content: "", done: true, parent_id: null, depth: 0 });
+    a.endSubscriptions(thread);
+    await until(4);
+    expect(seqs(got)).toEqual([2, 3, 4, 5]);
+    // The turn ended: a later turn's frames do not reach the old follower.
+    await a.claim(thread);
+    a.append(thread, "turn-2", chunk("next"));
+    await a.flush();
+    const { sub: probe, until: probeUntil } = recorder("probe");
+    await b.resume(thread, 5, probe, true);
+    await probeUntil(1);
+    expect(seqs(got)).toEqual([2, 3, 4, 5]);
+  });
+
+  it("a new turn trims the older turn's entries; a turn resumed on another instance keeps its own", async () => {
+    const a = instance();
+    const b = instance();
+    const thread = newThread();
+    await a.claim(thread);
+    a.append(thread, "turn-1", chunk("old"));
+    await a.flush();
+    await a.claim(thread);
+    a.append(thread, "turn-2", chunk("before the question"));
+    await a.flush();
+    // turn-2 continues on b (an answer landed there): its earlier frames stay.
+    await b.claim(thread);
+    b.append(thread, "turn-2", chunk("after the answer"));
+    await b.flush();
+    expect(seqs(await b.readAfter(thread, 0))).toEqual([2, 3]);
+  });
+
+  it("refuses a seq another instance already wrote (a stale owner cannot overwrite), and says so", async () => {
+    const errors: unknown[] = [];
+    const a = instance(errors);
+    const b = instance();
+    const thread = newThread();
+    await a.claim(thread);
+    await b.claim(thread);
+    b.append(thread, "turn-1", chunk("from b"));
+    await b.flush();
+    const { sub, got } = recorder();
+    a.subscribe(thread, sub);
+    a.append(thread, "turn-1", chunk("stale a"));
+    await a.flush();
+    expect(got).toEqual([]);
+    expect(String(errors[0])).toMatch(/equal or smaller/);
+    expect((await a.readAfter(thread, 0)).map((f) => JSON.parse(f.json).content)).toEqual(["from b"]);
+  });
+
+  it("holds frames until release", async () => {
+    const log = instance();
+    const thread = newThread();
+    await log.claim(thread);
+    const { sub, got, until } = recorder();
+    log.subscribe(thread, sub);
+    log.append(thread, "t", chunk("before"));
+    log.hold(thread);
+    log.append(thread, "t", chunk("question"));
+    await log.flush();
+    expect(seqs(got)).toEqual([1]);
+    log.release(thread);
+    await until(2);
+    expect(seqs(got)).toEqual([1, 2]);
+  });
+});
