@@ -8,6 +8,8 @@ export * from "./commands/command-table.js";
 export * from "./commands/handle-chat-message.js";
 export * from "./db/find-migrations-folder.js";
 export * from "./db/open-database.js";
+export * from "./db/open-postgres.js";
+export * as pgSchema from "./db/pg-schema/index.js";
 export * from "./db/repositories.js";
 export * as schema from "./db/schema/index.js";
 export * from "./db/sqlite/create-sqlite-repositories.js";
