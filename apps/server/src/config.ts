@@ -43,6 +43,14 @@ export const EnvSchema = z.object({
   HOST: z.string().min(1).default("127.0.0.1"),
   PORT: z.coerce.number().int().min(0).max(65535).default(8787),
   DATABASE_PATH: z.string().min(1).default("./data/agentwire.db"),
+  /** Set: instances share turns through Redis (the frame log, turn leases, the command bus). */
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
+    .optional(),
+  INSTANCE_ID: optionalText,
+  TURN_LEASE_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
+  SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(3_600_000).default(0),
   AUTH_MODE: z.enum(["none", "token"]).default("none"),
   AUTH_TOKENS: AuthTokens,
   ALLOWED_ORIGINS: z.string().transform(list).default([]),
@@ -121,6 +129,10 @@ export interface Config {
   /** Where generated assets are written; defaults to the database's directory. */
   dataDir: string;
   scriptedProviderModule: string | undefined;
+  /** REDIS_URL set: this instance is one of several sharing turns. */
+  cluster: { redisUrl: string; instanceId: string | undefined; leaseMs: number } | undefined;
+  /** How long a SIGTERM lets running turns finish before interrupting them. */
+  shutdownDrainMs: number;
 }
 
 /** Validates the environment; throws ConfigError naming each bad variable. Empty values count as unset. */
@@ -178,6 +190,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workflows: { enabled: e.WORKFLOWS_ENABLED, pluginPath: e.NODE_PLUGIN_PATH },
     dataDir: e.DATA_DIR ?? dirname(e.DATABASE_PATH),
     scriptedProviderModule: e.AGENTWIRE_SCRIPTED_PROVIDER,
+    cluster: e.REDIS_URL
+      ? { redisUrl: e.REDIS_URL, instanceId: e.INSTANCE_ID, leaseMs: e.TURN_LEASE_MS }
+      : undefined,
+    shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
   };
   // Not enumerable: a config logged or serialised by mistake then carries no API keys.
   Object.defineProperty(config, "providers", { enumerable: false });
@@ -190,6 +206,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     host: config.host,
     port: config.port,
     databasePath: config.databasePath,
+    redis: config.cluster ? withoutPassword(config.cluster.redisUrl) : undefined,
     authMode: config.authMode,
     staticTokenUsers: config.staticTokens.map((t) => t.userId),
     allowedOrigins: config.allowedOrigins,
@@ -213,4 +230,11 @@ function defined<T extends Record<string, unknown>>(obj: T): { [K in keyof T]: E
   return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as {
     [K in keyof T]: Exclude<T[K], undefined>;
   };
+}
+
+/** A service URL as it may be logged: any password replaced. */
+function withoutPassword(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = "redacted";
+  return parsed.toString();
 }

@@ -9,6 +9,7 @@ import {
   openDatabase,
   recoverInterruptedTurns,
   type ServerLimitsInput,
+  startCluster,
 } from "@agentwire/websocket";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
@@ -41,6 +42,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
   const logger = options.logger ?? createLogger({ level: config.logLevel });
   const database = openDatabase({ path: config.databasePath });
   let closing: Promise<void> | undefined;
+  let closeCluster = async () => {};
   try {
     if (config.authMode === "none" && !LOOPBACK.has(config.host)) {
       logger.warn(
@@ -50,6 +52,15 @@ export async function startServer(config: Config, options: StartServerOptions = 
     }
     let openSockets = () => 0;
     const repos = createSqliteRepositories(database.db);
+    const cluster = config.cluster
+      ? await startCluster({
+          url: config.cluster.redisUrl,
+          logger,
+          leaseMs: config.cluster.leaseMs,
+          ...(config.cluster.instanceId !== undefined && { instanceId: config.cluster.instanceId }),
+        })
+      : undefined;
+    if (cluster) closeCluster = () => cluster.close();
     const built = options.services
       ? { services: options.services, metrics: undefined, close: async () => {} }
       : await createServices(config, logger, repos, { openSockets: () => openSockets() });
@@ -64,8 +75,9 @@ export async function startServer(config: Config, options: StartServerOptions = 
       auth:
         config.authMode === "none" ? { mode: "none" } : { mode: "token", staticTokens: config.staticTokens },
       allowedOrigins: config.allowedOrigins,
-      limits: options.limits ?? {},
+      limits: { shutdownDrainMs: config.shutdownDrainMs, ...options.limits },
       services: built.services,
+      ...(cluster && { frameLog: cluster.frames }),
       ...(options.handlers && { handlers: options.handlers }),
     });
     openSockets = countSockets;
@@ -74,9 +86,16 @@ export async function startServer(config: Config, options: StartServerOptions = 
     const web = findWebDist();
     if (web) await serveWebApp(app, web);
     else logger.info("web client not built: run `pnpm build` to serve it at /");
-    const interrupted = await recoverInterruptedTurns(frames, repos, logger);
-    if (interrupted > 0)
-      logger.warn({ interrupted }, "turns left running by the previous process ended as interrupted");
+    const chat = built.services.chat;
+    if (cluster && chat) {
+      chat.coordination = cluster.leases;
+      // Another instance may be running any stored turn: only those whose lease lapsed are ended.
+      await cluster.serve(chat.turns, repos);
+    } else {
+      const interrupted = await recoverInterruptedTurns(frames, repos, logger);
+      if (interrupted > 0)
+        logger.warn({ interrupted }, "turns left running by the previous process ended as interrupted");
+    }
     await app.listen({ host: config.host, port: config.port });
     const address = app.server.address();
     const port = typeof address === "object" && address !== null ? address.port : config.port;
@@ -86,11 +105,15 @@ export async function startServer(config: Config, options: StartServerOptions = 
       database,
       url: `http://${host}:${port}`,
       close: () => {
-        closing ??= app.close().finally(() => database.close());
+        closing ??= app
+          .close()
+          .then(() => closeCluster())
+          .finally(() => database.close());
         return closing;
       },
     };
   } catch (error) {
+    await closeCluster().catch(() => undefined);
     database.close();
     throw error;
   }

@@ -4,6 +4,7 @@ import { driveTurn } from "../turns/drive-turn.js";
 import { endTurn } from "../turns/end-turn.js";
 import type { RunningTurn } from "../turns/running-turn.js";
 import { readSuspendedTurn, type SuspendedTurn } from "../turns/suspended-turn.js";
+import { localCoordination } from "../turns/turn-coordination.js";
 import type { TurnRun } from "../turns/turn-run.js";
 import { watchTurn } from "../turns/watch-turn.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
@@ -33,6 +34,7 @@ export async function waitingTurn(
   const turn = chat.turns.start(conn.frames, threadId, conn.userId, row.id);
   if (!turn) return undefined;
   turn.status = "waiting_user";
+  await turn.log.claim(threadId);
   return { turn, saved };
 }
 
@@ -52,6 +54,7 @@ function runOf(conn: ConnectionContext, chat: ChatServices, { turn, saved }: Wai
     usageBefore: saved.usage,
     budgetUsed: saved.budgetUsed,
     observer: chat.observer,
+    coordination: chat.coordination ?? localCoordination,
   };
 }
 
@@ -69,6 +72,11 @@ export async function continueTurn(
   const provider = chat.providers.get(saved.provider);
   if (!provider)
     throw new AgentwireError("bad_request", `provider "${saved.provider}" is no longer configured`);
+  const coordination = chat.coordination ?? localCoordination;
+  // Two answers on two instances: the lease lets one continue; the other is busy.
+  if (!(await coordination.claim(turn.threadId, turn.turnId, () => turn.abort.abort("lease_lost"))))
+    throw new AgentwireError("busy", "the turn is already continuing elsewhere");
+  await turn.log.claim(turn.threadId);
   turn.status = "running";
   watchTurn(conn, turn);
   await conn.repos.turns.update(conn.userId, turn.turnId, { status: "running", suspendedState: null });

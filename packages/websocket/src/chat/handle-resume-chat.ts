@@ -37,15 +37,18 @@ export const handleResumeChat: CommandHandler<"resume_chat"> = async (frame, con
   }
   // Everything appended before this resume is part of its replay.
   await conn.frames.flush();
-  const active = turn?.active === true && turn.userId === conn.userId;
+  // A turn running on another instance reaches this socket through the shared log.
+  const remote = !turn && (await chat.coordination?.remoteOwner(thread.id)) !== undefined;
+  const active = remote || (turn?.active === true && turn.userId === conn.userId);
   const { replayed, lastSeq } = await conn.frames.resume(
     thread.id,
     frame.data.last_seq,
     conn.subscriber,
     active,
   );
-  const status: ChatResumedFrame["status"] =
-    active && turn
+  const status: ChatResumedFrame["status"] = remote
+    ? "running"
+    : active && turn
       ? resumedStatus(turn.status)
       : resumedStatus((await conn.repos.turns.latest(conn.userId, thread.id))?.status);
   conn.send({ type: "chat_resumed", thread_id: thread.id, status, last_seq: lastSeq, replayed });

@@ -14,6 +14,12 @@ export const handleStop: CommandHandler<"stop"> = async (frame, conn) => {
     live.abort.abort("stop");
     return;
   }
+  const owner = await chat.coordination?.remoteOwner(thread.id);
+  if (owner) {
+    // The turn runs on another instance: it stops there, and its frames reach this socket as usual.
+    await chat.coordination?.stopRemote(owner, thread.id);
+    return;
+  }
   const waiting = await waitingTurn(conn, chat, thread.id);
   if (!waiting) throw new AgentwireError("not_found", "no turn is running on this thread");
   await stopWaitingTurn(conn, chat, waiting);

@@ -108,6 +108,15 @@ export class RedisFrameLog implements FrameLog {
     if (thread.pending.length > 0) this.schedule();
   }
 
+  handOff(threadId: string): void {
+    const thread = this.threads.get(threadId);
+    if (!thread) return;
+    // They hold every committed frame; the rest (held ones too) reach them through the stream.
+    for (const subscriber of thread.subscribers.values())
+      this.follow(threadId, dedupe(subscriber, thread.committedSeq), thread.committedSeq);
+    thread.subscribers.clear();
+  }
+
   async readAfter(threadId: string, afterSeq: number): Promise<LoggedFrame[]> {
     return (await this.range(threadId, afterSeq)).frames;
   }
@@ -143,6 +152,8 @@ export class RedisFrameLog implements FrameLog {
   }
 
   subscribe(threadId: string, subscriber: FrameSubscriber): void {
+    // A socket already following through the stream stays on it: no frame twice, none skipped.
+    if (this.followers.get(threadId)?.has(subscriber.id)) return;
     const thread = this.threads.get(threadId);
     if (thread) thread.subscribers.set(subscriber.id, subscriber);
   }

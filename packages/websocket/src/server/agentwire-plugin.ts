@@ -76,6 +76,7 @@ async function agentwirePlugin(app: FastifyInstance, opts: AgentwirePluginOption
   // Before the caller closes the database: running turns store their partial answers as
   // interrupted, then the log commits what they appended.
   app.addHook("onClose", async () => {
+    await opts.services.chat?.turns.drain(settings.limits.shutdownDrainMs);
     await opts.services.chat?.turns.shutdown(5000);
     opts.frames.close();
   });

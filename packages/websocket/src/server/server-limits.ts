@@ -27,6 +27,11 @@ export const ServerLimits = z.strictObject({
   sendHardLimitBytes: positiveInt.default(16 * 1024 * 1024),
   /** How long shutdown waits for clients to acknowledge the 1012 close before terminating them. */
   closeTimeoutMs: positiveInt.default(3_000),
+  /**
+   * On shutdown, how long running turns may go on to finish (their clients, closed with 1012, resume
+   * on another instance) before the rest are interrupted; 0 interrupts at once.
+   */
+  shutdownDrainMs: z.number().int().min(0).default(0),
 });
 export type ServerLimits = z.infer<typeof ServerLimits>;
 export type ServerLimitsInput = z.input<typeof ServerLimits>;

@@ -4,6 +4,7 @@ import { type ChatMessageData, contentText } from "@agentwire/protocol";
 import { AgentwireError } from "../errors/agentwire-error.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import { storeRow } from "./end-turn.js";
+import { localCoordination } from "./turn-coordination.js";
 import type { TurnRun, TurnServices } from "./turn-run.js";
 import { ownThread, watchTurn } from "./watch-turn.js";
 
@@ -28,10 +29,18 @@ export async function beginTurn(
   // Claimed synchronously after the last check: no other message can take the thread in between.
   const turn = services.turns.start(conn.frames, thread.id, userId, randomUUID());
   if (!turn) throw new AgentwireError("busy", "a turn is already running on this thread");
+  const coordination = services.coordination ?? localCoordination;
+  let claimed = false;
   try {
+    // Across instances next; the row is stored only once the thread is ours everywhere.
+    claimed = await coordination.claim(thread.id, turn.turnId, () => turn.abort.abort("lease_lost"));
+    if (!claimed) throw new AgentwireError("busy", "a turn is already running on this thread");
+    await turn.log.claim(thread.id);
     await repos.turns.start(userId, thread.id, { id: turn.turnId, ...who });
   } catch (error) {
     services.turns.finish(turn);
+    turn.status = "error";
+    if (claimed) await coordination.release(thread.id, turn.turnId).catch(() => undefined);
     throw error;
   }
   watchTurn(conn, turn);
@@ -47,6 +56,7 @@ export async function beginTurn(
     chatContext: data.chat_context ?? { kind: "thread" },
     memoryEnabled: data.memory_enabled ?? true,
     observer: services.observer,
+    coordination,
   };
   if (!existing) turn.emit({ type: "thread", title: thread.title });
   await storeRow(run, { role: "user", content: data.content, status: "complete", turnId: turn.turnId });

@@ -56,6 +56,9 @@ export async function suspendTurn(run: TurnRun, saved: SuspendedTurn): Promise<v
   turn.status = "waiting_user";
   await repos.turns.update(turn.userId, turn.turnId, { status: "waiting_user", suspendedState: saved });
   turn.log.release(turn.threadId);
+  turn.log.handOff(turn.threadId);
+  // Waiting holds no lease: the answer may reach any instance, which claims the turn then.
+  await releaseClaim(run);
 }
 
 /**
@@ -71,6 +74,16 @@ export async function endTurn(run: TurnRun, result: TurnResult, text: string): P
     run.logger.error({ err: error }, "could not store the end of the turn");
     run.turn.emit({ type: "error", code: "internal", message: "internal error" });
     endFrames(run, totalUsage(run, result.usage), "error");
+  }
+  await releaseClaim(run);
+}
+
+/** Gives up the turn's claim on its thread across instances; a failure only logs (the lease lapses). */
+async function releaseClaim(run: TurnRun): Promise<void> {
+  try {
+    await run.coordination.release(run.turn.threadId, run.turn.turnId);
+  } catch (error) {
+    run.logger.warn({ err: error }, "could not release the turn's lease; it lapses by itself");
   }
 }
 

@@ -33,6 +33,11 @@ export interface FrameLog {
   hold(threadId: string): void;
   /** Ends a hold: the held frames go out with the next commit. */
   release(threadId: string): void;
+  /**
+   * The turn stops appending here (it waits on the user, whose answer may reach another instance):
+   * this process's subscribers of the thread go on receiving whoever appends next.
+   */
+  handOff(threadId: string): void;
   /** Committed frames of the thread with seq > afterSeq, in order (the thread's last turn at most). */
   readAfter(threadId: string, afterSeq: number): Promise<LoggedFrame[]>;
   /** Every committed frame of one turn, in order (restart recovery rebuilds the turn from them). */

@@ -6,10 +6,11 @@ import {
 } from "@agentwire/agents";
 import type { ServerFrame } from "@agentwire/protocol";
 import type { FastifyBaseLogger } from "fastify";
-import type { Repositories } from "../db/repositories.js";
+import type { Repositories, TurnRow } from "../db/repositories.js";
 import { endTurn } from "./end-turn.js";
 import type { FrameLog, LoggedFrame } from "./frame-log.js";
 import { RunningTurn } from "./running-turn.js";
+import { localCoordination } from "./turn-coordination.js";
 import { TurnRegistry } from "./turn-registry.js";
 
 /**
@@ -25,7 +26,23 @@ export async function recoverInterruptedTurns(
   logger: FastifyBaseLogger,
 ): Promise<number> {
   const rows = await repos.turns.listRunning();
-  for (const row of rows) {
+  for (const row of rows) await recoverTurn(log, repos, logger, row);
+  await log.flush();
+  return rows.length;
+}
+
+/**
+ * Ends one turn whose process is gone (this one's predecessor, or a dead instance whose lease
+ * lapsed): its closing frames follow its stored ones in the thread's log.
+ */
+export async function recoverTurn(
+  log: FrameLog,
+  repos: Repositories,
+  logger: FastifyBaseLogger,
+  row: TurnRow,
+): Promise<void> {
+  {
+    await log.claim(row.threadId);
     const frames = (await log.readTurn(row.threadId, row.id)).map(parse);
     const tree = new ExecutionTreeBuilder();
     for (const frame of frames) tree.add(frame as LoopEvent);
@@ -47,13 +64,12 @@ export async function recoverInterruptedTurns(
         tree,
         chatContext: { kind: "thread" },
         memoryEnabled: true,
+        coordination: localCoordination,
       },
       { status: "cancelled", usage: usage.snapshot() },
       partialAnswer(frames),
     );
   }
-  await log.flush();
-  return rows.length;
 }
 
 function parse(frame: LoggedFrame): ServerFrame {

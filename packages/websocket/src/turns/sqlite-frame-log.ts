@@ -107,6 +107,10 @@ export class SqliteFrameLog implements FrameLog {
     if (thread.pending.length > 0) this.schedule();
   }
 
+  handOff(_threadId: string): void {
+    // One process: whoever continues the turn appends here, to the same subscribers.
+  }
+
   async readAfter(threadId: string, afterSeq: number): Promise<LoggedFrame[]> {
     return this.committedAfter(this.thread(threadId), afterSeq);
   }

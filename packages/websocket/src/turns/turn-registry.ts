@@ -48,6 +48,16 @@ export class TurnRegistry {
     return [...this.turns.values()].map((e) => e.turn).filter((t) => t.active);
   }
 
+  /** Waits (at most `timeoutMs`) for the running turns to end by themselves (a rolling deploy's drain). */
+  async drain(timeoutMs: number): Promise<void> {
+    if (timeoutMs <= 0) return;
+    const running = this.active().filter((t) => t.status === "running");
+    await settledOrDeadline(
+      running.map((t) => t.driving),
+      timeoutMs,
+    );
+  }
+
   /**
    * Shutdown: interrupts every running turn and waits (at most `timeoutMs`) for their drivers to
    * store the partial answers. Turns waiting on the user are already stored and stay resumable.
@@ -55,11 +65,18 @@ export class TurnRegistry {
   async shutdown(timeoutMs: number): Promise<void> {
     const running = this.active().filter((t) => t.status === "running");
     for (const turn of running) turn.abort.abort("shutdown");
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, timeoutMs);
-    });
-    await Promise.race([Promise.allSettled(running.map((t) => t.driving)), deadline]);
-    clearTimeout(timer);
+    await settledOrDeadline(
+      running.map((t) => t.driving),
+      timeoutMs,
+    );
   }
+}
+
+async function settledOrDeadline(work: (Promise<void> | undefined)[], timeoutMs: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, timeoutMs);
+  });
+  await Promise.race([Promise.allSettled(work), deadline]);
+  clearTimeout(timer);
 }

@@ -3,6 +3,7 @@ import type { ChatContext, TurnUsage } from "@agentwire/protocol";
 import type { FastifyBaseLogger } from "fastify";
 import type { Repositories } from "../db/repositories.js";
 import type { RunningTurn } from "./running-turn.js";
+import type { TurnCoordination } from "./turn-coordination.js";
 import type { TurnObserver } from "./turn-observer.js";
 import type { TurnRegistry } from "./turn-registry.js";
 
@@ -11,6 +12,8 @@ export interface TurnServices {
   turns: TurnRegistry;
   limits: BudgetLimits;
   observer?: TurnObserver | undefined;
+  /** The other instances (Redis); absent: this process alone owns every turn. */
+  coordination?: TurnCoordination | undefined;
 }
 
 /** Everything one segment of a turn (a fresh start, or a resume after an answer) runs with, on any route. */
@@ -29,6 +32,7 @@ export type TurnRun = {
   usageBefore?: TurnUsage;
   budgetUsed?: BudgetUsed;
   observer?: TurnObserver | undefined;
+  coordination: TurnCoordination;
   /** Writes queued by the loop's synchronous callbacks, in order (see queueWrite). */
   writes?: Promise<void> | undefined;
 };

@@ -1,0 +1,98 @@
+import type { Redis } from "ioredis";
+import type { TurnCoordination, TurnOwner } from "../turns/turn-coordination.js";
+
+export interface TurnLeasesOptions {
+  instanceId: string;
+  /** A lease not renewed for this long is gone: its instance is taken for dead. */
+  leaseMs?: number;
+  prefix?: string;
+  /** Asks another instance to stop a turn (the command bus). */
+  sendStop: (owner: TurnOwner, threadId: string) => Promise<void>;
+  onError?: (error: unknown) => void;
+}
+
+// Renew or drop a lease only while it is still ours: a lease that expired and was taken is not touched.
+const RENEW = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("PEXPIRE", KEYS[1], ARGV[2]) else return 0 end`;
+const DROP = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) else return 0 end`;
+
+/**
+ * Turn ownership across instances: one Redis key per thread, `<instance> <turn>`, set only if absent
+ * and renewed by a heartbeat at a third of the lease. A turn whose lease cannot be renewed is told
+ * (`onLost`), so it stops rather than run beside the instance that recovered it.
+ */
+export class TurnLeases implements TurnCoordination {
+  private readonly held = new Map<string, { value: string; onLost: () => void }>();
+  private readonly leaseMs: number;
+  private readonly prefix: string;
+  private readonly heartbeat: ReturnType<typeof setInterval>;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly options: TurnLeasesOptions,
+  ) {
+    this.leaseMs = options.leaseMs ?? 15_000;
+    this.prefix = options.prefix ?? "aw:";
+    this.heartbeat = setInterval(() => void this.renewAll(), Math.max(50, Math.floor(this.leaseMs / 3)));
+    this.heartbeat.unref();
+  }
+
+  /** The lease length (the time within which a dead instance's turns are recovered). */
+  get lease(): number {
+    return this.leaseMs;
+  }
+
+  /** The Redis key of a thread's lease. */
+  key(threadId: string): string {
+    return `${this.prefix}lease:${threadId}`;
+  }
+
+  async claim(threadId: string, turnId: string, onLost: () => void): Promise<boolean> {
+    const value = `${this.options.instanceId} ${turnId}`;
+    const set = await this.redis.set(this.key(threadId), value, "PX", this.leaseMs, "NX");
+    if (set !== "OK") return (await this.redis.get(this.key(threadId))) === value;
+    this.held.set(threadId, { value, onLost });
+    return true;
+  }
+
+  async release(threadId: string, turnId: string): Promise<void> {
+    const value = `${this.options.instanceId} ${turnId}`;
+    if (this.held.get(threadId)?.value === value) this.held.delete(threadId);
+    await this.redis.eval(DROP, 1, this.key(threadId), value);
+  }
+
+  async remoteOwner(threadId: string): Promise<TurnOwner | undefined> {
+    const value = await this.redis.get(this.key(threadId));
+    if (!value) return undefined;
+    const [instanceId = "", turnId = ""] = value.split(" ");
+    return instanceId === this.options.instanceId ? undefined : { instanceId, turnId };
+  }
+
+  stopRemote(owner: TurnOwner, threadId: string): Promise<void> {
+    return this.options.sendStop(owner, threadId);
+  }
+
+  /** Stops the heartbeat and drops every lease this instance holds (a clean shutdown). */
+  async close(): Promise<void> {
+    clearInterval(this.heartbeat);
+    await Promise.all(
+      [...this.held].map(([threadId, { value }]) =>
+        this.redis.eval(DROP, 1, this.key(threadId), value).catch(() => undefined),
+      ),
+    );
+    this.held.clear();
+  }
+
+  private async renewAll(): Promise<void> {
+    for (const [threadId, lease] of this.held) {
+      try {
+        const renewed = await this.redis.eval(RENEW, 1, this.key(threadId), lease.value, this.leaseMs);
+        if (renewed === 1) continue;
+        this.held.delete(threadId);
+        lease.onLost();
+      } catch (error) {
+        // Redis unreachable: the lease may lapse; the next beat tries again.
+        this.options.onError?.(error);
+      }
+    }
+  }
+}
