@@ -15,6 +15,7 @@ import {
   createServer,
   openDatabase,
   type ServerLimitsInput,
+  sqliteStorage,
 } from "@agentwire/websocket";
 
 /** Limits that keep the per-user cap and the frame rate limiter out of the way of a benchmark. */
@@ -59,7 +60,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     ...(options.budget && { limits: options.budget }),
   });
   const { app } = await createServer({
-    database,
+    storage: sqliteStorage(database),
     logger,
     auth: { mode: "none" },
     allowedOrigins: [],

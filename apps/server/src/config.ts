@@ -43,6 +43,14 @@ export const EnvSchema = z.object({
   HOST: z.string().min(1).default("127.0.0.1"),
   PORT: z.coerce.number().int().min(0).max(65535).default(8787),
   DATABASE_PATH: z.string().min(1).default("./data/agentwire.db"),
+  /** Set: rows live in Postgres instead of the SQLite file at DATABASE_PATH. */
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+    .optional(),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1_000).default(10),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+  DATABASE_SSL_MODE: z.enum(["disable", "require", "verify-full"]).optional(),
   /** Set: instances share turns through Redis (the frame log, turn leases, the command bus). */
   REDIS_URL: z
     .string()
@@ -51,6 +59,14 @@ export const EnvSchema = z.object({
   INSTANCE_ID: optionalText,
   TURN_LEASE_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
   SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(3_600_000).default(0),
+  /** Set: every turn is traced to this OTLP/HTTP collector (the SDK reads the other OTEL_* variables). */
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalUrl,
+  /** Open sockets per user (across instances with REDIS_URL). */
+  MAX_CONNECTIONS_PER_USER: z.coerce.number().int().min(1).max(1_000_000).default(16),
+  /** Turns a user may start per minute (across instances with REDIS_URL); unset: no limit. */
+  USER_TURNS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).optional(),
+  USER_TURN_BURST: z.coerce.number().int().min(1).max(1_000_000).optional(),
   AUTH_MODE: z.enum(["none", "token"]).default("none"),
   AUTH_TOKENS: AuthTokens,
   ALLOWED_ORIGINS: z.string().transform(list).default([]),
@@ -81,6 +97,8 @@ export const EnvSchema = z.object({
   TOOL_APPROVAL_EDITOR_MUTATE: z.enum(["allow", "ask"]).default("allow"),
   TOOL_SECRETS: z.enum(["off", "ask", "allow"]).default("off"),
   CLIENT_TOOL_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  /** Default 10000 with REDIS_URL (the client may reconnect to another instance), else 0. */
+  CLIENT_TOOL_RECONNECT_GRACE_MS: z.coerce.number().int().min(0).max(3_600_000).optional(),
   /** Tests and benchmarks only: a module default-exporting a Provider (id usually `scripted`). */
   AGENTWIRE_SCRIPTED_PROVIDER: optionalText,
   // The per-turn budget: the agents' own schema, whose keys are the variable names.
@@ -117,6 +135,8 @@ export interface Config {
     webFetchAllowHosts: string[];
     mcpConfigPath: string | undefined;
     clientToolTimeoutMs: number;
+    /** How long a client tool call outlives its socket, for the user's next socket to answer it. */
+    clientToolReconnectGraceMs: number;
     /** The tool policy's operator settings (see ToolPolicyConfig). */
     policy: {
       workspaceWrite: "allow" | "ask";
@@ -129,10 +149,28 @@ export interface Config {
   /** Where generated assets are written; defaults to the database's directory. */
   dataDir: string;
   scriptedProviderModule: string | undefined;
+  /** DATABASE_URL set: rows in Postgres, with these pool settings; else the SQLite file at databasePath. */
+  postgres:
+    | {
+        url: string;
+        poolSize: number;
+        /** 0: no limit. */
+        statementTimeoutMs: number;
+        sslMode: "disable" | "require" | "verify-full" | undefined;
+      }
+    | undefined;
   /** REDIS_URL set: this instance is one of several sharing turns. */
   cluster: { redisUrl: string; instanceId: string | undefined; leaseMs: number } | undefined;
   /** How long a SIGTERM lets running turns finish before interrupting them. */
   shutdownDrainMs: number;
+  /** An OTLP endpoint set: turns are traced to `url` (the traces endpoint), as `instanceId` if set. */
+  tracing: { url: string; instanceId: string | undefined } | undefined;
+  /** Per-user limits (ServerLimits), counted across instances with REDIS_URL. */
+  userLimits: {
+    maxConnectionsPerUser: number;
+    userTurnsPerMinute: number | undefined;
+    userTurnBurst: number | undefined;
+  };
 }
 
 /** Validates the environment; throws ConfigError naming each bad variable. Empty values count as unset. */
@@ -146,6 +184,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`invalid configuration:\n  ${lines.join("\n  ")}`);
   }
   const e = parsed.data;
+  if (e.USER_TURN_BURST !== undefined && e.USER_TURNS_PER_MINUTE === undefined) {
+    throw new ConfigError("invalid configuration:\n  USER_TURN_BURST: needs USER_TURNS_PER_MINUTE");
+  }
   const providers: ProviderSettings = {
     ...(e.OPENAI_API_KEY && {
       openai: defined({ apiKey: e.OPENAI_API_KEY, baseURL: e.OPENAI_BASE_URL, defaultModel: e.OPENAI_MODEL }),
@@ -180,6 +221,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       webFetchAllowHosts: e.WEB_FETCH_ALLOW_HOSTS,
       mcpConfigPath: e.MCP_CONFIG_PATH,
       clientToolTimeoutMs: e.CLIENT_TOOL_TIMEOUT_MS,
+      clientToolReconnectGraceMs: e.CLIENT_TOOL_RECONNECT_GRACE_MS ?? (e.REDIS_URL ? 10_000 : 0),
       policy: {
         workspaceWrite: e.TOOL_APPROVAL_WORKSPACE_WRITE,
         editorMutate: e.TOOL_APPROVAL_EDITOR_MUTATE,
@@ -190,10 +232,24 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workflows: { enabled: e.WORKFLOWS_ENABLED, pluginPath: e.NODE_PLUGIN_PATH },
     dataDir: e.DATA_DIR ?? dirname(e.DATABASE_PATH),
     scriptedProviderModule: e.AGENTWIRE_SCRIPTED_PROVIDER,
+    postgres: e.DATABASE_URL
+      ? {
+          url: e.DATABASE_URL,
+          poolSize: e.DATABASE_POOL_SIZE,
+          statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+          sslMode: e.DATABASE_SSL_MODE,
+        }
+      : undefined,
     cluster: e.REDIS_URL
       ? { redisUrl: e.REDIS_URL, instanceId: e.INSTANCE_ID, leaseMs: e.TURN_LEASE_MS }
       : undefined,
     shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
+    tracing: tracingOf(e.OTEL_EXPORTER_OTLP_ENDPOINT, e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, e.INSTANCE_ID),
+    userLimits: {
+      maxConnectionsPerUser: e.MAX_CONNECTIONS_PER_USER,
+      userTurnsPerMinute: e.USER_TURNS_PER_MINUTE,
+      userTurnBurst: e.USER_TURN_BURST,
+    },
   };
   // Not enumerable: a config logged or serialised by mistake then carries no API keys.
   Object.defineProperty(config, "providers", { enumerable: false });
@@ -205,7 +261,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
   return {
     host: config.host,
     port: config.port,
-    databasePath: config.databasePath,
+    database: config.postgres ? withoutPassword(config.postgres.url) : config.databasePath,
     redis: config.cluster ? withoutPassword(config.cluster.redisUrl) : undefined,
     authMode: config.authMode,
     staticTokenUsers: config.staticTokens.map((t) => t.userId),
@@ -222,6 +278,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     tools: config.tools,
     workflows: config.workflows,
     dataDir: config.dataDir,
+    tracing: config.tracing ? withoutPassword(config.tracing.url) : undefined,
   };
 }
 
@@ -230,6 +287,15 @@ function defined<T extends Record<string, unknown>>(obj: T): { [K in keyof T]: E
   return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as {
     [K in keyof T]: Exclude<T[K], undefined>;
   };
+}
+
+/**
+ * Tracing when an OTLP endpoint is set. Spans go where the OTLP spec reads the variables: the
+ * traces endpoint as is, else the base endpoint with `v1/traces` appended to its path.
+ */
+function tracingOf(base: string | undefined, traces: string | undefined, instanceId: string | undefined) {
+  const url = traces ?? (base ? `${base.replace(/\/+$/, "")}/v1/traces` : undefined);
+  return url ? { url, instanceId } : undefined;
 }
 
 /** A service URL as it may be logged: any password replaced. */

@@ -17,6 +17,8 @@ import {
   createBuiltinServerTools,
   createChatServices,
   createEditorTools,
+  createTurnTracer,
+  type MetricsSources,
   mcpPinsPath,
   type Repositories,
   resolveToolPolicy,
@@ -25,6 +27,7 @@ import {
 } from "@agentwire/websocket";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
+import { startTracing } from "./tracing.js";
 
 /** The process's services, the metrics that watch them, and what must be closed on shutdown. */
 export type ProcessServices = {
@@ -34,7 +37,7 @@ export type ProcessServices = {
 };
 
 /** Sources the metrics read at scrape time; bound once the server exists. */
-export type MetricsBinding = { openSockets: () => number };
+export type MetricsBinding = Pick<MetricsSources, "openSockets" | "databasePool" | "redis">;
 
 /** Builds the services command handlers use (providers, chat turns, tools, metrics) from the config. */
 export async function createServices(
@@ -49,7 +52,10 @@ export async function createServices(
   });
   const policy = resolveToolPolicy(config.tools.policy);
   const mcp = await mcpManager(config, logger);
-  const uiTools = new UIToolProxy({ timeoutMs: config.tools.clientToolTimeoutMs });
+  const uiTools = new UIToolProxy({
+    timeoutMs: config.tools.clientToolTimeoutMs,
+    reconnectGraceMs: config.tools.clientToolReconnectGraceMs,
+  });
   const turns = new TurnRegistry();
   const workflows = await nodeRegistry(config, providers, logger);
   const media = config.providers.openai
@@ -86,6 +92,8 @@ export async function createServices(
   });
   const metrics = new AgentwireMetrics({
     openSockets: () => binding.openSockets(),
+    databasePool: () => binding.databasePool?.(),
+    redis: () => binding.redis?.(),
     turns: () => {
       const active = chat.turns.active();
       const suspended = active.filter((t) => t.status === "waiting_user").length;
@@ -93,7 +101,14 @@ export async function createServices(
     },
   });
   chat.observer = metrics;
-  return { services: { chat, uiTools }, metrics, close: async () => mcp?.close() };
+  // Without an OTLP endpoint no tracer exists and turns make nothing for traces.
+  const tracing = config.tracing ? await startTracing(config.tracing, logger) : undefined;
+  if (tracing) chat.observeTurn = createTurnTracer(tracing.tracer);
+  const close = async () => {
+    await mcp?.close();
+    await tracing?.shutdown();
+  };
+  return { services: { chat, uiTools }, metrics, close };
 }
 
 /** The node registry of saved workflows and build_workflow, unless WORKFLOWS_ENABLED=false. */

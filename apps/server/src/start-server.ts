@@ -1,14 +1,13 @@
 import {
-  type AgentwireDatabase,
   type AgentwireServices,
   type CommandHandlers,
   createLogger,
   createServer,
-  createSqliteRepositories,
   metricsRoute,
-  openDatabase,
+  openStorage,
   recoverInterruptedTurns,
   type ServerLimitsInput,
+  type Storage,
   startCluster,
 } from "@agentwire/websocket";
 import type { FastifyInstance } from "fastify";
@@ -28,10 +27,11 @@ export interface StartServerOptions {
 
 export interface RunningServer {
   app: FastifyInstance;
-  database: AgentwireDatabase;
+  /** The database (SQLite file, or Postgres with DATABASE_URL). */
+  storage: Storage;
   /** e.g. http://127.0.0.1:8787 (the real port when config.port is 0). */
   url: string;
-  /** Stops accepting, closes sockets with 1012, then closes the database. Idempotent. */
+  /** Stops accepting, closes sockets with 1012, lets turns drain, then closes Redis and the database. Idempotent. */
   close(): Promise<void>;
 }
 
@@ -40,7 +40,19 @@ const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 /** Opens and migrates the database, builds the server and listens; the process entry and tests call this. */
 export async function startServer(config: Config, options: StartServerOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? createLogger({ level: config.logLevel });
-  const database = openDatabase({ path: config.databasePath });
+  const storage = await openStorage({
+    databaseUrl: config.postgres?.url,
+    databasePath: config.databasePath,
+    ...(config.postgres && {
+      postgres: {
+        poolSize: config.postgres.poolSize,
+        ...(config.postgres.statementTimeoutMs > 0 && {
+          statementTimeoutMs: config.postgres.statementTimeoutMs,
+        }),
+        ...(config.postgres.sslMode && { sslMode: config.postgres.sslMode }),
+      },
+    }),
+  });
   let closing: Promise<void> | undefined;
   let closeCluster = async () => {};
   try {
@@ -51,7 +63,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
       );
     }
     let openSockets = () => 0;
-    const repos = createSqliteRepositories(database.db);
+    const { repos } = storage;
     const cluster = config.cluster
       ? await startCluster({
           url: config.cluster.redisUrl,
@@ -63,21 +75,34 @@ export async function startServer(config: Config, options: StartServerOptions = 
     if (cluster) closeCluster = () => cluster.close();
     const built = options.services
       ? { services: options.services, metrics: undefined, close: async () => {} }
-      : await createServices(config, logger, repos, { openSockets: () => openSockets() });
+      : await createServices(config, logger, repos, {
+          openSockets: () => openSockets(),
+          databasePool: () => storage.poolStats(),
+          redis: () => cluster?.stats(),
+        });
     const {
       app,
       frames,
       openSockets: countSockets,
     } = await createServer({
-      repos,
-      database,
+      storage,
       logger,
       auth:
         config.authMode === "none" ? { mode: "none" } : { mode: "token", staticTokens: config.staticTokens },
       allowedOrigins: config.allowedOrigins,
-      limits: { shutdownDrainMs: config.shutdownDrainMs, ...options.limits },
+      limits: {
+        shutdownDrainMs: config.shutdownDrainMs,
+        maxConnectionsPerUser: config.userLimits.maxConnectionsPerUser,
+        ...(config.userLimits.userTurnsPerMinute && {
+          userTurnsPerMinute: config.userLimits.userTurnsPerMinute,
+        }),
+        ...(config.userLimits.userTurnBurst && { userTurnBurst: config.userLimits.userTurnBurst }),
+        ...options.limits,
+      },
       services: built.services,
-      ...(cluster && { frameLog: cluster.frames }),
+      ...(cluster && { frameLog: cluster.frames, readiness: { redis: () => cluster.isReady() } }),
+      // Per-user caps and rates counted in Redis, across every instance.
+      ...(cluster && { connectionQuota: cluster.connectionQuota, userRateLimit: cluster.userRateLimit }),
       ...(options.handlers && { handlers: options.handlers }),
     });
     openSockets = countSockets;
@@ -90,7 +115,8 @@ export async function startServer(config: Config, options: StartServerOptions = 
     if (cluster && chat) {
       chat.coordination = cluster.leases;
       // Another instance may be running any stored turn: only those whose lease lapsed are ended.
-      await cluster.serve(chat.turns, repos);
+      const { uiTools } = built.services;
+      await cluster.serve(chat.turns, repos, { ...(uiTools && { uiTools }) });
     } else {
       const interrupted = await recoverInterruptedTurns(frames, repos, logger);
       if (interrupted > 0)
@@ -102,19 +128,19 @@ export async function startServer(config: Config, options: StartServerOptions = 
     const host = config.host.includes(":") ? `[${config.host}]` : config.host;
     return {
       app,
-      database,
+      storage,
       url: `http://${host}:${port}`,
       close: () => {
         closing ??= app
           .close()
           .then(() => closeCluster())
-          .finally(() => database.close());
+          .finally(() => storage.close());
         return closing;
       },
     };
   } catch (error) {
     await closeCluster().catch(() => undefined);
-    database.close();
+    await storage.close();
     throw error;
   }
 }

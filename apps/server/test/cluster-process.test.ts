@@ -4,8 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { ServerFrame, StoredMessage } from "@agentwire/protocol";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import {
+  postgresMissing,
+  startPostgres,
+  type TestPostgres,
+} from "../../../packages/websocket/test/support/postgres-server.js";
 import {
   redisMissing,
   startRedis,
@@ -14,25 +19,32 @@ import {
 import { skipMissingService } from "../../../packages/websocket/test/support/skip-missing-service.js";
 
 /**
- * Two real server processes on one database and one real Redis: any instance serves any client of
+ * Two real server processes on one real Postgres and one real Redis: any instance serves any client of
  * any thread, commands reach the instance running the turn, and a dead instance's turn is ended by
  * the survivor within the lease.
  */
-const skip = skipMissingService(redisMissing());
+const skip = skipMissingService(redisMissing() ?? postgresMissing());
 const root = join(import.meta.dirname, "../../..");
 const main = join(root, "apps/server/src/main.ts");
 const provider = join(import.meta.dirname, "fixtures/scripted-provider.ts");
 const LEASE_MS = 600;
 let redis: TestRedis | undefined;
+let postgres: TestPostgres | undefined;
+/** The database of the current test (both instances share it). */
+let databaseUrl: string;
 const children: ChildProcess[] = [];
 const sockets: WebSocket[] = [];
 let dir: string;
 
 beforeAll(async () => {
-  if (!skip) redis = await startRedis();
+  if (skip) return;
+  [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
+}, 60_000);
+beforeEach(async () => {
+  if (postgres) databaseUrl = await postgres.createDatabase();
 });
 afterAll(async () => {
-  await redis?.stop();
+  await Promise.all([redis?.stop(), postgres?.stop()]);
 });
 afterEach(() => {
   for (const s of sockets.splice(0)) s.terminate();
@@ -48,7 +60,8 @@ async function instance(name: string, extraEnv: Record<string, string> = {}): Pr
     env: {
       PATH: process.env.PATH ?? "",
       PORT: "0",
-      DATABASE_PATH: join(dir, "shared.db"),
+      DATABASE_URL: databaseUrl,
+      DATABASE_PATH: join(dir, "unused.db"),
       AGENTWIRE_SCRIPTED_PROVIDER: provider,
       DEFAULT_PROVIDER: "scripted",
       REDIS_URL: redis!.url,
@@ -108,7 +121,7 @@ async function messagesOf(url: string, threadId: string): Promise<StoredMessage[
   return body.messages;
 }
 
-describe.skipIf(skip)("two instances on one database and one Redis", () => {
+describe.skipIf(skip)("two instances on one Postgres and one Redis", () => {
   it("a turn started on A is resumed on B: every frame once, in order, then live; stop via B stops it on A; busy via B", async () => {
     dir = mkdtempSync(join(tmpdir(), "agentwire-cluster-"));
     const a = await instance("a");
@@ -136,6 +149,16 @@ describe.skipIf(skip)("two instances on one database and one Redis", () => {
     expect(onB.frames.some((f) => f.type === "generation_stopped")).toBe(true);
     const rows = await messagesOf(b.url, threadId);
     expect(rows.at(-1)).toMatchObject({ role: "assistant", content: "holding ", status: "stopped" });
+
+    // Each instance reports both dependencies, and gauges their connections.
+    const ready = await fetch(`${b.url}/ready`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: "ready", checks: { database: "ok", redis: "ok" } });
+    const metrics = await (await fetch(`${a.url}/metrics`)).text();
+    expect(metrics).toMatch(/^agentwire_db_pool_connections\{state="total"\} [1-9]/m);
+    expect(metrics).toMatch(/^agentwire_db_pool_connections\{state="waiting"\} 0/m);
+    for (const connection of ["commands", "reader", "bus"])
+      expect(metrics).toContain(`agentwire_redis_connected{connection="${connection}"} 1`);
   });
 
   it("a question shown via A is answered via B, and the turn resumes there", async () => {

@@ -31,6 +31,6 @@ describe("startServer", () => {
     expect(JSON.parse(await pong)).toEqual({ type: "pong" });
     await server.close();
     expect(await closed).toBe(1012);
-    expect(server.database.sqlite.open).toBe(false);
+    expect(await server.storage.isReady()).toBe(false);
   });
 });

@@ -2,6 +2,7 @@
  * Shared test harness: a real server on an ephemeral port with a temp SQLite file, real `ws` clients,
  * and waits on events (never sleeps). Used by every websocket/server test; the chat-turn tests too.
  */
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,9 +13,10 @@ import {
   type ServerFrameType,
 } from "@agentwire/protocol";
 import type { FastifyInstance } from "fastify";
+import pg from "pg";
+import { inject } from "vitest";
 import WebSocket from "ws";
 import {
-  type AgentwireDatabase,
   type AgentwireServices,
   type AuthSettings,
   type CommandHandlers,
@@ -23,9 +25,22 @@ import {
   generateApiToken,
   hashApiToken,
   openDatabase,
+  openPostgres,
+  postgresStorage,
+  type ReadinessChecks,
   type Repositories,
   type ServerLimitsInput,
+  type Storage,
+  sqliteHandle,
+  sqliteStorage,
 } from "../src/index.js";
+
+/**
+ * AGENTWIRE_TEST_DB=postgres runs every harness server on Postgres (vitest.pg.config.ts starts one
+ * for the run): the same tests hold on both dialects.
+ */
+export const testDialect: "sqlite" | "postgres" =
+  process.env.AGENTWIRE_TEST_DB === "postgres" ? "postgres" : "sqlite";
 
 export interface TestServerOptions {
   /** `none` (default), `token` (tokens made with `createToken`), or full settings with static tokens. */
@@ -35,6 +50,8 @@ export interface TestServerOptions {
   services?: AgentwireServices;
   handlers?: Partial<CommandHandlers>;
   logLevel?: string;
+  /** More dependencies `/ready` checks. */
+  readiness?: ReadinessChecks;
   /**
    * An existing database file to open (e.g. one a previous server used, to test a restart). The
    * caller owns it: `close()` then leaves the file and its directory in place.
@@ -45,8 +62,11 @@ export interface TestServerOptions {
 export interface TestServer {
   app: FastifyInstance;
   repos: Repositories;
-  database: AgentwireDatabase;
+  storage: Storage;
+  /** The SQLite file, or on Postgres a name for the database: pass it as `dbPath` to reopen the same data. */
   dbPath: string;
+  /** Rows in a table, on either dialect (tests that check nothing was stored). */
+  countRows(table: string): Promise<number>;
   /** http://127.0.0.1:PORT */
   httpUrl: string;
   /** ws://127.0.0.1:PORT/ws */
@@ -77,7 +97,7 @@ export interface ConnectOptions {
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dir = options.dbPath === undefined ? mkdtempSync(join(tmpdir(), "agentwire-test-")) : undefined;
   const dbPath = options.dbPath ?? join(dir as string, "test.db");
-  const database = openDatabase({ path: dbPath });
+  const storage = await openTestStorage(dbPath);
   const logs: string[] = [];
   const logger = createLogger({
     level: options.logLevel ?? "info",
@@ -90,13 +110,14 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         ? { mode: "token", staticTokens: [] }
         : options.auth;
   const { app, repos } = await createServer({
-    database,
+    storage,
     logger,
     auth,
     allowedOrigins: options.allowedOrigins ?? [],
     limits: options.limits ?? {},
     services: options.services ?? ({} as AgentwireServices),
     handlers: options.handlers ?? {},
+    ...(options.readiness && { readiness: options.readiness }),
   });
   await app.listen({ host: "127.0.0.1", port: 0 });
   const address = app.server.address();
@@ -109,8 +130,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   return {
     app,
     repos,
-    database,
+    storage,
     dbPath,
+    countRows: (table) => countRows(storage, table),
     httpUrl,
     wsUrl,
     logs,
@@ -136,10 +158,44 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       closed = true;
       await app.close();
       for (const client of clients) client.ws.terminate();
-      database.close();
+      await storage.close();
       if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The storage a test server runs on: the SQLite file at `dbPath`, or on Postgres a database named after
+ * that path (created the first time, reopened after), so restart tests work on both dialects.
+ */
+export async function openTestStorage(dbPath: string): Promise<Storage> {
+  if (testDialect === "sqlite") return sqliteStorage(openDatabase({ path: dbPath }));
+  const server = inject("postgresUrl");
+  if (!server) throw new Error("AGENTWIRE_TEST_DB=postgres needs vitest.pg.config.ts (it starts Postgres)");
+  const name = `t_${createHash("sha256").update(dbPath).digest("hex").slice(0, 24)}`;
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  try {
+    const exists = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+    if (exists.rowCount === 0) await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return postgresStorage(await openPostgres({ url: url.toString(), poolSize: 4 }));
+}
+
+/** How many rows a table holds, on either dialect. */
+export async function countRows(storage: Storage, table: string): Promise<number> {
+  if (!/^[a-z_]+$/.test(table)) throw new Error(`countRows: bad table ${table}`);
+  if (storage.dialect === "sqlite") {
+    const row = sqliteHandle(storage).prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number };
+    return row.n;
+  }
+  const { postgres } = storage as ReturnType<typeof postgresStorage>;
+  const result = await postgres.pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`);
+  return Number(result.rows[0]?.n);
 }
 
 /** The HTTP status of a refused upgrade (401, 403, 429, 503...), or `101` when it was accepted. */
@@ -333,4 +389,11 @@ export function withTimeout<T>(
     }, ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** The Postgres server of an AGENTWIRE_TEST_DB=postgres run (its `postgres` database). */
+    postgresUrl: string | undefined;
+  }
 }

@@ -14,7 +14,30 @@ describe("HTTP API", () => {
     expect(await (await server.fetch("/health")).json()).toEqual({ status: "ok" });
     const ready = await server.fetch("/ready");
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: "ready" });
+    expect(await ready.json()).toEqual({ status: "ready", checks: { database: "ok" } });
+  });
+
+  it("answers /ready 503 naming each dependency that fails, and 200 again once it answers", async () => {
+    let redisUp = false;
+    server = await startTestServer({
+      readiness: {
+        redis: async () => redisUp,
+        hanging: () => (redisUp ? Promise.resolve(true) : new Promise<boolean>(() => {})),
+      },
+    });
+    const down = await server.fetch("/ready");
+    expect(down.status).toBe(503);
+    expect(await down.json()).toEqual({
+      status: "not_ready",
+      checks: { database: "ok", redis: "failing", hanging: "failing" },
+    });
+    redisUp = true;
+    const up = await server.fetch("/ready");
+    expect(up.status).toBe(200);
+    expect(await up.json()).toEqual({
+      status: "ready",
+      checks: { database: "ok", redis: "ok", hanging: "ok" },
+    });
   });
 
   it("requires a token on /api, as a Bearer header or ?api_key", async () => {
@@ -70,6 +93,6 @@ describe("HTTP API", () => {
     expect(deleted.status).toBe(204);
     expect(await server.repos.threads.get("alice", thread.id)).toBeUndefined();
     // Cascade: the thread's messages went with it.
-    expect(server.database.sqlite.prepare("SELECT count(*) AS n FROM messages").get()).toEqual({ n: 0 });
+    expect(await server.countRows("messages")).toBe(0);
   });
 });

@@ -1,5 +1,6 @@
 import { ExecutionTreeBuilder, resumeUnifiedAgentLoop, type Tool, UsageAccumulator } from "@agentwire/agents";
 import { AgentwireError } from "../errors/agentwire-error.js";
+import { turnObserverOf } from "../turns/compose-observers.js";
 import { driveTurn } from "../turns/drive-turn.js";
 import { endTurn } from "../turns/end-turn.js";
 import type { RunningTurn } from "../turns/running-turn.js";
@@ -53,7 +54,13 @@ function runOf(conn: ConnectionContext, chat: ChatServices, { turn, saved }: Wai
     memoryEnabled: saved.memoryEnabled,
     usageBefore: saved.usage,
     budgetUsed: saved.budgetUsed,
-    observer: chat.observer,
+    observer: turnObserverOf(chat, {
+      threadId: turn.threadId,
+      turnId: turn.turnId,
+      provider: saved.provider,
+      model: saved.model,
+      resumed: true,
+    }),
     coordination: chat.coordination ?? localCoordination,
   };
 }

@@ -1,7 +1,15 @@
 import type { UnstampedFrame } from "@agentwire/protocol";
 import type { Redis } from "ioredis";
 import type { FrameLog, FrameSubscriber, LoggedFrame } from "../turns/frame-log.js";
-import { committable, defaultSchedule, type Pending, stamp, ThreadLog } from "../turns/thread-log.js";
+import {
+  committable,
+  dedupe,
+  defaultSchedule,
+  gated,
+  type Pending,
+  stamp,
+  ThreadLog,
+} from "../turns/thread-log.js";
 
 export interface RedisFrameLogOptions {
   /** Key prefix of the streams (one per thread): `<prefix>frames:<threadId>`. */
@@ -141,14 +149,14 @@ export class RedisFrameLog implements FrameLog {
     }
     // Subscribed before the read, here and through the stream (the turn may run here, elsewhere, or
     // move on an answer); the seq floor passes each frame once whichever path brings it first.
-    const floor = dedupe(subscriber, afterSeq);
-    this.threads.get(threadId)?.subscribers.set(subscriber.id, floor);
+    // Live frames committed during the read wait behind the replay (see gated).
+    const gate = gated(subscriber, afterSeq);
+    this.threads.get(threadId)?.subscribers.set(subscriber.id, gate);
     const { frames, ended } = await this.range(threadId, afterSeq);
-    const before = floor.seq();
-    if (frames.length > 0) floor.deliver(frames);
-    if (!ended) this.follow(threadId, floor, floor.seq());
+    gate.open(frames);
+    if (!ended) this.follow(threadId, gate, gate.seq());
     else this.threads.get(threadId)?.subscribers.delete(subscriber.id);
-    return { replayed: frames.filter((f) => f.seq > before).length, lastSeq: floor.seq() };
+    return { replayed: frames.length, lastSeq: gate.seq() };
   }
 
   subscribe(threadId: string, subscriber: FrameSubscriber): void {
@@ -178,6 +186,11 @@ export class RedisFrameLog implements FrameLog {
 
   lastSeq(threadId: string): number {
     return this.threads.get(threadId)?.lastSeq ?? 0;
+  }
+
+  /** Threads followed through the stream for local sockets (a gauge). */
+  followedThreads(): number {
+    return this.followers.size;
   }
 
   flush(): Promise<void> {
@@ -362,21 +375,6 @@ export class RedisFrameLog implements FrameLog {
     }
     if (ended) this.followers.delete(threadId);
   }
-}
-
-/** A subscriber that passes each seq once (a replay and a live delivery may overlap). */
-function dedupe(subscriber: FrameSubscriber, afterSeq: number): FrameSubscriber & { seq(): number } {
-  let last = afterSeq;
-  return {
-    id: subscriber.id,
-    seq: () => last,
-    deliver(frames) {
-      const fresh = frames[0] && frames[0].seq > last ? frames : frames.filter((f) => f.seq > last);
-      if (fresh.length === 0) return;
-      last = (fresh.at(-1) as LoggedFrame).seq;
-      subscriber.deliver(fresh);
-    },
-  };
 }
 
 function seqOf(id: string): number {

@@ -2,10 +2,15 @@ import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
 import { Redis } from "ioredis";
 import type { Repositories } from "../db/repositories.js";
+import type { UIToolProxy } from "../tools/ui-tool-proxy.js";
 import { recoverTurn } from "../turns/recover-turns.js";
 import type { TurnOwner } from "../turns/turn-coordination.js";
 import type { TurnRegistry } from "../turns/turn-registry.js";
+import { type ClusterCommand, parseClusterCommand } from "./cluster-command.js";
+import { RedisConnectionQuota } from "./redis-connection-quota.js";
 import { RedisFrameLog } from "./redis-frame-log.js";
+import { RedisToolCallRouting } from "./redis-tool-call-routing.js";
+import { RedisUserRateLimit } from "./redis-user-rate-limit.js";
 import { TurnLeases } from "./turn-leases.js";
 
 export interface ClusterOptions {
@@ -23,14 +28,23 @@ export interface Cluster {
   readonly instanceId: string;
   readonly frames: RedisFrameLog;
   readonly leases: TurnLeases;
-  /** Stops this instance's running turns on request of another instance, and ends dead instances' turns. */
-  serve(registry: TurnRegistry, repos: Repositories): Promise<void>;
+  /** The per-user connection cap across instances (`createServer({ connectionQuota })`); entries lapse with the lease. */
+  readonly connectionQuota: RedisConnectionQuota;
+  /** The per-user turn limit across instances (`createServer({ userRateLimit })`). */
+  readonly userRateLimit: RedisUserRateLimit;
+  /** Routes client tool answers to the instance whose turn waits for them. */
+  readonly toolCalls: RedisToolCallRouting;
+  /**
+   * Stops this instance's running turns on request of another instance, resolves client tool answers
+   * routed here (with `uiTools`, whose answers it then routes too), and ends dead instances' turns.
+   */
+  serve(registry: TurnRegistry, repos: Repositories, options?: { uiTools?: UIToolProxy }): Promise<void>;
   /** True while Redis answers. */
   isReady(): Promise<boolean>;
+  /** Each Redis connection's state and the threads followed on the stream (metrics). */
+  stats(): { connections: Record<string, boolean>; followedThreads: number };
   close(): Promise<void>;
 }
-
-type Command = { type: "stop"; threadId: string; turnId: string };
 
 /** Connects to Redis (commands, the blocking reader, pub/sub) and builds this instance's cluster parts. */
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
@@ -43,6 +57,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const bus = connect();
   await Promise.all([redis.connect(), reader.connect(), bus.connect()]);
   const channel = (id: string) => `${prefix}cmd:${id}`;
+  const send = (id: string, command: ClusterCommand) => redis.publish(channel(id), JSON.stringify(command));
   const frames = new RedisFrameLog(redis, reader, {
     prefix,
     onError: (err, threadId) =>
@@ -53,10 +68,22 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     prefix,
     ...(options.leaseMs !== undefined && { leaseMs: options.leaseMs }),
     sendStop: async (owner: TurnOwner, threadId: string) => {
-      const command: Command = { type: "stop", threadId, turnId: owner.turnId };
-      await redis.publish(channel(owner.instanceId), JSON.stringify(command));
+      await send(owner.instanceId, { type: "stop", threadId, turnId: owner.turnId });
     },
     onError: (err) => logger.warn({ err }, "turn lease heartbeat failed"),
+  });
+  const connectionQuota = new RedisConnectionQuota(redis, {
+    prefix,
+    ttlMs: leases.lease,
+    onError: (err) => logger.warn({ err }, "connection count heartbeat failed"),
+  });
+  const userRateLimit = new RedisUserRateLimit(redis, { prefix });
+  const toolCalls = new RedisToolCallRouting(redis, {
+    instanceId,
+    prefix,
+    ownerOf: (threadId) => leases.remoteOwner(threadId),
+    send,
+    onError: (err) => logger.warn({ err }, "client tool call routing failed"),
   });
   let sweeper: ReturnType<typeof setInterval> | undefined;
   let sweeping = false;
@@ -65,12 +92,30 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     instanceId,
     frames,
     leases,
-    async serve(registry, repos) {
+    connectionQuota,
+    userRateLimit,
+    toolCalls,
+    async serve(registry, repos, serveOptions = {}) {
+      const { uiTools } = serveOptions;
+      uiTools?.routeVia(toolCalls);
       bus.on("message", (_channel: string, text: string) => {
-        const command = parseCommand(text);
-        const turn = command && registry.get(command.threadId);
-        if (turn?.active && turn.turnId === command?.turnId && turn.status === "running")
-          turn.abort.abort("stop");
+        const command = parseClusterCommand(text);
+        switch (command?.type) {
+          case "stop": {
+            const turn = registry.get(command.threadId);
+            if (turn?.active && turn.turnId === command.turnId && turn.status === "running")
+              turn.abort.abort("stop");
+            return;
+          }
+          case "tool_result":
+            toolCalls.handle(command, uiTools).catch((err: unknown) => {
+              logger.warn({ err, thread_id: command.threadId }, "could not reply to a routed tool result");
+            });
+            return;
+          case "tool_result_reply":
+            toolCalls.settle(command);
+            return;
+        }
       });
       await bus.subscribe(channel(instanceId));
       const sweep = async () => {
@@ -89,8 +134,18 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       await sweep();
     },
     isReady: async () => (await redis.ping()) === "PONG",
+    stats: () => ({
+      connections: {
+        commands: redis.status === "ready",
+        reader: reader.status === "ready",
+        bus: bus.status === "ready",
+      },
+      followedThreads: frames.followedThreads(),
+    }),
     async close() {
       if (sweeper) clearInterval(sweeper);
+      toolCalls.close();
+      await connectionQuota.close();
       await frames.flush();
       frames.close();
       await leases.close();
@@ -119,15 +174,4 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       await recoverTurn(frames, repos, logger, fresh);
     }
   }
-}
-
-function parseCommand(text: string): Command | undefined {
-  try {
-    const value = JSON.parse(text) as Partial<Command>;
-    if (value.type === "stop" && typeof value.threadId === "string" && typeof value.turnId === "string")
-      return value as Command;
-  } catch {
-    // Not ours: ignored.
-  }
-  return undefined;
 }

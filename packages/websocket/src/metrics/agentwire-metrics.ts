@@ -7,6 +7,10 @@ import type { TurnObserver } from "../turns/turn-observer.js";
 export type MetricsSources = {
   openSockets: () => number;
   turns: () => { running: number; suspended: number };
+  /** The Postgres pool's connections; undefined on SQLite. */
+  databasePool?: () => { total: number; idle: number; waiting: number } | undefined;
+  /** The Redis connections' state; undefined without a cluster. */
+  redis?: () => { connections: Record<string, boolean>; followedThreads: number } | undefined;
 };
 
 /** The server's Prometheus metrics; also the TurnObserver that feeds them. */
@@ -42,6 +46,40 @@ export class AgentwireMetrics implements TurnObserver {
         const t = sources.turns();
         this.set({ state: "running" }, t.running);
         this.set({ state: "waiting_on_user" }, t.suspended);
+      },
+    });
+    new Gauge({
+      name: "agentwire_db_pool_connections",
+      help: "Postgres pool connections: total open, idle, and queries waiting for one",
+      labelNames: ["state"],
+      registers,
+      collect() {
+        const pool = sources.databasePool?.();
+        if (!pool) return;
+        this.set({ state: "total" }, pool.total);
+        this.set({ state: "idle" }, pool.idle);
+        this.set({ state: "waiting" }, pool.waiting);
+      },
+    });
+    new Gauge({
+      name: "agentwire_redis_connected",
+      help: "1 when the Redis connection is ready (commands, stream reader, command bus), else 0",
+      labelNames: ["connection"],
+      registers,
+      collect() {
+        const redis = sources.redis?.();
+        if (!redis) return;
+        for (const [connection, ready] of Object.entries(redis.connections))
+          this.set({ connection }, ready ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: "agentwire_redis_followed_threads",
+      help: "Threads this instance follows on the Redis frame log for sockets whose turn runs elsewhere",
+      registers,
+      collect() {
+        const redis = sources.redis?.();
+        if (redis) this.set(redis.followedThreads);
       },
     });
     this.turnsEnded = new Counter({

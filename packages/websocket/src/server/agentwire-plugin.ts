@@ -4,17 +4,17 @@ import fp from "fastify-plugin";
 import type { WebSocket } from "ws";
 import { selectSubprotocol } from "../auth/extract-token.js";
 import { createUserResolver } from "../auth/resolve-user.js";
-import type { AgentwireDatabase } from "../db/open-database.js";
 import type { Repositories } from "../db/repositories.js";
 import { AgentwireError } from "../errors/agentwire-error.js";
 import { assetsRoutes } from "../http/assets-routes.js";
 import { authenticate } from "../http/authenticate.js";
-import { healthRoutes } from "../http/health-routes.js";
+import { healthRoutes, type ReadinessChecks } from "../http/health-routes.js";
 import { providersRoutes } from "../http/providers-routes.js";
 import { threadsRoutes } from "../http/threads-routes.js";
 import { workflowsRoutes } from "../http/workflows-routes.js";
 import type { FrameLog } from "../turns/frame-log.js";
 import { type CommandHandlers, CommandRouter } from "../ws/command-router.js";
+import { type ConnectionQuota, LocalConnectionQuota } from "../ws/connection-quota.js";
 import { ConnectionRegistry } from "../ws/connection-registry.js";
 import { wsRoute } from "../ws/ws-route.js";
 import type { AgentwireServices } from "./agentwire-services.js";
@@ -22,12 +22,15 @@ import { closeAllConnections } from "./close-all-connections.js";
 import type { ServerSettings } from "./server-settings.js";
 
 export interface AgentwirePluginOptions {
-  database: AgentwireDatabase;
+  /** What `/ready` checks, by dependency name. */
+  readiness: ReadinessChecks;
   repos: Repositories;
   settings: ServerSettings;
   services: AgentwireServices;
   handlers: CommandHandlers;
   frames: FrameLog;
+  /** Counts each user's sockets against maxConnectionsPerUser; defaults to this process's own count. */
+  connectionQuota?: ConnectionQuota;
 }
 
 declare module "fastify" {
@@ -39,7 +42,7 @@ declare module "fastify" {
 
 /** /ws, /api and health routes as one Fastify plugin; `preClose` closes every client with 1012. */
 async function agentwirePlugin(app: FastifyInstance, opts: AgentwirePluginOptions) {
-  for (const key of ["database", "repos", "settings", "services", "handlers", "frames"] as const) {
+  for (const key of ["readiness", "repos", "settings", "services", "handlers", "frames"] as const) {
     if (opts[key] == null) throw new Error(`agentwire plugin: option ${key} is required`);
   }
   const { settings } = opts;
@@ -78,6 +81,8 @@ async function agentwirePlugin(app: FastifyInstance, opts: AgentwirePluginOption
   app.addHook("onClose", async () => {
     await opts.services.chat?.turns.drain(settings.limits.shutdownDrainMs);
     await opts.services.chat?.turns.shutdown(5000);
+    // An asynchronous log (Postgres, Redis) must have written it all before its connections close.
+    await opts.frames.flush();
     opts.frames.close();
   });
 
@@ -93,7 +98,7 @@ async function agentwirePlugin(app: FastifyInstance, opts: AgentwirePluginOption
     });
   });
 
-  await app.register(healthRoutes, { database: opts.database });
+  await app.register(healthRoutes, { checks: opts.readiness });
   await app.register(async (api) => {
     api.addHook("onRequest", authenticate(resolveUser));
     await api.register(threadsRoutes, { repos: opts.repos });
@@ -107,6 +112,7 @@ async function agentwirePlugin(app: FastifyInstance, opts: AgentwirePluginOption
     repos: opts.repos,
     services: opts.services,
     registry,
+    quota: opts.connectionQuota ?? new LocalConnectionQuota(),
     frames: opts.frames,
     router,
     resolveUser,

@@ -2,19 +2,21 @@ import { randomUUID } from "node:crypto";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { type AuthSettings, LOCAL_USER_ID } from "../auth/resolve-user.js";
 import { commandTable } from "../commands/command-table.js";
-import type { AgentwireDatabase } from "../db/open-database.js";
 import type { Repositories } from "../db/repositories.js";
-import { createSqliteRepositories } from "../db/sqlite/create-sqlite-repositories.js";
+import type { ReadinessChecks } from "../http/health-routes.js";
 import type { FrameLog } from "../turns/frame-log.js";
-import { SqliteFrameLog } from "../turns/sqlite-frame-log.js";
 import type { CommandHandlers } from "../ws/command-router.js";
+import type { ConnectionQuota } from "../ws/connection-quota.js";
+import { limitTurnStarts } from "../ws/limit-turn-starts.js";
+import { LocalUserRateLimit, type UserRateLimit } from "../ws/user-rate-limit.js";
 import agentwirePlugin from "./agentwire-plugin.js";
 import type { AgentwireServices } from "./agentwire-services.js";
 import { resolveServerLimits, type ServerLimitsInput } from "./server-limits.js";
+import type { Storage } from "./storage.js";
 
 export interface CreateServerOptions {
-  /** An open, migrated database; the caller owns it and closes it after the server. */
-  database: AgentwireDatabase;
+  /** An open, migrated database (SQLite or Postgres); the caller owns it and closes it after the server. */
+  storage: Storage;
   /** A pino logger, e.g. from createLogger; each request and connection gets a child with its id. */
   logger: FastifyBaseLogger;
   auth: AuthSettings;
@@ -25,10 +27,14 @@ export interface CreateServerOptions {
   services?: AgentwireServices;
   /** Replaces entries of the command table built from `services`. */
   handlers?: CommandHandlers;
-  /** The frame log; defaults to the local one over `database` (memory + SQLite group commits). */
+  /** The frame log; defaults to the single-instance one stored in `storage`. */
   frameLog?: FrameLog;
-  /** Defaults to repositories over `database`. */
-  repos?: Repositories;
+  /** More dependencies `/ready` reports beside the database (e.g. redis). */
+  readiness?: ReadinessChecks;
+  /** Counts each user's sockets against the cap; defaults to this process's count (a cluster's counts in Redis). */
+  connectionQuota?: ConnectionQuota;
+  /** Counts each user's turn starts (limits.userTurnsPerMinute); defaults to this process's count. */
+  userRateLimit?: UserRateLimit;
 }
 
 export interface AgentwireServer {
@@ -42,7 +48,7 @@ export interface AgentwireServer {
 
 /** Builds the Fastify app (not listening): users for the auth mode ensured, the agentwire plugin registered. */
 export async function createServer(options: CreateServerOptions): Promise<AgentwireServer> {
-  const repos = options.repos ?? createSqliteRepositories(options.database.db);
+  const { repos } = options.storage;
   if (options.auth.mode === "none") await repos.users.ensure(LOCAL_USER_ID);
   else for (const entry of options.auth.staticTokens) await repos.users.ensure(entry.userId);
 
@@ -53,23 +59,25 @@ export async function createServer(options: CreateServerOptions): Promise<Agentw
     return503OnClosing: true,
   });
   const services = options.services ?? ({} as AgentwireServices);
-  const frames =
-    options.frameLog ??
-    new SqliteFrameLog(options.database.sqlite, {
-      onError: (err, threadId) =>
-        options.logger.error({ err, thread_id: threadId }, "frames could not be logged; not sent"),
-    });
+  const frames = options.frameLog ?? options.storage.createFrameLog(options.logger);
+  const limits = resolveServerLimits(options.limits);
+  const handlers = limitTurnStarts(
+    { ...commandTable(services), ...options.handlers },
+    options.userRateLimit ?? new LocalUserRateLimit(),
+    limits,
+  );
   await app.register(agentwirePlugin, {
-    database: options.database,
+    readiness: { database: () => options.storage.isReady(), ...options.readiness },
     repos,
     settings: {
       auth: options.auth,
       allowedOrigins: options.allowedOrigins ?? [],
-      limits: resolveServerLimits(options.limits),
+      limits,
     },
     services,
-    handlers: { ...commandTable(services), ...options.handlers },
+    handlers,
     frames,
+    ...(options.connectionQuota && { connectionQuota: options.connectionQuota }),
   });
   return { app, repos, frames, openSockets: () => app.websocketServer?.clients.size ?? 0 };
 }

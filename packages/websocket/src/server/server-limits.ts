@@ -14,8 +14,18 @@ export const ServerLimits = z.strictObject({
   rateLimitStrikes: positiveInt.default(20),
   /** Interval of protocol pings; a socket that missed the previous pong is terminated. */
   heartbeatIntervalMs: positiveInt.default(30_000),
-  /** Open sockets per user; more are refused with HTTP 429 before the upgrade. */
+  /**
+   * Open sockets per user; more are refused with HTTP 429 before the upgrade. Counted across
+   * instances when they share Redis.
+   */
   maxConnectionsPerUser: positiveInt.default(16),
+  /**
+   * Turns (`chat_message`) a user may start per minute, sustained; over it `error rate_limited`.
+   * Counted across instances when they share Redis. Absent: no per-user turn limit.
+   */
+  userTurnsPerMinute: positiveInt.optional(),
+  /** Turns a user may start at once above the sustained rate (default userTurnsPerMinute). */
+  userTurnBurst: positiveInt.optional(),
   /** Past this many buffered bytes a socket gets no more frames and is closed with 1013 (resume later). */
   sendSoftLimitBytes: positiveInt.default(4 * 1024 * 1024),
   /**
@@ -47,6 +57,9 @@ export function resolveServerLimits(input: ServerLimitsInput = {}): ServerLimits
     limits.sendMergeThresholdBytes > limits.sendSoftLimitBytes
   ) {
     throw new Error("sendMergeThresholdBytes must be at most sendSoftLimitBytes");
+  }
+  if (limits.userTurnBurst !== undefined && limits.userTurnsPerMinute === undefined) {
+    throw new Error("userTurnBurst needs userTurnsPerMinute");
   }
   return limits;
 }

@@ -33,12 +33,14 @@ export const handleClientToolsManifest: CommandHandler<"client_tools_manifest"> 
 };
 
 /**
- * `tool_result`: answers a `tool_call` sent to this very connection, once. Any other id (unknown, sent
- * to another socket, already answered, timed out) is `not_found`.
+ * `tool_result`: answers a `tool_call` sent to this very connection, once; or, within the proxy's
+ * reconnect grace, a call of the same user whose socket closed (on this instance, or routed to the
+ * instance running its turn). Any other id (unknown, sent to another open socket, already answered,
+ * timed out) is `not_found`; an answer that resolved a call gets no frame, wherever the call waited.
  */
-export const handleToolResult: CommandHandler<"tool_result"> = (frame, ctx) => {
+export const handleToolResult: CommandHandler<"tool_result"> = async (frame, ctx) => {
   const proxy = requireUiTools(ctx, "tool_result");
-  if (!proxy.resolve(ctx.connectionId, frame.data)) {
+  if (!(await proxy.answer(ctx.connectionId, ctx.userId, frame.data))) {
     throw new AgentwireError("not_found", "no tool call with that id waits on this connection");
   }
 };

@@ -3,6 +3,7 @@ import type { ClientToolSpec, ServerFrame } from "@agentwire/protocol";
 import { Ajv, type CodeOptions, type ValidateFunction } from "ajv";
 import type { ToolScope } from "../chat/chat-services.js";
 import { builtinServerToolNames } from "./builtin-server-tools.js";
+import type { RoutedToolCall, ToolCallRouting } from "./tool-call-routing.js";
 
 /** Options of UIToolProxy. */
 export type UIToolProxyOptions = {
@@ -12,6 +13,12 @@ export type UIToolProxyOptions = {
   reservedNames?: Iterable<string>;
   /** Cap on one tool's input_schema as JSON (default 64 KiB). */
   maxSchemaBytes?: number;
+  /**
+   * How long a call whose socket closed may still be answered by another socket of the same user (the
+   * client reconnected: to this instance, or to another one once `routeVia` is set), within the call's
+   * timeout. 0 (default): the call ends with an error result as soon as its socket closes.
+   */
+  reconnectGraceMs?: number;
 };
 
 /** The socket a manifest came from: where its tool calls are sent, and when it is gone. */
@@ -32,7 +39,12 @@ type Announced = {
   validate: ValidateFunction;
   errorsText: (v: ValidateFunction) => string;
 };
-type Pending = { finish: (outcome: ToolOutcome) => void };
+type Pending = {
+  threadId: string;
+  finish: (outcome: ToolOutcome) => void;
+  /** Its socket closed: it waits `reconnectGraceMs` for an answer from another socket of the user. */
+  orphan: () => void;
+};
 type ClientState = {
   endpoint: ClientEndpoint;
   tools: Map<string, Announced>;
@@ -42,6 +54,7 @@ type ClientState = {
 export type ManifestCheck<T> = { ok: true; value: T } | { ok: false; reason: string };
 
 const DEFAULT_TIMEOUT_MS = 60_000;
+const DISCONNECTED = "the editor disconnected before it answered; the call did not complete";
 const DEFAULT_MAX_SCHEMA_BYTES = 64 * 1024;
 
 // Client-supplied regular expressions would run on the server against model-written strings (ReDoS):
@@ -60,18 +73,32 @@ const noRegExp: NonNullable<CodeOptions["regExp"]> = Object.assign(
  * `client_tools_manifest`, builds proxies for a turn (`clientTools(scope)`), sends `tool_call` to the
  * socket of the turn (`scope.connectionId`) and waits for the matching `tool_result` from that socket only.
  * A call ends with an error result when the client does not answer in time, when its socket is gone or
- * closes while it waits, or when the turn is aborted.
+ * closes while it waits (after `reconnectGraceMs`, when set, without an answer from the user's new
+ * socket), or when the turn is aborted.
  */
 export class UIToolProxy {
   readonly #timeoutMs: number;
+  readonly #graceMs: number;
   readonly #maxSchemaBytes: number;
   readonly #reserved: Set<string>;
   readonly #clients = new Map<string, ClientState>();
+  /** Calls whose socket closed, waiting out the grace: by user, then by tool call id. */
+  readonly #orphans = new Map<string, Map<string, Pending>>();
+  #routing: ToolCallRouting | undefined;
 
   constructor(options: UIToolProxyOptions = {}) {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#graceMs = options.reconnectGraceMs ?? 0;
     this.#maxSchemaBytes = options.maxSchemaBytes ?? DEFAULT_MAX_SCHEMA_BYTES;
     this.#reserved = new Set([...builtinServerToolNames, ...(options.reservedNames ?? [])]);
+  }
+
+  /**
+   * Instances sharing Redis: calls sent from here are recorded with `routing`, so a user who reconnects
+   * to another instance can answer them there; an answer that waits nowhere here is forwarded.
+   */
+  routeVia(routing: ToolCallRouting): void {
+    this.#routing = routing;
   }
 
   /**
@@ -133,11 +160,12 @@ export class UIToolProxy {
     return [...this.#clients.keys()];
   }
 
-  /** How many calls wait for a tool_result, on one connection or on all. */
+  /** How many calls wait for a tool_result, on one connection or on all (calls of closed sockets in grace too). */
   pendingCount(connectionId?: string): number {
     if (connectionId !== undefined) return this.#clients.get(connectionId)?.pending.size ?? 0;
     let n = 0;
     for (const c of this.#clients.values()) n += c.pending.size;
+    for (const calls of this.#orphans.values()) n += calls.size;
     return n;
   }
 
@@ -159,12 +187,29 @@ export class UIToolProxy {
   resolve(connectionId: string, data: ClientToolResult): boolean {
     const pending = this.#clients.get(connectionId)?.pending.get(data.tool_call_id);
     if (!pending) return false;
-    if (data.ok) pending.finish({ type: "result", output: data.result ?? null });
-    else
-      pending.finish(
-        errorResult(data.error?.trim() ? data.error : "the editor reported a failure without a message"),
-      );
+    pending.finish(outcomeOf(data));
     return true;
+  }
+
+  /**
+   * Delivers a `tool_result` of `userId` to a call whose socket closed and that is still in its
+   * reconnect grace (of `threadId`, when given): true when it answered one. While a call's socket is
+   * open, only that socket may answer it (`resolve`).
+   */
+  resolveOrphaned(userId: string, data: ClientToolResult, threadId?: string): boolean {
+    const pending = this.#orphans.get(userId)?.get(data.tool_call_id);
+    if (!pending || (threadId !== undefined && pending.threadId !== threadId)) return false;
+    pending.finish(outcomeOf(data));
+    return true;
+  }
+
+  /**
+   * The `tool_result` command: the call sent to this socket, else a call of the user whose socket
+   * closed (here, then, with `routeVia`, on the instance running its turn). True when one was answered.
+   */
+  async answer(connectionId: string, userId: string, data: ClientToolResult): Promise<boolean> {
+    if (this.resolve(connectionId, data) || this.resolveOrphaned(userId, data)) return true;
+    return this.#routing ? this.#routing.forward(userId, data) : false;
   }
 
   #track(endpoint: ClientEndpoint, tools: Map<string, Announced>): void {
@@ -175,7 +220,8 @@ export class UIToolProxy {
       () => {
         if (this.#clients.get(endpoint.connectionId) === state) this.#clients.delete(endpoint.connectionId);
         for (const p of [...state.pending.values()]) {
-          p.finish(errorResult("the editor disconnected before it answered; the call did not complete"));
+          if (this.#graceMs > 0) p.orphan();
+          else p.finish(errorResult(DISCONNECTED));
         }
       },
       { once: true },
@@ -201,23 +247,30 @@ export class UIToolProxy {
     };
   }
 
-  #call(scope: ToolScope, name: string, args: unknown, ctx: ToolContext): Promise<ToolOutcome> {
+  async #call(scope: ToolScope, name: string, args: unknown, ctx: ToolContext): Promise<ToolOutcome> {
     const state = this.#clients.get(scope.connectionId);
-    if (!state || state.endpoint.signal.aborted || state.endpoint.userId !== scope.userId) {
-      return Promise.resolve(
-        errorResult(`the editor that offers ${name} is not connected; the call did not run`),
-      );
-    }
+    const notConnected = errorResult(`the editor that offers ${name} is not connected; the call did not run`);
+    if (!state || state.endpoint.signal.aborted || state.endpoint.userId !== scope.userId)
+      return notConnected;
     if (!state.tools.has(name)) {
-      return Promise.resolve(errorResult(`the editor no longer offers ${name}; the call did not run`));
+      return errorResult(`the editor no longer offers ${name}; the call did not run`);
     }
-    if (ctx.signal.aborted) return Promise.resolve(errorResult("the turn was cancelled"));
+    if (ctx.signal.aborted) return errorResult("the turn was cancelled");
     const id = ctx.toolCallId;
-    if (state.pending.has(id)) {
-      return Promise.resolve(errorResult(`a call with id ${id} already waits on the editor`));
+    if (state.pending.has(id)) return errorResult(`a call with id ${id} already waits on the editor`);
+    const call: RoutedToolCall = { userId: scope.userId, toolCallId: id, threadId: scope.threadId };
+    // Only a call that outlives its socket can be answered elsewhere; recorded before the client can answer.
+    const routing = this.#graceMs > 0 ? this.#routing : undefined;
+    if (routing) {
+      await routing.register(call, this.#timeoutMs + this.#graceMs);
+      if (state.endpoint.signal.aborted || ctx.signal.aborted) {
+        void routing.unregister(call);
+        return ctx.signal.aborted ? errorResult("the turn was cancelled") : notConnected;
+      }
     }
     return new Promise<ToolOutcome>((resolve) => {
       let done = false;
+      let graceTimer: ReturnType<typeof setTimeout> | undefined;
       const timer = setTimeout(
         () => finish(errorResult(`the editor did not answer ${name} within ${formatMs(this.#timeoutMs)}`)),
         this.#timeoutMs,
@@ -227,12 +280,31 @@ export class UIToolProxy {
         if (done) return;
         done = true;
         clearTimeout(timer);
+        clearTimeout(graceTimer);
         ctx.signal.removeEventListener("abort", onAbort);
         state.pending.delete(id);
+        const orphans = this.#orphans.get(call.userId);
+        if (orphans?.get(id) === pending) {
+          orphans.delete(id);
+          if (orphans.size === 0) this.#orphans.delete(call.userId);
+        }
+        if (routing) void routing.unregister(call);
         resolve(outcome);
       };
+      const orphan = () => {
+        if (done) return;
+        state.pending.delete(id);
+        let orphans = this.#orphans.get(call.userId);
+        if (!orphans) {
+          orphans = new Map();
+          this.#orphans.set(call.userId, orphans);
+        }
+        orphans.set(id, pending);
+        graceTimer = setTimeout(() => finish(errorResult(DISCONNECTED)), this.#graceMs);
+      };
+      const pending: Pending = { threadId: scope.threadId, finish, orphan };
       ctx.signal.addEventListener("abort", onAbort, { once: true });
-      state.pending.set(id, { finish });
+      state.pending.set(id, pending);
       // Sent on the socket itself, without a turn seq: see docs/tools.md ("Client UI tools").
       const sent = state.endpoint.send({
         type: "tool_call",
@@ -244,6 +316,11 @@ export class UIToolProxy {
       if (!sent) finish(errorResult(`the editor's connection is gone or too slow; ${name} did not run`));
     });
   }
+}
+
+function outcomeOf(data: ClientToolResult): ToolOutcome {
+  if (data.ok) return { type: "result", output: data.result ?? null };
+  return errorResult(data.error?.trim() ? data.error : "the editor reported a failure without a message");
 }
 
 function errorResult(message: string): ToolOutcome {

@@ -3,6 +3,7 @@ import { ExecutionTreeBuilder } from "@agentwire/agents";
 import { type ChatMessageData, contentText } from "@agentwire/protocol";
 import { AgentwireError } from "../errors/agentwire-error.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
+import { turnObserverOf } from "./compose-observers.js";
 import { storeRow } from "./end-turn.js";
 import { localCoordination } from "./turn-coordination.js";
 import type { TurnRun, TurnServices } from "./turn-run.js";
@@ -55,7 +56,7 @@ export async function beginTurn(
     tree: new ExecutionTreeBuilder(),
     chatContext: data.chat_context ?? { kind: "thread" },
     memoryEnabled: data.memory_enabled ?? true,
-    observer: services.observer,
+    observer: turnObserverOf(services, { threadId: thread.id, turnId: turn.turnId, ...who, resumed: false }),
     coordination,
   };
   if (!existing) turn.emit({ type: "thread", title: thread.title });

@@ -83,6 +83,7 @@ async function drive(run: TurnRun, start: LoopStart): Promise<void> {
         memoryEnabled: run.memoryEnabled,
         text: result.text,
       });
+      observer?.turnSuspended?.();
       return;
     } catch (error) {
       run.logger.error({ err: error }, "could not store the suspended turn");

@@ -1,11 +1,13 @@
 export * from "./begin-turn.js";
+export * from "./compose-observers.js";
 export * from "./drive-turn.js";
 export * from "./end-turn.js";
 export * from "./frame-log.js";
+export * from "./postgres-frame-log.js";
 export * from "./recover-turns.js";
 export * from "./running-turn.js";
 export * from "./sqlite-frame-log.js";
 export * from "./suspended-turn.js";
-export type { TurnObserver } from "./turn-observer.js";
+export type { ObservedTurn, TurnObserver, TurnObserverFactory } from "./turn-observer.js";
 export * from "./turn-registry.js";
 export type { TurnRun, TurnServices } from "./turn-run.js";

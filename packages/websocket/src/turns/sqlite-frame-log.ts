@@ -1,7 +1,18 @@
 import type { UnstampedFrame } from "@agentwire/protocol";
 import type Database from "better-sqlite3";
 import type { FrameLog, FrameSubscriber, LoggedFrame } from "./frame-log.js";
-import { committable, defaultSchedule, type Pending, stamp, ThreadLog } from "./thread-log.js";
+import {
+  type BatchRow,
+  batchesOf,
+  committable,
+  defaultSchedule,
+  deliverCommitted,
+  framesOf,
+  type Pending,
+  recentAfter,
+  stamp,
+  ThreadLog,
+} from "./thread-log.js";
 
 export interface SqliteFrameLogOptions {
   /** A thread with nothing pending and no subscriber leaves memory after this long (its frames stay on disk). */
@@ -226,60 +237,24 @@ export class SqliteFrameLog implements FrameLog {
     }
   }
 
-  /** One row per run of frames of the same turn; the thread's last seq recorded beside them. */
+  /** One row per run of frames of the same turn (a new turn's first row prunes the older turns' rows). */
   private write(thread: ThreadLog, frames: Pending[]): void {
     const now = this.now();
-    let start = 0;
-    for (let i = 1; i <= frames.length; i++) {
-      const first = frames[start] as Pending;
-      if (i < frames.length && (frames[i] as Pending).turnId === first.turnId) continue;
-      if (thread.storedTurnId !== first.turnId) {
-        this.pruneOtherTurns.run(thread.threadId, first.turnId);
-        thread.storedTurnId = first.turnId;
-      }
-      const run = frames.slice(start, i);
-      const lines = run.length === 1 ? first.json : run.map((f) => f.json).join("\n");
-      this.insertBatch.run(thread.threadId, first.seq, (run.at(-1) as Pending).seq, first.turnId, lines, now);
-      start = i;
+    for (const { batch, prune } of batchesOf(thread, frames)) {
+      if (prune) this.pruneOtherTurns.run(batch.threadId, batch.turnId);
+      this.insertBatch.run(batch.threadId, batch.firstSeq, batch.lastSeq, batch.turnId, batch.lines, now);
     }
   }
 
   private deliver(thread: ThreadLog, frames: Pending[]): void {
-    thread.committedSeq = (frames.at(-1) as LoggedFrame).seq;
-    thread.touchedAt = this.now();
-    this.remember(thread, frames);
-    for (const subscriber of thread.subscribers.values()) {
-      try {
-        subscriber.deliver(frames);
-      } catch (error) {
-        this.onError(error, thread.threadId);
-      }
-    }
-    if (thread.endAfter !== 0 && thread.committedSeq >= thread.endAfter) {
-      thread.endAfter = 0;
-      thread.subscribers.clear();
-    }
-  }
-
-  private remember(thread: ThreadLog, frames: Pending[]): void {
-    const lastTurn = (frames.at(-1) as Pending).turnId;
-    if (thread.recentTurnId !== lastTurn) {
-      // Keep only the latest turn's frames (what the disk keeps too).
-      const from = frames.findIndex((f) => f.turnId === lastTurn);
-      thread.recent = frames.slice(from);
-      thread.recentTurnId = lastTurn;
-    } else {
-      for (const f of frames) thread.recent.push(f);
-    }
-    if (thread.recent.length > this.maxRecent) thread.recent = thread.recent.slice(-this.maxRecent >> 1);
+    deliverCommitted(thread, frames, this.now(), this.maxRecent, this.onError);
   }
 
   /** Committed frames after `afterSeq`: from memory when it holds them, else from disk. */
   private committedAfter(thread: ThreadLog, afterSeq: number): LoggedFrame[] {
-    if (afterSeq >= thread.committedSeq) return [];
-    const first = thread.recent[0];
-    if (first && first.seq <= afterSeq + 1) return thread.recent.slice(afterSeq + 1 - first.seq);
-    return framesOf(this.selectAfter.all(thread.threadId, afterSeq), afterSeq);
+    return (
+      recentAfter(thread, afterSeq) ?? framesOf(this.selectAfter.all(thread.threadId, afterSeq), afterSeq)
+    );
   }
 
   private sweep(): void {
@@ -294,19 +269,4 @@ export class SqliteFrameLog implements FrameLog {
         this.threads.delete(id);
     }
   }
-}
-
-type BatchRow = { first_seq: number; frames: string };
-
-/** Splits stored batches back into frames, keeping those after `afterSeq`. */
-function framesOf(rows: BatchRow[], afterSeq: number): LoggedFrame[] {
-  const out: LoggedFrame[] = [];
-  for (const row of rows) {
-    const lines = row.frames.split("\n");
-    for (let i = 0; i < lines.length; i++) {
-      const seq = row.first_seq + i;
-      if (seq > afterSeq) out.push({ seq, json: lines[i] as string });
-    }
-  }
-  return out;
 }

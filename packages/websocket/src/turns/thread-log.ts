@@ -51,3 +51,147 @@ export function stamp(thread: ThreadLog, frame: UnstampedFrame, seq: number): st
     ? `${body.slice(0, -1)}${thread.stampPrefix}${seq}}`
     : `{${thread.stampPrefix.slice(1)}${seq}}`;
 }
+
+/**
+ * Hands a commit's frames to the thread's subscribers and keeps them for replay: marks them committed,
+ * remembers the latest turn's frames (at most `maxRecent`), and drops the subscribers once the ending
+ * frame is out. A subscriber that throws is reported, never allowed to stop the others.
+ */
+export function deliverCommitted(
+  thread: ThreadLog,
+  frames: Pending[],
+  now: number,
+  maxRecent: number,
+  onError: (error: unknown, threadId: string) => void,
+): void {
+  thread.committedSeq = (frames.at(-1) as LoggedFrame).seq;
+  thread.touchedAt = now;
+  remember(thread, frames, maxRecent);
+  for (const subscriber of thread.subscribers.values()) {
+    try {
+      subscriber.deliver(frames);
+    } catch (error) {
+      onError(error, thread.threadId);
+    }
+  }
+  if (thread.endAfter !== 0 && thread.committedSeq >= thread.endAfter) {
+    thread.endAfter = 0;
+    thread.subscribers.clear();
+  }
+}
+
+function remember(thread: ThreadLog, frames: Pending[], maxRecent: number): void {
+  const lastTurn = (frames.at(-1) as Pending).turnId;
+  if (thread.recentTurnId !== lastTurn) {
+    // Keep only the latest turn's frames (what the disk keeps too).
+    const from = frames.findIndex((f) => f.turnId === lastTurn);
+    thread.recent = frames.slice(from);
+    thread.recentTurnId = lastTurn;
+  } else {
+    for (const f of frames) thread.recent.push(f);
+  }
+  if (thread.recent.length > maxRecent) thread.recent = thread.recent.slice(-maxRecent >> 1);
+}
+
+/** Committed frames after `afterSeq` held in memory, or undefined when memory does not reach back that far. */
+export function recentAfter(thread: ThreadLog, afterSeq: number): LoggedFrame[] | undefined {
+  if (afterSeq >= thread.committedSeq) return [];
+  const first = thread.recent[0];
+  if (first && first.seq <= afterSeq + 1) return thread.recent.slice(afterSeq + 1 - first.seq);
+  return undefined;
+}
+
+/** A group of frames of one turn as stored in `frame_batches`: consecutive seqs from `first`, JSON lines. */
+export type StoredBatch = {
+  threadId: string;
+  firstSeq: number;
+  lastSeq: number;
+  turnId: string;
+  lines: string;
+};
+
+/**
+ * The rows one commit writes for a thread: one per run of frames of the same turn. `pruneBefore` names
+ * the turn whose first frames these are when older turns' rows must go (a thread keeps its last turn).
+ */
+export function batchesOf(thread: ThreadLog, frames: Pending[]): { batch: StoredBatch; prune: boolean }[] {
+  const out: { batch: StoredBatch; prune: boolean }[] = [];
+  let start = 0;
+  for (let i = 1; i <= frames.length; i++) {
+    const first = frames[start] as Pending;
+    if (i < frames.length && (frames[i] as Pending).turnId === first.turnId) continue;
+    const prune = thread.storedTurnId !== first.turnId;
+    thread.storedTurnId = first.turnId;
+    const run = frames.slice(start, i);
+    const lines = run.length === 1 ? first.json : run.map((f) => f.json).join("\n");
+    out.push({
+      batch: {
+        threadId: thread.threadId,
+        firstSeq: first.seq,
+        lastSeq: (run.at(-1) as Pending).seq,
+        turnId: first.turnId,
+        lines,
+      },
+      prune,
+    });
+    start = i;
+  }
+  return out;
+}
+
+/** A stored batch row as read back. */
+export type BatchRow = { first_seq: number; frames: string };
+
+/** Splits stored batches back into frames, keeping those after `afterSeq`. */
+export function framesOf(rows: readonly BatchRow[], afterSeq: number): LoggedFrame[] {
+  const out: LoggedFrame[] = [];
+  for (const row of rows) {
+    const lines = row.frames.split("\n");
+    const first = Number(row.first_seq);
+    for (let i = 0; i < lines.length; i++) {
+      const seq = first + i;
+      if (seq > afterSeq) out.push({ seq, json: lines[i] as string });
+    }
+  }
+  return out;
+}
+
+/** Hands the subscriber each seq once (a replay and a live delivery may overlap). */
+export function dedupe(subscriber: FrameSubscriber, afterSeq: number): FrameSubscriber & { seq(): number } {
+  let last = afterSeq;
+  return {
+    id: subscriber.id,
+    seq: () => last,
+    deliver(frames) {
+      const fresh = frames[0] && frames[0].seq > last ? frames : frames.filter((f) => f.seq > last);
+      if (fresh.length === 0) return;
+      last = (fresh.at(-1) as LoggedFrame).seq;
+      subscriber.deliver(fresh);
+    },
+  };
+}
+
+/**
+ * A subscriber that holds live frames while a replay is read (asynchronously, from disk or a stream)
+ * and passes them on after it: live frames newer than the replay must not overtake it, or the replay's
+ * older frames would then look like duplicates and be lost.
+ */
+export function gated(subscriber: FrameSubscriber, afterSeq: number) {
+  const inner = dedupe(subscriber, afterSeq);
+  let held: LoggedFrame[] | undefined = [];
+  return {
+    id: subscriber.id,
+    seq: () => inner.seq(),
+    deliver(frames: readonly LoggedFrame[]) {
+      if (held) for (const f of frames) held.push(f);
+      else inner.deliver(frames);
+    },
+    /** Delivers the replay, then what arrived meanwhile, and lets later frames straight through. */
+    open(replay: readonly LoggedFrame[]) {
+      const waiting = held ?? [];
+      held = undefined;
+      if (replay.length > 0) inner.deliver(replay);
+      if (waiting.length > 0) inner.deliver(waiting);
+    },
+  };
+}

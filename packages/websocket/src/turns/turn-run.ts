@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from "fastify";
 import type { Repositories } from "../db/repositories.js";
 import type { RunningTurn } from "./running-turn.js";
 import type { TurnCoordination } from "./turn-coordination.js";
-import type { TurnObserver } from "./turn-observer.js";
+import type { TurnObserver, TurnObserverFactory } from "./turn-observer.js";
 import type { TurnRegistry } from "./turn-registry.js";
 
 /** What the turn lifecycle needs from the process; the chat services provide it. */
@@ -12,6 +12,8 @@ export interface TurnServices {
   turns: TurnRegistry;
   limits: BudgetLimits;
   observer?: TurnObserver | undefined;
+  /** A per-segment observer (traces), composed with `observer`; absent: nothing is made per turn. */
+  observeTurn?: TurnObserverFactory | undefined;
   /** The other instances (Redis); absent: this process alone owns every turn. */
   coordination?: TurnCoordination | undefined;
 }

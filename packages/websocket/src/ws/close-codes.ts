@@ -1,7 +1,7 @@
 /** WebSocket close codes the server uses (RFC 6455 and the IANA registry). */
 export const CloseCode = {
   normal: 1000,
-  /** Too many rate-limited frames, or over the per-user connection cap after a race. */
+  /** Too many rate-limited frames in a row (per socket), or refused turn starts (per user). */
   policyViolation: 1008,
   /** A frame above maxPayload. */
   messageTooBig: 1009,

@@ -11,6 +11,7 @@ import { CloseCode } from "./close-codes.js";
 import type { CommandRouter } from "./command-router.js";
 import { Connection, type SocketLike } from "./connection.js";
 import type { ConnectionContext } from "./connection-context.js";
+import type { ConnectionQuota } from "./connection-quota.js";
 import type { ConnectionRegistry } from "./connection-registry.js";
 import { RateLimiter } from "./rate-limiter.js";
 
@@ -19,16 +20,22 @@ export interface WsRouteOptions {
   repos: Repositories;
   services: AgentwireServices;
   registry: ConnectionRegistry;
+  /** Counts the user's open sockets against maxConnectionsPerUser (across instances with Redis). */
+  quota: ConnectionQuota;
   frames: FrameLog;
   router: CommandRouter;
   resolveUser: UserResolver;
   isShuttingDown: () => boolean;
 }
 
+/** A socket counted against its user's cap, from before the upgrade until it closes. */
+type Admission = { upgraded: boolean; release: () => void };
+
 /** `GET /ws`: Origin, auth and the per-user cap are checked before the upgrade; then frames are routed. */
 export async function wsRoute(app: FastifyInstance, opts: WsRouteOptions) {
-  const { settings, registry, router } = opts;
+  const { settings, registry, router, quota } = opts;
   const { limits } = settings;
+  const admissions = new WeakMap<FastifyRequest, Admission>();
 
   const refuseEarly = async (request: FastifyRequest, reply: FastifyReply) => {
     if (opts.isShuttingDown()) return reply.code(503).send({ code: "unavailable", message: "shutting down" });
@@ -37,10 +44,36 @@ export async function wsRoute(app: FastifyInstance, opts: WsRouteOptions) {
       return reply.code(403).send({ code: "forbidden", message: "origin not allowed" });
     }
   };
+  // The count is taken (atomically with the check) before the upgrade, so two upgrades cannot both
+  // pass the cap, and given back when the TCP socket closes, upgraded or not.
   const capConnections = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (registry.count(request.userId) >= limits.maxConnectionsPerUser) {
+    // A plain GET (no upgrade) gets 404 and no socket: nothing to count.
+    if (!request.ws) return;
+    const { userId, id } = request;
+    let admitted: boolean;
+    try {
+      admitted = await quota.acquire(userId, id, limits.maxConnectionsPerUser);
+    } catch (err) {
+      request.log.error({ err }, "the user's connections could not be counted");
+      return reply.code(503).send({ code: "unavailable", message: "cannot accept connections now; retry" });
+    }
+    if (!admitted) {
       return reply.code(429).send({ code: "rate_limited", message: "too many connections for this user" });
     }
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      quota.release(userId, id).catch((err: unknown) => {
+        request.log.warn({ err }, "a closed connection could not be uncounted; it lapses");
+      });
+    };
+    const admission: Admission = { upgraded: false, release };
+    admissions.set(request, admission);
+    // An upgraded socket is given back by its close handler (after the connection's cleanup).
+    const raw = request.raw.socket as import("node:net").Socket | undefined;
+    if (raw?.destroyed) release();
+    else raw?.once("close", () => (admission.upgraded ? undefined : release()));
   };
 
   app.get(
@@ -59,11 +92,8 @@ export async function wsRoute(app: FastifyInstance, opts: WsRouteOptions) {
         }),
         sendHardLimitBytes: limits.sendHardLimitBytes,
       });
-      // The cap was checked before the upgrade; two upgrades racing past it are caught here.
-      if (registry.count(request.userId) >= limits.maxConnectionsPerUser) {
-        socket.close(CloseCode.policyViolation, "too many connections for this user");
-        return;
-      }
+      const admission = admissions.get(request);
+      if (admission) admission.upgraded = true;
       registry.add(connection);
       const abort = new AbortController();
       const ctx: ConnectionContext = {
@@ -120,6 +150,7 @@ export async function wsRoute(app: FastifyInstance, opts: WsRouteOptions) {
         opts.frames.unsubscribeEverywhere(connection.id);
         connection.markClosed();
         abort.abort();
+        admission?.release();
         logger.info({ code }, "connection closed");
       });
     },

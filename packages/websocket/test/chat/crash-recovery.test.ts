@@ -9,12 +9,7 @@ import type { StoredMessage } from "@agentwire/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../../apps/server/src/config.js";
 import { type RunningServer, startServer } from "../../../../apps/server/src/start-server.js";
-import {
-  chatCommandHandlers,
-  createChatServices,
-  createLogger,
-  createSqliteRepositories,
-} from "../../src/index.js";
+import { chatCommandHandlers, createChatServices, createLogger } from "../../src/index.js";
 import { TestClient } from "../harness.js";
 import { expectWellFormedTurn, isDone } from "./chat-harness.js";
 
@@ -91,7 +86,7 @@ describe("a crash in the middle of a turn", () => {
       handlers: chatCommandHandlers,
       logger: createLogger({ level: "silent" }),
     });
-    const repos = createSqliteRepositories(fresh.database.db);
+    const repos = fresh.storage.repos;
     const turn = await repos.turns.latest("local", threadId);
     expect(turn?.status).toBe("interrupted");
     expect(turn?.endedAt).not.toBeNull();

@@ -7,7 +7,7 @@ import type { ServerFrame, StoredMessage } from "@agentwire/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../../apps/server/src/config.js";
 import { type RunningServer, startServer } from "../../../../apps/server/src/start-server.js";
-import { createLogger, createSqliteRepositories } from "../../src/index.js";
+import { createLogger } from "../../src/index.js";
 import { TestClient } from "../harness.js";
 import { expectWellFormedTurn, isDone } from "./chat-harness.js";
 import { type KillScenario, scenarioChat } from "./kill-scenarios.js";
@@ -101,7 +101,7 @@ async function restart(dbPath: string, scenario: KillScenario) {
   servers.push(server);
   const client = await TestClient.open(`${server.url.replace("http", "ws")}/ws`);
   clients.push(client);
-  return { server, client, repos: createSqliteRepositories(server.database.db) };
+  return { server, client, repos: server.storage.repos };
 }
 
 /** resume_chat from 0: what the new process replays, and its chat_resumed. */

@@ -6,7 +6,7 @@
  */
 import { loadConfig } from "../../../../apps/server/src/config.js";
 import { startServer } from "../../../../apps/server/src/start-server.js";
-import { createLogger } from "../../src/index.js";
+import { createLogger, sqliteHandle } from "../../src/index.js";
 import { type KillScenario, scenarioChat } from "./kill-scenarios.js";
 
 const scenario = process.env.KILL_SCENARIO as KillScenario;
@@ -16,7 +16,7 @@ const server = await startServer(config, {
   logger: createLogger({ level: "silent" }),
 });
 if (process.env.CRASH_IN_COMMIT) {
-  const sqlite = server.database.sqlite;
+  const sqlite = sqliteHandle(server.storage);
   sqlite.function("crash_now", () => process.kill(process.pid, "SIGKILL"));
   sqlite.exec(
     "CREATE TEMP TRIGGER crash_in_commit AFTER INSERT ON frame_batches WHEN NEW.first_seq > 1 BEGIN SELECT crash_now(); END",

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { openDatabase } from "../../src/index.js";
+import { openTestStorage } from "../harness.js";
 import { startChatServer } from "./chat-harness.js";
 
 let dir: string | undefined;
@@ -22,9 +22,9 @@ describe("server shutdown during a turn", () => {
     await server.close();
     expect((await client.closed).code).toBe(1012);
 
-    const db = openDatabase({ path: dbPath });
+    const storage = await openTestStorage(dbPath);
     try {
-      const reopened = (await import("../../src/index.js")).createSqliteRepositories(db.db);
+      const reopened = storage.repos;
       expect((await reopened.turns.latest("local", threadId))?.status).toBe("interrupted");
       const rows = await reopened.messages.list("local", threadId);
       expect(rows.at(-1)).toMatchObject({
@@ -33,7 +33,7 @@ describe("server shutdown during a turn", () => {
         status: "interrupted",
       });
     } finally {
-      db.close();
+      await storage.close();
     }
   });
 });

@@ -5,13 +5,13 @@ import { createMemoryTools, InMemoryPinStore, McpManager, type Tool } from "@age
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   createBuiltinServerTools,
-  createSqliteRepositories,
-  openDatabase,
   RepoMemoryStore,
   type Repositories,
   resolveToolPolicy,
+  type Storage,
 } from "../../src/index.js";
 import { type ChatTestServer, expectWellFormedTurn, startChatServer } from "../chat/chat-harness.js";
+import { openTestStorage } from "../harness.js";
 import { injectedModel, injectedTurn, tempDir, toolEnds } from "./tool-helpers.js";
 
 const FIXTURE = fileURLToPath(
@@ -19,15 +19,15 @@ const FIXTURE = fileURLToPath(
 );
 
 let dir: ReturnType<typeof tempDir>;
-let database: ReturnType<typeof openDatabase> | undefined;
+let database: Storage | undefined;
 let repos: Repositories;
 let server: ChatTestServer | undefined;
 const managers: McpManager[] = [];
 
 beforeEach(async () => {
   dir = tempDir("agentwire-builtin-");
-  database = openDatabase({ path: join(dir.path, "db.sqlite") });
-  repos = createSqliteRepositories(database.db);
+  database = await openTestStorage(join(dir.path, "db.sqlite"));
+  repos = database.repos;
   await repos.users.ensure("alice");
   await repos.users.ensure("bob");
 });
@@ -35,7 +35,7 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
   await Promise.all(managers.splice(0).map((m) => m.close()));
-  database?.close();
+  await database?.close();
   database = undefined;
   dir.remove();
 });

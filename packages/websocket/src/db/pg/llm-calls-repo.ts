@@ -1,0 +1,49 @@
+import { randomUUID } from "node:crypto";
+import type { LlmCallRecord } from "@agentwire/agents";
+import { and, asc, eq } from "drizzle-orm";
+import type { PgDb } from "../open-postgres.js";
+import { llmCalls } from "../pg-schema/index.js";
+import type { LlmCallRow, LlmCallsRepo } from "../repositories.js";
+
+/** The provider-call ledger: one row per call at any depth, always through the owning user. */
+export class PgLlmCallsRepo implements LlmCallsRepo {
+  constructor(private readonly db: PgDb) {}
+
+  /** Records one provider call of a turn. */
+  async record(
+    userId: string,
+    threadId: string,
+    turnId: string,
+    call: LlmCallRecord,
+    now = Date.now(),
+  ): Promise<void> {
+    await this.db.insert(llmCalls).values({
+      id: randomUUID(),
+      turnId,
+      threadId,
+      userId,
+      provider: call.provider,
+      model: call.model,
+      depth: call.depth,
+      inputTokens: call.inputTokens,
+      outputTokens: call.outputTokens,
+      cacheReadTokens: call.cacheReadTokens,
+      cacheWriteTokens: call.cacheWriteTokens,
+      reasoningTokens: call.reasoningTokens,
+      costUsd: call.costUsd,
+      costKnown: call.costKnown,
+      latencyMs: Math.round(call.latencyMs),
+      error: call.error ?? null,
+      createdAt: now,
+    } satisfies LlmCallRow);
+  }
+
+  /** The calls of the user's turn, oldest first. */
+  async forTurn(userId: string, turnId: string): Promise<LlmCallRow[]> {
+    return this.db
+      .select()
+      .from(llmCalls)
+      .where(and(eq(llmCalls.turnId, turnId), eq(llmCalls.userId, userId)))
+      .orderBy(asc(llmCalls.createdAt));
+  }
+}

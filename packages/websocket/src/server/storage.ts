@@ -1,0 +1,83 @@
+import type { FastifyBaseLogger } from "fastify";
+import type { AgentwireDatabase } from "../db/open-database.js";
+import { openDatabase } from "../db/open-database.js";
+import { type AgentwirePostgres, type OpenPostgresOptions, openPostgres } from "../db/open-postgres.js";
+import { createPgRepositories } from "../db/pg/create-pg-repositories.js";
+import type { Repositories } from "../db/repositories.js";
+import { createSqliteRepositories } from "../db/sqlite/create-sqlite-repositories.js";
+import type { FrameLog } from "../turns/frame-log.js";
+import { PostgresFrameLog } from "../turns/postgres-frame-log.js";
+import { SqliteFrameLog } from "../turns/sqlite-frame-log.js";
+
+/** Connections of a Postgres pool: open, idle, and queries waiting for one. */
+export type PoolStats = { total: number; idle: number; waiting: number };
+
+/**
+ * The database behind a server, whichever the dialect: its repositories, the frame log of a single
+ * instance over it, readiness and pool gauges. SQLite is the embedded default; Postgres is chosen by URL.
+ */
+export interface Storage {
+  readonly dialect: "sqlite" | "postgres";
+  readonly repos: Repositories;
+  /** The frame log of one instance, stored in this database (several instances use the Redis log instead). */
+  createFrameLog(logger: FastifyBaseLogger): FrameLog;
+  /** True when the database answers and every migration is applied. */
+  isReady(): Promise<boolean>;
+  /** Postgres pool gauges; undefined for SQLite. */
+  poolStats(): PoolStats | undefined;
+  close(): Promise<void>;
+}
+
+/** The raw SQLite handle of a SQLite storage (tests reach below the repositories with it); throws for Postgres. */
+export function sqliteHandle(storage: Storage): AgentwireDatabase["sqlite"] {
+  if (!("database" in storage)) throw new Error(`${storage.dialect} storage has no SQLite handle`);
+  return (storage as ReturnType<typeof sqliteStorage>).database.sqlite;
+}
+
+/** What `openStorage` needs: a Postgres URL (with its pool settings) or a SQLite file. */
+export interface OpenStorageOptions {
+  /** `postgres://…` selects Postgres; absent, the SQLite file at `databasePath`. */
+  databaseUrl?: string | undefined;
+  databasePath: string;
+  postgres?: Omit<OpenPostgresOptions, "url">;
+}
+
+/** Opens and migrates the configured database. */
+export async function openStorage(options: OpenStorageOptions): Promise<Storage> {
+  if (options.databaseUrl)
+    return postgresStorage(await openPostgres({ ...options.postgres, url: options.databaseUrl }));
+  return sqliteStorage(openDatabase({ path: options.databasePath }));
+}
+
+/** A SQLite file as the server's storage (repositories with statements prepared once, the local log). */
+export function sqliteStorage(
+  database: AgentwireDatabase,
+): Storage & { readonly database: AgentwireDatabase } {
+  return {
+    dialect: "sqlite",
+    database,
+    repos: createSqliteRepositories(database.db),
+    createFrameLog: (logger) => new SqliteFrameLog(database.sqlite, { onError: logFrameError(logger) }),
+    isReady: async () => database.isReady(),
+    poolStats: () => undefined,
+    close: async () => database.close(),
+  };
+}
+
+/** A Postgres pool as the server's storage. */
+export function postgresStorage(pg: AgentwirePostgres): Storage & { readonly postgres: AgentwirePostgres } {
+  return {
+    dialect: "postgres",
+    postgres: pg,
+    repos: createPgRepositories(pg.db),
+    createFrameLog: (logger) => new PostgresFrameLog(pg.pool, { onError: logFrameError(logger) }),
+    isReady: () => pg.isReady(),
+    poolStats: () => pg.poolStats(),
+    close: () => pg.close(),
+  };
+}
+
+function logFrameError(logger: FastifyBaseLogger) {
+  return (err: unknown, threadId: string) =>
+    logger.error({ err, thread_id: threadId }, "frames could not be logged; not sent");
+}

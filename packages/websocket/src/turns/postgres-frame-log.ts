@@ -1,0 +1,311 @@
+import type { UnstampedFrame } from "@agentwire/protocol";
+import type pg from "pg";
+import type { FrameLog, FrameSubscriber, LoggedFrame } from "./frame-log.js";
+import {
+  type BatchRow,
+  batchesOf,
+  committable,
+  defaultSchedule,
+  deliverCommitted,
+  framesOf,
+  gated,
+  type Pending,
+  recentAfter,
+  type StoredBatch,
+  stamp,
+  ThreadLog,
+} from "./thread-log.js";
+
+export interface PostgresFrameLogOptions {
+  /** A thread with nothing pending and no subscriber leaves memory after this long (its frames stay stored). */
+  idleMs?: number;
+  /** Committed frames kept in memory per thread for replay; older ones are read from the database. */
+  maxRecentFrames?: number;
+  /** A commit (or a subscriber) failed; the frames of that thread in that commit were not sent. Must not throw. */
+  onError?: (error: unknown, threadId: string) => void;
+  now?: () => number;
+  /** Runs a commit after `delayMs` (tests step commits by hand). */
+  schedule?: (commit: () => void, delayMs: number) => void;
+}
+
+/**
+ * The frame log of one instance on Postgres (no Redis): the SQLite log's design with an asynchronous
+ * commit. Appends queue in memory; one transaction per commit writes every thread's queued frames to
+ * `frame_batches` (one multi-row INSERT), and only then are they delivered, so what a client received
+ * survives a kill -9. Appends made while a commit is in flight go in the next one. Seqs live in memory
+ * after `claim` reads the highest stored one: with several instances, use the Redis log.
+ */
+export class PostgresFrameLog implements FrameLog {
+  private readonly threads = new Map<string, ThreadLog>();
+  private readonly loading = new Map<string, Promise<ThreadLog>>();
+  private readonly dirty = new Set<ThreadLog>();
+  private flushWaiters: (() => void)[] = [];
+  private scheduled = false;
+  private committing = false;
+  private closed = false;
+  private readonly idleMs: number;
+  private readonly maxRecent: number;
+  private readonly onError: (error: unknown, threadId: string) => void;
+  private readonly now: () => number;
+  private readonly scheduleCommit: (commit: () => void, delayMs: number) => void;
+  private readonly sweeper: ReturnType<typeof setInterval>;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    options: PostgresFrameLogOptions = {},
+  ) {
+    this.idleMs = options.idleMs ?? 5 * 60_000;
+    this.maxRecent = options.maxRecentFrames ?? 20_000;
+    this.onError = options.onError ?? (() => {});
+    this.now = options.now ?? Date.now;
+    this.scheduleCommit = options.schedule ?? defaultSchedule;
+    this.sweeper = setInterval(() => this.sweep(), Math.min(this.idleMs, 60_000));
+    this.sweeper.unref();
+  }
+
+  async claim(threadId: string): Promise<void> {
+    await this.load(threadId);
+  }
+
+  append(threadId: string, turnId: string, frame: UnstampedFrame): LoggedFrame {
+    if (this.closed) throw new Error("frame log is closed");
+    const thread = this.threads.get(threadId);
+    if (!thread) throw new Error(`frame log: thread ${threadId} was not claimed before appending`);
+    const seq = ++thread.lastSeq;
+    const entry: Pending = { seq, json: stamp(thread, frame, seq), turnId };
+    thread.pending.push(entry);
+    this.dirty.add(thread);
+    this.schedule();
+    return entry;
+  }
+
+  hold(threadId: string): void {
+    const thread = this.threads.get(threadId);
+    if (thread && thread.heldFrom === 0) thread.heldFrom = thread.lastSeq + 1;
+  }
+
+  release(threadId: string): void {
+    const thread = this.threads.get(threadId);
+    if (!thread || thread.heldFrom === 0) return;
+    thread.heldFrom = 0;
+    if (thread.pending.length > 0) this.schedule();
+  }
+
+  handOff(_threadId: string): void {
+    // One instance: whoever continues the turn appends here, to the same subscribers.
+  }
+
+  async readAfter(threadId: string, afterSeq: number): Promise<LoggedFrame[]> {
+    const thread = await this.load(threadId);
+    return recentAfter(thread, afterSeq) ?? this.selectAfter(threadId, afterSeq, thread.committedSeq);
+  }
+
+  async readTurn(threadId: string, turnId: string): Promise<LoggedFrame[]> {
+    const result = await this.pool.query<BatchRow>(
+      "SELECT first_seq, frames FROM frame_batches WHERE thread_id = $1 AND turn_id = $2 ORDER BY first_seq",
+      [threadId, turnId],
+    );
+    return framesOf(result.rows, 0);
+  }
+
+  async resume(
+    threadId: string,
+    afterSeq: number,
+    subscriber: FrameSubscriber,
+    follow: boolean,
+  ): Promise<{ replayed: number; lastSeq: number }> {
+    const thread = await this.load(threadId);
+    const recent = recentAfter(thread, afterSeq);
+    if (recent) {
+      // From memory, synchronously up to the subscription: no commit can deliver in between.
+      if (recent.length > 0) subscriber.deliver(recent);
+      if (follow) thread.subscribers.set(subscriber.id, subscriber);
+      return { replayed: recent.length, lastSeq: thread.committedSeq };
+    }
+    const gate = gated(subscriber, afterSeq);
+    if (follow) thread.subscribers.set(subscriber.id, gate);
+    const frames = await this.selectAfter(threadId, afterSeq, thread.committedSeq);
+    gate.open(frames);
+    return { replayed: frames.length, lastSeq: gate.seq() };
+  }
+
+  subscribe(threadId: string, subscriber: FrameSubscriber): void {
+    this.threads.get(threadId)?.subscribers.set(subscriber.id, subscriber);
+  }
+
+  unsubscribe(threadId: string, subscriberId: string): void {
+    this.threads.get(threadId)?.subscribers.delete(subscriberId);
+  }
+
+  unsubscribeEverywhere(subscriberId: string): void {
+    for (const thread of this.threads.values()) thread.subscribers.delete(subscriberId);
+  }
+
+  endSubscriptions(threadId: string): void {
+    const thread = this.threads.get(threadId);
+    if (!thread) return;
+    if (thread.committedSeq >= thread.lastSeq) thread.subscribers.clear();
+    else thread.endAfter = thread.lastSeq;
+  }
+
+  lastSeq(threadId: string): number {
+    return this.threads.get(threadId)?.lastSeq ?? 0;
+  }
+
+  flush(): Promise<void> {
+    const waiting = this.committing || [...this.dirty].some((t) => committable(t) > 0);
+    if (!waiting) return Promise.resolve();
+    return new Promise((resolve) => this.flushWaiters.push(resolve));
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.sweeper);
+    if (!this.committing) void this.commit();
+  }
+
+  /** The thread's log in memory, reading its last seq from the database the first time. */
+  private load(threadId: string): Promise<ThreadLog> {
+    const known = this.threads.get(threadId);
+    if (known) return Promise.resolve(known);
+    let loading = this.loading.get(threadId);
+    if (!loading) {
+      loading = this.pool
+        .query<{ seq: string }>(
+          `SELECT greatest(coalesce((SELECT last_seq FROM threads WHERE id = $1), 0),
+                           coalesce((SELECT max(last_seq) FROM frame_batches WHERE thread_id = $1), 0)) AS seq`,
+          [threadId],
+        )
+        .then((result) => {
+          const seq = Number(result.rows[0]?.seq ?? 0);
+          // A concurrent caller may have made it while the query ran.
+          let thread = this.threads.get(threadId);
+          if (!thread) {
+            thread = new ThreadLog(threadId, seq, seq, this.now());
+            this.threads.set(threadId, thread);
+          }
+          return thread;
+        })
+        .finally(() => this.loading.delete(threadId));
+      this.loading.set(threadId, loading);
+    }
+    return loading;
+  }
+
+  private async selectAfter(threadId: string, afterSeq: number, upTo: number): Promise<LoggedFrame[]> {
+    const result = await this.pool.query<BatchRow>(
+      "SELECT first_seq, frames FROM frame_batches WHERE thread_id = $1 AND last_seq > $2 ORDER BY first_seq",
+      [threadId, afterSeq],
+    );
+    // Only what was committed when asked: later frames reach a subscriber live.
+    return framesOf(result.rows, afterSeq).filter((f) => f.seq <= upTo);
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.committing) return;
+    this.scheduled = true;
+    this.scheduleCommit(() => void this.commit(), 0);
+  }
+
+  /** One group commit: every committable frame of every thread in one transaction, then delivery. */
+  private async commit(): Promise<void> {
+    this.scheduled = false;
+    this.committing = true;
+    const ready: [ThreadLog, Pending[]][] = [];
+    for (const thread of this.dirty) {
+      const n = committable(thread);
+      if (n > 0) ready.push([thread, thread.pending.splice(0, n)]);
+      if (thread.pending.length === 0) this.dirty.delete(thread);
+    }
+    if (ready.length > 0) {
+      for (const [thread, frames] of await this.writeReady(ready))
+        deliverCommitted(thread, frames, this.now(), this.maxRecent, this.onError);
+    }
+    this.committing = false;
+    if ([...this.dirty].some((t) => committable(t) > 0)) {
+      this.schedule();
+      return;
+    }
+    const waiters = this.flushWaiters;
+    this.flushWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  /** Writes in one transaction; if that fails, thread by thread, so one bad thread cannot stop the rest. */
+  private async writeReady(ready: [ThreadLog, Pending[]][]): Promise<[ThreadLog, Pending[]][]> {
+    const turns = ready.map(([thread]) => thread.storedTurnId);
+    try {
+      await this.write(ready);
+      return ready;
+    } catch {
+      const written: [ThreadLog, Pending[]][] = [];
+      for (let i = 0; i < ready.length; i++) {
+        const entry = ready[i] as [ThreadLog, Pending[]];
+        // batchesOf moved the stored turn on; the failed transaction did not.
+        entry[0].storedTurnId = turns[i];
+        try {
+          await this.write([entry]);
+          written.push(entry);
+        } catch (error) {
+          // Never sent, so no client holds them; the turn hears of it through onError.
+          this.onError(error, entry[0].threadId);
+        }
+      }
+      return written;
+    }
+  }
+
+  private async write(ready: [ThreadLog, Pending[]][]): Promise<void> {
+    const batches: StoredBatch[] = [];
+    const prunes: StoredBatch[] = [];
+    for (const [thread, frames] of ready) {
+      for (const { batch, prune } of batchesOf(thread, frames)) {
+        if (prune) prunes.push(batch);
+        batches.push(batch);
+      }
+    }
+    const now = this.now();
+    const client = await this.pool.connect();
+    try {
+      await client.query("BEGIN");
+      for (const p of prunes)
+        await client.query("DELETE FROM frame_batches WHERE thread_id = $1 AND turn_id <> $2", [
+          p.threadId,
+          p.turnId,
+        ]);
+      // A statement takes at most 65,535 parameters.
+      for (let from = 0; from < batches.length; from += 5_000) {
+        const params: unknown[] = [];
+        const rows = batches.slice(from, from + 5_000).map((b) => {
+          const at = params.length;
+          params.push(b.threadId, b.firstSeq, b.lastSeq, b.turnId, b.lines, now);
+          return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6})`;
+        });
+        await client.query(
+          `INSERT INTO frame_batches (thread_id, first_seq, last_seq, turn_id, frames, created_at) VALUES ${rows.join(", ")}`,
+          params,
+        );
+      }
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  private sweep(): void {
+    const cutoff = this.now() - this.idleMs;
+    for (const [id, thread] of this.threads) {
+      if (
+        thread.touchedAt < cutoff &&
+        thread.pending.length === 0 &&
+        thread.subscribers.size === 0 &&
+        thread.heldFrom === 0
+      )
+        this.threads.delete(id);
+    }
+  }
+}

@@ -1,0 +1,718 @@
+import type { LlmCallRecord } from "@agentwire/agents";
+import type { ExecutionTreeSnapshot, StoredToolCall, TurnUsage } from "@agentwire/protocol";
+import pg from "pg";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createPgRepositories, openPostgres, type Repositories } from "../../src/index.js";
+import type { SuspendedTurn } from "../../src/turns/suspended-turn.js";
+import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres-server.js";
+import { skipMissingService } from "../support/skip-missing-service.js";
+import {
+  postgresDialect,
+  type RepositoryDialect,
+  type RepositoryStore,
+  sqliteDialect,
+} from "./repository-stores.js";
+
+// Past 2^31 ms, as real timestamps are: an int4 column or a bigint read back as a string would show.
+const T0 = 1_795_000_000_000;
+const skipPostgres = skipMissingService(postgresMissing());
+
+const usage: TurnUsage = {
+  input_tokens: 1200,
+  output_tokens: 345,
+  cache_read_tokens: 10,
+  cache_write_tokens: 0,
+  reasoning_tokens: 7,
+  cost_usd: 0.1 + 0.2,
+  cost_known: true,
+  llm_calls: 3,
+  tool_calls: 2,
+  subtasks: 1,
+};
+const toolCalls: StoredToolCall[] = [
+  { id: "call_1", name: "read_file", args: { path: "notes/ünïcode.md", lines: [1, 2], deep: { x: null } } },
+  { id: "call_2", name: "memory_list", args: {} },
+];
+const executionTree: ExecutionTreeSnapshot = {
+  version: 1,
+  nodes: [
+    { id: "call_1", parent_id: null, name: "run_subtask", title: "A", duration_ms: 12.5 },
+    {
+      id: "call_2",
+      parent_id: "call_1",
+      name: "read_file",
+      args_preview: '{"path":"a"}',
+      result_preview: 'line "one"\n',
+      is_error: false,
+      duration_ms: 3,
+    },
+  ],
+};
+const suspended = {
+  version: 1,
+  state: {
+    version: 1,
+    model: "m",
+    toolCallId: "ask_1",
+    suspension: { kind: "question", question: "Which file?" },
+    levels: [
+      {
+        depth: 0,
+        parentId: null,
+        messages: [{ role: "user", content: "hi" }],
+        pendingCall: { id: "ask_1", name: "ask_user" },
+      },
+    ],
+  },
+  tree: executionTree,
+  usage,
+  budgetUsed: { subtasks: 1, llmCalls: 2, toolCalls: 3, tokens: 400, bytes: 5000 },
+  provider: "scripted",
+  model: "m",
+  chatContext: { kind: "thread" },
+  memoryEnabled: true,
+  text: "so far",
+} as unknown as SuspendedTurn;
+const call = (overrides: Partial<LlmCallRecord> = {}): LlmCallRecord => ({
+  provider: "openai",
+  model: "gpt-x",
+  depth: 1,
+  parentId: null,
+  inputTokens: 100,
+  outputTokens: 20,
+  reasoningTokens: 5,
+  cacheReadTokens: 3,
+  cacheWriteTokens: 2,
+  costUsd: 0.000123,
+  costKnown: true,
+  latencyMs: 12.6,
+  startedAt: T0,
+  ...overrides,
+});
+
+// One throwaway cluster for the whole file: every Postgres store is a new database on it.
+let server: TestPostgres | undefined;
+beforeAll(async () => {
+  if (!skipPostgres) server = await startPostgres();
+}, 60_000);
+afterAll(async () => {
+  await server?.stop();
+});
+
+const dialects: { dialect: RepositoryDialect; skip: boolean }[] = [
+  { dialect: sqliteDialect(), skip: false },
+  { dialect: postgresDialect(() => server), skip: skipPostgres },
+];
+
+for (const { dialect, skip } of dialects) {
+  describe.skipIf(skip)(`repositories on ${dialect.name}`, () => {
+    let store: RepositoryStore;
+    let r: Repositories;
+    // Known SQLite divergence, kept visible: its prepared insert encodes a null is_error as 0 (see the test).
+    const itUnlessSqlite = dialect.name === "sqlite" ? it.fails : it;
+
+    beforeEach(async () => {
+      store = await dialect.open();
+      r = store.repos;
+      await r.users.ensure("ann", T0);
+      await r.users.ensure("bob", T0);
+    });
+    afterEach(() => store.close());
+
+    describe("users", () => {
+      it("ensure creates once and exists tells", async () => {
+        expect(await r.users.exists("cid")).toBe(false);
+        await r.users.ensure("cid", T0);
+        await r.users.ensure("cid", T0 + 1);
+        expect(await r.users.exists("cid")).toBe(true);
+        expect(await r.users.exists("ann")).toBe(true);
+      });
+    });
+
+    describe("api tokens", () => {
+      it("finds an active token by hash, touches, lists oldest first per user or all, and revokes once", async () => {
+        const a2 = await r.apiTokens.create("ann", "hash-a2", T0 + 2000);
+        const a1 = await r.apiTokens.create("ann", "hash-a1", T0 + 1000);
+        const b1 = await r.apiTokens.create("bob", "hash-b1", T0 + 1500);
+        expect(new Set([a1, a2, b1]).size).toBe(3);
+        expect(await r.apiTokens.findActiveByHash("hash-a1")).toEqual({
+          id: a1,
+          userId: "ann",
+          tokenHash: "hash-a1",
+          createdAt: T0 + 1000,
+          lastUsedAt: null,
+          revokedAt: null,
+        });
+        expect(await r.apiTokens.findActiveByHash("nope")).toBeUndefined();
+
+        await r.apiTokens.touch(a1, T0 + 5000);
+        expect((await r.apiTokens.findActiveByHash("hash-a1"))?.lastUsedAt).toBe(T0 + 5000);
+
+        expect((await r.apiTokens.list("ann")).map((t) => t.id)).toEqual([a1, a2]);
+        expect((await r.apiTokens.list("bob")).map((t) => t.id)).toEqual([b1]);
+        expect((await r.apiTokens.list()).map((t) => t.id)).toEqual([a1, b1, a2]);
+
+        expect(await r.apiTokens.revoke(a1, T0 + 6000)).toBe(true);
+        expect(await r.apiTokens.revoke(a1, T0 + 7000)).toBe(false);
+        expect(await r.apiTokens.revoke("no-such-token")).toBe(false);
+        expect(await r.apiTokens.findActiveByHash("hash-a1")).toBeUndefined();
+        const listed = await r.apiTokens.list("ann");
+        expect(listed.map((t) => [t.id, t.revokedAt])).toEqual([
+          [a1, T0 + 6000],
+          [a2, null],
+        ]);
+      });
+    });
+
+    describe("threads", () => {
+      it("creates, gets only for the owner, lists most recently updated first", async () => {
+        const t1 = await r.threads.create("ann", "first", T0 + 1000);
+        const t2 = await r.threads.create("ann", "second", T0 + 2000);
+        const t3 = await r.threads.create("ann", "third", T0 + 3000);
+        await r.threads.create("bob", "bob's", T0 + 9000);
+        expect(t1).toEqual({
+          id: t1.id,
+          userId: "ann",
+          title: "first",
+          lastSeq: 0,
+          createdAt: T0 + 1000,
+          updatedAt: T0 + 1000,
+        });
+        expect(await r.threads.get("ann", t1.id)).toEqual(t1);
+        expect(await r.threads.get("bob", t1.id)).toBeUndefined();
+        expect(await r.threads.get("ann", "missing")).toBeUndefined();
+        expect((await r.threads.list("ann")).map((t) => t.id)).toEqual([t3.id, t2.id, t1.id]);
+
+        expect(await r.threads.rename("ann", t1.id, "renamed", T0 + 4000)).toBe(true);
+        const after = await r.threads.list("ann");
+        expect(after.map((t) => t.id)).toEqual([t1.id, t3.id, t2.id]);
+        expect(after[0]).toEqual({
+          id: t1.id,
+          title: "renamed",
+          created_at: new Date(T0 + 1000).toISOString(),
+          updated_at: new Date(T0 + 4000).toISOString(),
+        });
+        expect(await r.threads.get("ann", t1.id)).toEqual({ ...t1, title: "renamed", updatedAt: T0 + 4000 });
+      });
+
+      it("breaks an updatedAt tie by createdAt, newest first", async () => {
+        const older = await r.threads.create("ann", "older", T0 + 1000);
+        const newer = await r.threads.create("ann", "newer", T0 + 2000);
+        await r.threads.rename("ann", older.id, "older", T0 + 5000);
+        await r.threads.rename("ann", newer.id, "newer", T0 + 5000);
+        expect((await r.threads.list("ann")).map((t) => t.id)).toEqual([newer.id, older.id]);
+      });
+
+      it("renames and deletes only the owner's thread", async () => {
+        const t = await r.threads.create("ann", "mine", T0);
+        expect(await r.threads.rename("bob", t.id, "stolen", T0 + 1)).toBe(false);
+        expect(await r.threads.delete("bob", t.id)).toBe(false);
+        expect((await r.threads.get("ann", t.id))?.title).toBe("mine");
+        expect(await r.threads.list("bob")).toEqual([]);
+        expect(await r.threads.rename("ann", "missing", "x")).toBe(false);
+
+        expect(await r.threads.delete("ann", t.id)).toBe(true);
+        expect(await r.threads.get("ann", t.id)).toBeUndefined();
+        expect(await r.threads.delete("ann", t.id)).toBe(false);
+      });
+
+      it("deleting a thread cascades to its messages, turns, llm calls and assets", async () => {
+        const t = await r.threads.create("ann", "doomed", T0);
+        const kept = await r.threads.create("ann", "kept", T0);
+        const turn = await r.turns.start("ann", t.id, {}, T0 + 1);
+        await r.messages.append("ann", t.id, { role: "user", status: "complete", content: "hi" }, T0 + 2);
+        await r.messages.append("ann", kept.id, { role: "user", status: "complete", content: "hi" }, T0 + 2);
+        await r.llmCalls.record("ann", t.id, turn.id, call(), T0 + 3);
+        const asset = await r.assets.create("ann", {
+          threadId: t.id,
+          mimeType: "image/png",
+          bytes: 3,
+          path: "/a",
+        });
+        for (const table of ["messages", "turns", "llm_calls", "assets"] as const)
+          expect(await store.countForThread(table, t.id), table).toBe(1);
+
+        expect(await r.threads.delete("ann", t.id)).toBe(true);
+        for (const table of ["messages", "turns", "llm_calls", "assets"] as const)
+          expect(await store.countForThread(table, t.id), table).toBe(0);
+        expect(await r.turns.get("ann", turn.id)).toBeUndefined();
+        expect(await r.llmCalls.forTurn("ann", turn.id)).toEqual([]);
+        expect(await r.assets.get("ann", asset.id)).toBeUndefined();
+        await expect(r.messages.list("ann", t.id)).rejects.toMatchObject({ code: "not_found" });
+        expect(await r.messages.list("ann", kept.id)).toHaveLength(1);
+      });
+    });
+
+    describe("messages", () => {
+      it("numbers rows 1, 2, 3 per thread, lists them in order and moves the thread's updatedAt", async () => {
+        const a = await r.threads.create("ann", "a", T0);
+        const b = await r.threads.create("ann", "b", T0);
+        const first = await r.messages.append(
+          "ann",
+          a.id,
+          { role: "user", status: "complete", content: "one" },
+          T0 + 10,
+        );
+        await r.messages.append("ann", b.id, { role: "user", status: "complete", content: "other" }, T0 + 11);
+        const second = await r.messages.append(
+          "ann",
+          a.id,
+          { role: "assistant", status: "complete", content: "two" },
+          T0 + 12,
+        );
+        const third = await r.messages.append(
+          "ann",
+          a.id,
+          { role: "user", status: "complete", content: "three" },
+          T0 + 13,
+        );
+        expect(await store.seqs(a.id)).toEqual([1, 2, 3]);
+        expect(await store.seqs(b.id)).toEqual([1]);
+        expect((await r.messages.list("ann", a.id)).map((m) => m.id)).toEqual([
+          first.id,
+          second.id,
+          third.id,
+        ]);
+        expect(first).toEqual({
+          id: first.id,
+          thread_id: a.id,
+          role: "user",
+          content: "one",
+          status: "complete",
+          created_at: new Date(T0 + 10).toISOString(),
+        });
+        expect((await r.threads.get("ann", a.id))?.updatedAt).toBe(T0 + 13);
+        expect((await r.threads.list("ann")).map((t) => t.id)).toEqual([a.id, b.id]);
+      });
+
+      it("round-trips every column, JSON ones exactly (content parts, tool_calls, execution_tree, usage)", async () => {
+        const t = await r.threads.create("ann", "t", T0);
+        const turn = await r.turns.start("ann", t.id, {}, T0);
+        const user = await r.messages.append(
+          "ann",
+          t.id,
+          {
+            role: "user",
+            status: "complete",
+            turnId: turn.id,
+            content: [
+              { type: "text", text: 'look: ünïcode ✓ "quoted"\n' },
+              { type: "image", data: "aGk=", mime_type: "image/png" },
+            ],
+          },
+          T0 + 1,
+        );
+        const assistant = await r.messages.append(
+          "ann",
+          t.id,
+          {
+            role: "assistant",
+            status: "complete",
+            turnId: turn.id,
+            content: null,
+            toolCalls,
+            provider: "openai",
+            model: "gpt-x",
+          },
+          T0 + 2,
+        );
+        const tool = await r.messages.append(
+          "ann",
+          t.id,
+          {
+            role: "tool",
+            status: "complete",
+            turnId: turn.id,
+            toolCallId: "call_1",
+            isError: true,
+            content: "boom",
+          },
+          T0 + 3,
+        );
+        const tool2 = await r.messages.append(
+          "ann",
+          t.id,
+          { role: "tool", status: "complete", toolCallId: "call_2", isError: false, content: "[]" },
+          T0 + 4,
+        );
+        const final = await r.messages.append(
+          "ann",
+          t.id,
+          {
+            role: "assistant",
+            status: "budget_exceeded",
+            turnId: turn.id,
+            content: "done",
+            executionTree,
+            usage,
+          },
+          T0 + 5,
+        );
+        expect(assistant).toMatchObject({
+          content: null,
+          tool_calls: toolCalls,
+          provider: "openai",
+          model: "gpt-x",
+        });
+        expect(tool).toMatchObject({ tool_call_id: "call_1", is_error: true });
+        expect(final).toMatchObject({ execution_tree: executionTree, usage, status: "budget_exceeded" });
+        const appended = [user, assistant, tool, tool2, final];
+        // SQLite reads a row stored without is_error back as false (see the is_error test below).
+        const expected =
+          dialect.name === "sqlite" ? appended.map((m) => ({ is_error: false, ...m })) : appended;
+        expect(await r.messages.list("ann", t.id)).toEqual(expected);
+      });
+
+      itUnlessSqlite("a message stored without is_error reads back without it", async () => {
+        // SQLite's prepared insert runs a null through the boolean column's encoder and stores 0, so
+        // list() says is_error: false where append() said nothing. Postgres stores NULL.
+        const t = await r.threads.create("ann", "t", T0);
+        const stored = await r.messages.append(
+          "ann",
+          t.id,
+          { role: "user", status: "complete", content: "x" },
+          T0,
+        );
+        expect(stored).not.toHaveProperty("is_error");
+        expect(await r.messages.list("ann", t.id)).toEqual([stored]);
+      });
+
+      it("another user's thread is not_found for list and append, and nothing is stored", async () => {
+        const t = await r.threads.create("ann", "t", T0);
+        await r.messages.append("ann", t.id, { role: "user", status: "complete", content: "mine" }, T0 + 1);
+        await expect(r.messages.list("bob", t.id)).rejects.toMatchObject({ code: "not_found" });
+        await expect(
+          r.messages.append("bob", t.id, { role: "user", status: "complete", content: "theirs" }, T0 + 2),
+        ).rejects.toMatchObject({ name: "NotFoundError", code: "not_found" });
+        await expect(r.messages.list("ann", "missing")).rejects.toMatchObject({ code: "not_found" });
+        await expect(
+          r.messages.append("ann", "missing", { role: "user", status: "complete", content: "x" }),
+        ).rejects.toMatchObject({ code: "not_found" });
+        expect(await store.seqs(t.id)).toEqual([1]);
+        expect((await r.threads.get("ann", t.id))?.updatedAt).toBe(T0 + 1);
+      });
+
+      it("concurrent appends to one thread from two handles get distinct, gapless seqs", async () => {
+        const t = await r.threads.create("ann", "busy", T0);
+        const twin = await store.openTwin();
+        const perHandle = 25;
+        const appends = [r, twin].flatMap((repos, h) =>
+          Array.from({ length: perHandle }, (_, i) =>
+            repos.messages.append(
+              "ann",
+              t.id,
+              { role: "user", status: "complete", content: `h${h}-${i}` },
+              T0 + i,
+            ),
+          ),
+        );
+        const stored = await Promise.all(appends);
+        expect(await store.seqs(t.id)).toEqual(Array.from({ length: 2 * perHandle }, (_, i) => i + 1));
+        const listed = await r.messages.list("ann", t.id);
+        expect(listed).toHaveLength(2 * perHandle);
+        expect(new Set(listed.map((m) => m.id))).toEqual(new Set(stored.map((m) => m.id)));
+      });
+    });
+
+    describe("turns", () => {
+      it("starts a running turn, gets it only for the owner, and finds the latest of a thread", async () => {
+        const t = await r.threads.create("ann", "t", T0);
+        const first = await r.turns.start("ann", t.id, {}, T0 + 1);
+        const second = await r.turns.start(
+          "ann",
+          t.id,
+          { id: "turn-claimed", provider: "openai", model: "gpt-x" },
+          T0 + 2,
+        );
+        expect(second).toEqual({
+          id: "turn-claimed",
+          threadId: t.id,
+          userId: "ann",
+          status: "running",
+          usage: null,
+          error: null,
+          suspendedState: null,
+          startedAt: T0 + 2,
+          endedAt: null,
+          lastSeq: 0,
+          provider: "openai",
+          model: "gpt-x",
+        });
+        expect(await r.turns.get("ann", first.id)).toEqual(first);
+        expect(await r.turns.get("ann", second.id)).toEqual(second);
+        expect(await r.turns.get("bob", second.id)).toBeUndefined();
+        expect(await r.turns.latest("ann", t.id)).toEqual(second);
+        expect(await r.turns.latest("bob", t.id)).toBeUndefined();
+        expect(await r.turns.latest("ann", "missing")).toBeUndefined();
+      });
+
+      it("updates a turn (suspension JSON round trip), lists waiting threads, and is scoped by user", async () => {
+        const t = await r.threads.create("ann", "t", T0);
+        const other = await r.threads.create("ann", "other", T0);
+        const turn = await r.turns.start("ann", t.id, {}, T0 + 1);
+        expect(await r.turns.waitingThreads("ann")).toEqual([]);
+
+        expect(
+          await r.turns.update("ann", turn.id, {
+            status: "waiting_user",
+            suspendedState: suspended,
+            lastSeq: 42,
+          }),
+        ).toBe(true);
+        expect(await r.turns.update("bob", turn.id, { status: "stopped" })).toBe(false);
+        expect(await r.turns.update("ann", "missing", { status: "stopped" })).toBe(false);
+        expect(await r.turns.get("ann", turn.id)).toEqual({
+          ...turn,
+          status: "waiting_user",
+          suspendedState: suspended,
+          lastSeq: 42,
+        });
+        // A second waiting turn on the same thread still names it once.
+        const again = await r.turns.start("ann", t.id, {}, T0 + 2);
+        await r.turns.update("ann", again.id, { status: "waiting_user" });
+        await r.turns.start("ann", other.id, {}, T0 + 3);
+        expect(await r.turns.waitingThreads("ann")).toEqual([t.id]);
+        expect(await r.turns.waitingThreads("bob")).toEqual([]);
+
+        // Fields left out stay as they were; null clears.
+        expect(await r.turns.update("ann", turn.id, { usage, error: "e" })).toBe(true);
+        expect(await r.turns.get("ann", turn.id)).toMatchObject({
+          suspendedState: suspended,
+          usage,
+          error: "e",
+        });
+        expect(
+          await r.turns.update("ann", turn.id, { suspendedState: null, usage: null, endedAt: T0 + 9 }),
+        ).toBe(true);
+        expect(await r.turns.get("ann", turn.id)).toMatchObject({
+          status: "waiting_user",
+          suspendedState: null,
+          usage: null,
+          error: "e",
+          lastSeq: 42,
+          endedAt: T0 + 9,
+        });
+      });
+
+      it("end stores status, usage and error and clears the suspension, only for the owner", async () => {
+        const t = await r.threads.create("ann", "t", T0);
+        const turn = await r.turns.start("ann", t.id, {}, T0 + 1);
+        await r.turns.update("ann", turn.id, { status: "waiting_user", suspendedState: suspended });
+        await r.turns.end("bob", turn.id, { status: "stopped", usage, error: "no", endedAt: T0 + 5 });
+        expect(await r.turns.get("ann", turn.id)).toMatchObject({
+          status: "waiting_user",
+          suspendedState: suspended,
+        });
+
+        await r.turns.end("ann", turn.id, {
+          status: "error",
+          usage,
+          error: "provider failed",
+          endedAt: T0 + 6,
+        });
+        expect(await r.turns.get("ann", turn.id)).toEqual({
+          ...turn,
+          status: "error",
+          usage,
+          error: "provider failed",
+          suspendedState: null,
+          endedAt: T0 + 6,
+        });
+        expect(await r.turns.waitingThreads("ann")).toEqual([]);
+      });
+
+      it("listRunning returns every user's running turns, oldest first", async () => {
+        const a = await r.threads.create("ann", "a", T0);
+        const b = await r.threads.create("bob", "b", T0);
+        const late = await r.turns.start("ann", a.id, {}, T0 + 30);
+        const early = await r.turns.start("bob", b.id, {}, T0 + 10);
+        const waiting = await r.turns.start("ann", a.id, {}, T0 + 20);
+        const ended = await r.turns.start("bob", b.id, {}, T0 + 5);
+        await r.turns.update("ann", waiting.id, { status: "waiting_user" });
+        await r.turns.end("bob", ended.id, { status: "complete", usage, error: null, endedAt: T0 + 6 });
+        expect(await r.turns.listRunning()).toEqual([early, late]);
+      });
+    });
+
+    describe("llm calls", () => {
+      it("records calls and reads a turn's oldest first, only for the owner", async () => {
+        const t = await r.threads.create("ann", "t", T0);
+        const turn = await r.turns.start("ann", t.id, {}, T0);
+        const other = await r.turns.start("ann", t.id, {}, T0 + 1);
+        await r.llmCalls.record("ann", t.id, turn.id, call({ depth: 2, error: "rate limited" }), T0 + 200);
+        await r.llmCalls.record("ann", t.id, turn.id, call({ costKnown: false, costUsd: 0 }), T0 + 100);
+        await r.llmCalls.record("ann", t.id, other.id, call(), T0 + 150);
+        const calls = await r.llmCalls.forTurn("ann", turn.id);
+        expect(calls).toEqual([
+          {
+            id: expect.any(String),
+            turnId: turn.id,
+            threadId: t.id,
+            userId: "ann",
+            provider: "openai",
+            model: "gpt-x",
+            depth: 1,
+            inputTokens: 100,
+            outputTokens: 20,
+            cacheReadTokens: 3,
+            cacheWriteTokens: 2,
+            reasoningTokens: 5,
+            costUsd: 0,
+            costKnown: false,
+            latencyMs: 13,
+            error: null,
+            createdAt: T0 + 100,
+          },
+          expect.objectContaining({
+            depth: 2,
+            costUsd: 0.000123,
+            costKnown: true,
+            error: "rate limited",
+            createdAt: T0 + 200,
+          }),
+        ]);
+        expect(await r.llmCalls.forTurn("bob", turn.id)).toEqual([]);
+      });
+    });
+
+    describe("workflows", () => {
+      const graph = {
+        nodes: [{ id: "n1", type: "llm", data: { prompt: 'ünï "x"', temperature: 0.7 } }],
+        edges: [],
+      };
+
+      it("creates, gets for the owner only, and lists most recently updated first", async () => {
+        const w1 = await r.workflows.create("ann", "one", graph, T0 + 1);
+        const w2 = await r.workflows.create("ann", "two", {}, T0 + 2);
+        await r.workflows.create("bob", "bob's", {}, T0 + 3);
+        expect(w1).toEqual({
+          id: w1.id,
+          userId: "ann",
+          name: "one",
+          graph,
+          createdAt: T0 + 1,
+          updatedAt: T0 + 1,
+        });
+        expect(await r.workflows.get("ann", w1.id)).toEqual(w1);
+        expect(await r.workflows.get("bob", w1.id)).toBeUndefined();
+        expect(await r.workflows.list("ann")).toEqual([w2, w1]);
+      });
+
+      it("updates name and/or graph (the rest kept), only for the owner", async () => {
+        const w = await r.workflows.create("ann", "one", graph, T0 + 1);
+        const other = await r.workflows.create("ann", "two", {}, T0 + 2);
+        expect(await r.workflows.update("bob", w.id, { name: "stolen" }, T0 + 3)).toBeUndefined();
+        expect(await r.workflows.update("ann", "missing", { name: "x" }, T0 + 3)).toBeUndefined();
+        expect(await r.workflows.get("ann", w.id)).toEqual(w);
+
+        const renamed = await r.workflows.update("ann", w.id, { name: "renamed" }, T0 + 4);
+        expect(renamed).toEqual({ ...w, name: "renamed", updatedAt: T0 + 4 });
+        const regraphed = await r.workflows.update("ann", w.id, { graph: { edges: [["a", "b"]] } }, T0 + 5);
+        expect(regraphed).toEqual({
+          ...w,
+          name: "renamed",
+          graph: { edges: [["a", "b"]] },
+          updatedAt: T0 + 5,
+        });
+        expect(await r.workflows.get("ann", w.id)).toEqual(regraphed);
+        expect((await r.workflows.list("ann")).map((x) => x.id)).toEqual([w.id, other.id]);
+      });
+
+      it("deletes only the owner's workflow", async () => {
+        const w = await r.workflows.create("ann", "one", graph, T0);
+        expect(await r.workflows.delete("bob", w.id)).toBe(false);
+        expect(await r.workflows.delete("ann", w.id)).toBe(true);
+        expect(await r.workflows.delete("ann", w.id)).toBe(false);
+        expect(await r.workflows.get("ann", w.id)).toBeUndefined();
+      });
+    });
+
+    describe("assets", () => {
+      it("creates under a given or fresh id, gets and lists per thread for the owner only", async () => {
+        const t = await r.threads.create("ann", "t", T0);
+        const other = await r.threads.create("ann", "other", T0);
+        const id = r.assets.newId();
+        expect(r.assets.newId()).not.toBe(id);
+        const given = await r.assets.create(
+          "ann",
+          { id, threadId: t.id, mimeType: "audio/mpeg", bytes: 3_000_000_000, path: "/data/a.mp3" },
+          T0 + 1,
+        );
+        const fresh = await r.assets.create(
+          "ann",
+          { threadId: t.id, mimeType: "image/png", bytes: 10, path: "/b" },
+          T0 + 2,
+        );
+        await r.assets.create(
+          "ann",
+          { threadId: other.id, mimeType: "image/png", bytes: 1, path: "/c" },
+          T0 + 3,
+        );
+        expect(given).toEqual({
+          id,
+          userId: "ann",
+          threadId: t.id,
+          mimeType: "audio/mpeg",
+          bytes: 3_000_000_000,
+          path: "/data/a.mp3",
+          createdAt: T0 + 1,
+        });
+        expect(await r.assets.get("ann", id)).toEqual(given);
+        expect(await r.assets.get("bob", id)).toBeUndefined();
+        const listed = await r.assets.listForThread("ann", t.id);
+        expect(listed).toHaveLength(2);
+        expect(listed).toEqual(expect.arrayContaining([given, fresh]));
+        expect(await r.assets.listForThread("bob", t.id)).toEqual([]);
+      });
+    });
+
+    describe("memories", () => {
+      it("sets (upserting), gets, lists keys in byte order, counts and deletes, per user", async () => {
+        for (const key of ["b", "é", "Z", "a", "B"]) await r.memories.set("ann", key, `v-${key}`, T0);
+        await r.memories.set("ann", "a", "changed", T0 + 1);
+        await r.memories.set("bob", "a", "bob's", T0);
+        expect(await r.memories.keys("ann")).toEqual(["B", "Z", "a", "b", "é"]);
+        expect(await r.memories.get("ann", "a")).toBe("changed");
+        expect(await r.memories.get("bob", "a")).toBe("bob's");
+        expect(await r.memories.get("bob", "b")).toBeUndefined();
+        expect(await r.memories.count("ann")).toBe(5);
+        expect(await r.memories.count("bob")).toBe(1);
+        expect(await r.memories.count("nobody")).toBe(0);
+
+        expect(await r.memories.delete("bob", "b")).toBe(false);
+        expect(await r.memories.delete("ann", "b")).toBe(true);
+        expect(await r.memories.delete("ann", "b")).toBe(false);
+        expect(await r.memories.keys("ann")).toEqual(["B", "Z", "a", "é"]);
+        expect(await r.memories.count("ann")).toBe(4);
+        expect(await r.memories.keys("bob")).toEqual(["a"]);
+      });
+    });
+  });
+}
+
+describe.skipIf(skipPostgres)("postgres repositories on a database with a linguistic collation", () => {
+  it("still list memory keys in byte order, as SQLite does", async () => {
+    const cluster = server!;
+    const admin = new pg.Client({ connectionString: cluster.url });
+    await admin.connect();
+    try {
+      await admin.query(
+        `CREATE DATABASE agentwire_icu TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'en-US'`,
+      );
+    } finally {
+      await admin.end();
+    }
+    const handle = await openPostgres({ url: cluster.url.replace(/\/postgres$/, "/agentwire_icu") });
+    try {
+      const repos = createPgRepositories(handle.db);
+      await repos.users.ensure("ann", T0);
+      for (const key of ["b", "é", "Z", "a", "B"]) await repos.memories.set("ann", key, "v", T0);
+      // The database's own order differs, so the test would catch a missing COLLATE "C".
+      const plain = await handle.pool.query<{ key: string }>("SELECT key FROM memories ORDER BY key");
+      expect(plain.rows.map((row) => row.key)).not.toEqual(["B", "Z", "a", "b", "é"]);
+      expect(await repos.memories.keys("ann")).toEqual(["B", "Z", "a", "b", "é"]);
+    } finally {
+      await handle.close();
+    }
+  });
+});

@@ -1,0 +1,27 @@
+import { defineConfig, mergeConfig } from "vitest/config";
+import base from "./vitest.config.js";
+
+/**
+ * The server suite again, every harness server on Postgres (AGENTWIRE_TEST_DB=postgres; one throwaway
+ * Postgres for the run, a database per server). Left out: tests of SQLite itself (its frame log, its
+ * migrations, kill -9 inside its commit), tests that start their own Postgres already, and tests that
+ * touch no database.
+ */
+export default mergeConfig(
+  base,
+  defineConfig({
+    test: {
+      include: ["packages/websocket/test/**/*.test.ts"],
+      exclude: [
+        "packages/websocket/test/db/**",
+        "packages/websocket/test/turns/frame-log*.test.ts",
+        "packages/websocket/test/migrations.test.ts",
+        "packages/websocket/test/chat/crash-recovery.test.ts",
+        "packages/websocket/test/chat/kill-at-points.test.ts",
+        "packages/websocket/test/cluster/**",
+      ],
+      env: { AGENTWIRE_TEST_DB: "postgres" },
+      globalSetup: ["./vitest.pg-setup.ts"],
+    },
+  }),
+);
