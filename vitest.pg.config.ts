@@ -1,4 +1,4 @@
-import { defineConfig, mergeConfig } from "vitest/config";
+import { defineConfig } from "vitest/config";
 import base from "./vitest.config.js";
 
 /**
@@ -7,21 +7,22 @@ import base from "./vitest.config.js";
  * migrations, kill -9 inside its commit), tests that start their own Postgres already, and tests that
  * touch no database.
  */
-export default mergeConfig(
-  base,
-  defineConfig({
-    test: {
-      include: ["packages/websocket/test/**/*.test.ts"],
-      exclude: [
-        "packages/websocket/test/db/**",
-        "packages/websocket/test/turns/frame-log*.test.ts",
-        "packages/websocket/test/migrations.test.ts",
-        "packages/websocket/test/chat/crash-recovery.test.ts",
-        "packages/websocket/test/chat/kill-at-points.test.ts",
-        "packages/websocket/test/cluster/**",
-      ],
-      env: { AGENTWIRE_TEST_DB: "postgres" },
-      globalSetup: ["./vitest.pg-setup.ts"],
-    },
-  }),
-);
+export default defineConfig({
+  ...base,
+  test: {
+    ...base.test,
+    // Replaces the base lists (mergeConfig would append to them).
+    include: ["packages/websocket/test/**/*.test.ts"],
+    exclude: [
+      "**/node_modules/**",
+      "packages/websocket/test/db/**",
+      "packages/websocket/test/turns/frame-log*.test.ts",
+      "packages/websocket/test/migrations.test.ts",
+      "packages/websocket/test/chat/crash-recovery.test.ts",
+      "packages/websocket/test/chat/kill-at-points.test.ts",
+      "packages/websocket/test/cluster/**",
+    ],
+    env: { AGENTWIRE_TEST_DB: "postgres" },
+    globalSetup: ["./vitest.pg-setup.ts"],
+  },
+});

@@ -152,7 +152,7 @@ export type Verdict = {
   /** Done chunks in the final sequence; 1 is right, and it must be the last frame. */
   dones: number;
   doneLast: boolean;
-  /** The last assistant message's status (complete, interrupted, …), or "none". */
+  /** The last assistant message's status (complete, interrupted, …), "none", or "no_done". */
   status: string;
   /** Replayed frames that differed in bytes but parsed equal (key order, etc.). */
   byteMismatchesEqualParsed: number;
@@ -212,7 +212,8 @@ export function verify(client: ScaleClient, from: "zero" | "last"): Verdict {
     duplicates,
     dones,
     doneLast: last !== undefined && isDoneFrame(last),
-    status,
+    // Without its done the turn has not ended for this client, whatever its messages said so far.
+    status: dones === 0 ? "no_done" : status,
     byteMismatchesEqualParsed,
   };
 }

@@ -2,8 +2,10 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createSqliteRepositories, createUserResolver, openDatabase } from "@agentwire/websocket";
+import { createSqliteRepositories, createUserResolver, openDatabase, openStorage } from "@agentwire/websocket";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { postgresMissing, startPostgres } from "../../../packages/websocket/test/support/postgres-server.js";
+import { skipMissingService } from "../../../packages/websocket/test/support/skip-missing-service.js";
 import type { CliIo } from "../src/cli-io.js";
 import { runCli } from "../src/run-cli.js";
 
@@ -54,6 +56,29 @@ describe("agentwire token", () => {
     expect(await runCli(["token", "revoke", id!], io)).toBe(1);
     close();
   });
+
+  it.skipIf(skipMissingService(postgresMissing()))(
+    "with DATABASE_URL, creates and revokes the token in Postgres, where the server finds it",
+    async () => {
+      const server = await startPostgres();
+      try {
+        const url = await server.createDatabase();
+        io.env = { DATABASE_URL: url, DATABASE_PATH: join(dir, "not-used.db") };
+        expect(await runCli(["token", "create", "--user", "bob"], io)).toBe(0);
+        const token = io.out.trim();
+        const storage = await openStorage({ databaseUrl: url, databasePath: join(dir, "not-used.db") });
+        const resolve = createUserResolver({ mode: "token", staticTokens: [] }, storage.repos.apiTokens);
+        expect(await resolve(token)).toBe("bob");
+        const [id] = (await storage.repos.apiTokens.list("bob")).map((row) => row.id);
+        expect(await runCli(["token", "revoke", id!], io)).toBe(0);
+        expect(await resolve(token)).toBeUndefined();
+        await storage.close();
+      } finally {
+        await server.stop();
+      }
+    },
+    60_000,
+  );
 
   it("refuses bad usage with exit 2", async () => {
     expect(await runCli(["token", "create"], io)).toBe(2);

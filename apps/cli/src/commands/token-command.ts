@@ -1,17 +1,17 @@
 import { parseArgs } from "node:util";
-import { createSqliteRepositories, generateApiToken, hashApiToken, openDatabase } from "@agentwire/websocket";
+import { generateApiToken, hashApiToken, openStorage } from "@agentwire/websocket";
 import type { CliIo, ExitCode } from "../cli-io.js";
 
 const USAGE = `usage:
   agentwire token create --user NAME   create a token for NAME (printed once)
   agentwire token list [--user NAME]   list tokens (ids, users, dates; never the tokens)
   agentwire token revoke ID            revoke a token by id
-The database is DATABASE_PATH (default ./data/agentwire.db).
+The database is DATABASE_URL (postgres://…) when set, else DATABASE_PATH (default ./data/agentwire.db).
 `;
 
 const USER_NAME = /^[A-Za-z0-9_.@-]{1,64}$/;
 
-/** `agentwire token create|list|revoke`, against the database at DATABASE_PATH. */
+/** `agentwire token create|list|revoke`, against the server's database (DATABASE_URL, else DATABASE_PATH). */
 export async function runTokenCommand(args: string[], io: CliIo): Promise<ExitCode> {
   const [action, ...rest] = args;
   let parsed: ReturnType<typeof parse>;
@@ -34,9 +34,12 @@ export async function runTokenCommand(args: string[], io: CliIo): Promise<ExitCo
     io.stderr(`token revoke needs one token id\n${USAGE}`);
     return 2;
   }
-  const database = openDatabase({ path: io.env.DATABASE_PATH || "./data/agentwire.db" });
+  const storage = await openStorage({
+    databaseUrl: io.env.DATABASE_URL || undefined,
+    databasePath: io.env.DATABASE_PATH || "./data/agentwire.db",
+  });
   try {
-    const repos = createSqliteRepositories(database.db);
+    const { repos } = storage;
     if (action === "create") {
       const user = values.user!;
       const token = generateApiToken();
@@ -62,7 +65,7 @@ export async function runTokenCommand(args: string[], io: CliIo): Promise<ExitCo
     io.stderr(`revoked ${positionals[0]}\n`);
     return 0;
   } finally {
-    database.close();
+    await storage.close();
   }
 }
 
