@@ -1,15 +1,7 @@
 import type { UnstampedFrame } from "@agentwire/protocol";
 import type { Redis } from "ioredis";
 import type { FrameLog, FrameSubscriber, LoggedFrame } from "../turns/frame-log.js";
-import {
-  committable,
-  dedupe,
-  defaultSchedule,
-  gated,
-  type Pending,
-  stamp,
-  ThreadLog,
-} from "../turns/thread-log.js";
+import { dedupe, defaultSchedule, gated, LogMemory, type Pending, ThreadLog } from "../turns/thread-log.js";
 
 export interface RedisFrameLogOptions {
   /** Key prefix of the streams (one per thread): `<prefix>frames:<threadId>`. */
@@ -18,6 +10,8 @@ export interface RedisFrameLogOptions {
   maxLength?: number;
   /** A thread's stream expires this long after its last commit. */
   ttlMs?: number;
+  /** A thread with nothing pending, held or subscribed leaves memory after this long (its stream stays). */
+  idleMs?: number;
   /** A commit (or a subscriber) failed; the frames of that thread in that commit were not sent. Must not throw. */
   onError?: (error: unknown, threadId: string) => void;
   /** Runs a commit after `delayMs` (tests step commits by hand). */
@@ -37,12 +31,11 @@ type Follower = { subscriber: FrameSubscriber; lastSeq: number };
  * instance; the entry that ends a turn carries `e`, which ends their following.
  */
 export class RedisFrameLog implements FrameLog {
-  private readonly threads = new Map<string, ThreadLog>();
-  private readonly dirty = new Set<ThreadLog>();
+  private readonly memory = new LogMemory();
+  private readonly threads = this.memory.threads;
   /** Threads whose last appended frame ends the turn (endSubscriptions): its entry gets `e`. */
   private readonly endSeq = new Map<string, number>();
   private readonly followers = new Map<string, Map<string, Follower>>();
-  private flushWaiters: (() => void)[] = [];
   private scheduled = false;
   private committing = false;
   private closed = false;
@@ -54,6 +47,7 @@ export class RedisFrameLog implements FrameLog {
   private readonly now: () => number;
   private readerId: number | undefined;
   private reading: Promise<void> | undefined;
+  private readonly sweeper: ReturnType<typeof setInterval>;
 
   /** `redis` runs commands; `reader` is a connection of its own for the blocking XREAD. */
   constructor(
@@ -67,6 +61,10 @@ export class RedisFrameLog implements FrameLog {
     this.onError = options.onError ?? (() => {});
     this.scheduleCommit = options.schedule ?? defaultSchedule;
     this.now = options.now ?? Date.now;
+    const idleMs = options.idleMs ?? 5 * 60_000;
+    // Without it every thread this instance ever touched would stay in memory.
+    this.sweeper = setInterval(() => this.memory.sweep(this.now() - idleMs), Math.min(idleMs, 60_000));
+    this.sweeper.unref();
   }
 
   async claim(threadId: string): Promise<void> {
@@ -96,24 +94,17 @@ export class RedisFrameLog implements FrameLog {
     if (this.closed) throw new Error("frame log is closed");
     const thread = this.threads.get(threadId);
     if (!thread) throw new Error(`frame log: thread ${threadId} was not claimed before appending`);
-    const seq = ++thread.lastSeq;
-    const entry: Pending = { seq, json: stamp(thread, frame, seq), turnId };
-    thread.pending.push(entry);
-    this.dirty.add(thread);
+    const entry = this.memory.queue(thread, turnId, frame);
     this.schedule();
     return entry;
   }
 
   hold(threadId: string): void {
-    const thread = this.threads.get(threadId);
-    if (thread && thread.heldFrom === 0) thread.heldFrom = thread.lastSeq + 1;
+    this.memory.hold(threadId);
   }
 
   release(threadId: string): void {
-    const thread = this.threads.get(threadId);
-    if (!thread || thread.heldFrom === 0) return;
-    thread.heldFrom = 0;
-    if (thread.pending.length > 0) this.schedule();
+    if (this.memory.release(threadId)) this.schedule();
   }
 
   handOff(threadId: string): void {
@@ -167,12 +158,12 @@ export class RedisFrameLog implements FrameLog {
   }
 
   unsubscribe(threadId: string, subscriberId: string): void {
-    this.threads.get(threadId)?.subscribers.delete(subscriberId);
+    this.memory.unsubscribe(threadId, subscriberId);
     this.unfollow(threadId, subscriberId);
   }
 
   unsubscribeEverywhere(subscriberId: string): void {
-    for (const thread of this.threads.values()) thread.subscribers.delete(subscriberId);
+    this.memory.unsubscribeEverywhere(subscriberId);
     for (const threadId of [...this.followers.keys()]) this.unfollow(threadId, subscriberId);
   }
 
@@ -180,8 +171,7 @@ export class RedisFrameLog implements FrameLog {
     const thread = this.threads.get(threadId);
     if (!thread) return;
     this.endSeq.set(threadId, thread.lastSeq);
-    if (thread.committedSeq >= thread.lastSeq) thread.subscribers.clear();
-    else thread.endAfter = thread.lastSeq;
+    this.memory.endSubscriptions(threadId);
   }
 
   lastSeq(threadId: string): number {
@@ -194,14 +184,13 @@ export class RedisFrameLog implements FrameLog {
   }
 
   flush(): Promise<void> {
-    const waiting = this.committing || [...this.dirty].some((t) => committable(t) > 0);
-    if (!waiting) return Promise.resolve();
-    return new Promise((resolve) => this.flushWaiters.push(resolve));
+    return this.memory.waitFlushed(this.committing);
   }
 
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    clearInterval(this.sweeper);
     if (!this.committing) void this.commit();
     if (this.readerId !== undefined) void this.redis.client("UNBLOCK", this.readerId).catch(() => {});
   }
@@ -222,15 +211,10 @@ export class RedisFrameLog implements FrameLog {
     this.committing = true;
     const ready: [ThreadLog, Pending[], number][] = [];
     const pipeline = this.redis.pipeline();
-    for (const thread of this.dirty) {
-      const n = committable(thread);
-      if (n > 0) {
-        const frames = thread.pending.splice(0, n);
-        const from = pipeline.length;
-        this.write(pipeline, thread, frames);
-        ready.push([thread, frames, from]);
-      }
-      if (thread.pending.length === 0) this.dirty.delete(thread);
+    for (const [thread, frames] of this.memory.take()) {
+      const from = pipeline.length;
+      this.write(pipeline, thread, frames);
+      ready.push([thread, frames, from]);
     }
     if (ready.length > 0) {
       let results: [Error | null, unknown][] = [];
@@ -250,13 +234,8 @@ export class RedisFrameLog implements FrameLog {
       }
     }
     this.committing = false;
-    if ([...this.dirty].some((t) => committable(t) > 0)) {
-      this.schedule();
-      return;
-    }
-    const waiters = this.flushWaiters;
-    this.flushWaiters = [];
-    for (const resolve of waiters) resolve();
+    if (this.memory.hasCommittable()) this.schedule();
+    else this.memory.flushed();
   }
 
   /** The thread's frames as XADDs (a new turn first trims the older turns' entries), then its TTL. */
@@ -272,6 +251,7 @@ export class RedisFrameLog implements FrameLog {
       pipeline.xadd(key, "MAXLEN", "~", this.maxLength, `${f.seq}-0`, "t", f.turnId, "j", f.json, ...ends);
     }
     pipeline.pexpire(key, this.ttlMs);
+    if (end !== undefined && (frames.at(-1) as Pending).seq >= end) this.endSeq.delete(thread.threadId);
   }
 
   private deliver(thread: ThreadLog, frames: Pending[]): void {

@@ -4,15 +4,14 @@ import type { FrameLog, FrameSubscriber, LoggedFrame } from "./frame-log.js";
 import {
   type BatchRow,
   batchesOf,
-  committable,
   defaultSchedule,
   deliverCommitted,
   framesOf,
   gated,
+  LogMemory,
   type Pending,
   recentAfter,
   type StoredBatch,
-  stamp,
   ThreadLog,
 } from "./thread-log.js";
 
@@ -36,10 +35,9 @@ export interface PostgresFrameLogOptions {
  * after `claim` reads the highest stored one: with several instances, use the Redis log.
  */
 export class PostgresFrameLog implements FrameLog {
-  private readonly threads = new Map<string, ThreadLog>();
+  private readonly memory = new LogMemory();
+  private readonly threads = this.memory.threads;
   private readonly loading = new Map<string, Promise<ThreadLog>>();
-  private readonly dirty = new Set<ThreadLog>();
-  private flushWaiters: (() => void)[] = [];
   private scheduled = false;
   private committing = false;
   private closed = false;
@@ -71,24 +69,17 @@ export class PostgresFrameLog implements FrameLog {
     if (this.closed) throw new Error("frame log is closed");
     const thread = this.threads.get(threadId);
     if (!thread) throw new Error(`frame log: thread ${threadId} was not claimed before appending`);
-    const seq = ++thread.lastSeq;
-    const entry: Pending = { seq, json: stamp(thread, frame, seq), turnId };
-    thread.pending.push(entry);
-    this.dirty.add(thread);
+    const entry = this.memory.queue(thread, turnId, frame);
     this.schedule();
     return entry;
   }
 
   hold(threadId: string): void {
-    const thread = this.threads.get(threadId);
-    if (thread && thread.heldFrom === 0) thread.heldFrom = thread.lastSeq + 1;
+    this.memory.hold(threadId);
   }
 
   release(threadId: string): void {
-    const thread = this.threads.get(threadId);
-    if (!thread || thread.heldFrom === 0) return;
-    thread.heldFrom = 0;
-    if (thread.pending.length > 0) this.schedule();
+    if (this.memory.release(threadId)) this.schedule();
   }
 
   handOff(_threadId: string): void {
@@ -134,18 +125,15 @@ export class PostgresFrameLog implements FrameLog {
   }
 
   unsubscribe(threadId: string, subscriberId: string): void {
-    this.threads.get(threadId)?.subscribers.delete(subscriberId);
+    this.memory.unsubscribe(threadId, subscriberId);
   }
 
   unsubscribeEverywhere(subscriberId: string): void {
-    for (const thread of this.threads.values()) thread.subscribers.delete(subscriberId);
+    this.memory.unsubscribeEverywhere(subscriberId);
   }
 
   endSubscriptions(threadId: string): void {
-    const thread = this.threads.get(threadId);
-    if (!thread) return;
-    if (thread.committedSeq >= thread.lastSeq) thread.subscribers.clear();
-    else thread.endAfter = thread.lastSeq;
+    this.memory.endSubscriptions(threadId);
   }
 
   lastSeq(threadId: string): number {
@@ -153,9 +141,7 @@ export class PostgresFrameLog implements FrameLog {
   }
 
   flush(): Promise<void> {
-    const waiting = this.committing || [...this.dirty].some((t) => committable(t) > 0);
-    if (!waiting) return Promise.resolve();
-    return new Promise((resolve) => this.flushWaiters.push(resolve));
+    return this.memory.waitFlushed(this.committing);
   }
 
   close(): void {
@@ -212,24 +198,14 @@ export class PostgresFrameLog implements FrameLog {
   private async commit(): Promise<void> {
     this.scheduled = false;
     this.committing = true;
-    const ready: [ThreadLog, Pending[]][] = [];
-    for (const thread of this.dirty) {
-      const n = committable(thread);
-      if (n > 0) ready.push([thread, thread.pending.splice(0, n)]);
-      if (thread.pending.length === 0) this.dirty.delete(thread);
-    }
+    const ready = this.memory.take();
     if (ready.length > 0) {
       for (const [thread, frames] of await this.writeReady(ready))
         deliverCommitted(thread, frames, this.now(), this.maxRecent, this.onError);
     }
     this.committing = false;
-    if ([...this.dirty].some((t) => committable(t) > 0)) {
-      this.schedule();
-      return;
-    }
-    const waiters = this.flushWaiters;
-    this.flushWaiters = [];
-    for (const resolve of waiters) resolve();
+    if (this.memory.hasCommittable()) this.schedule();
+    else this.memory.flushed();
   }
 
   /** Writes in one transaction; if that fails, thread by thread, so one bad thread cannot stop the rest. */
@@ -297,15 +273,6 @@ export class PostgresFrameLog implements FrameLog {
   }
 
   private sweep(): void {
-    const cutoff = this.now() - this.idleMs;
-    for (const [id, thread] of this.threads) {
-      if (
-        thread.touchedAt < cutoff &&
-        thread.pending.length === 0 &&
-        thread.subscribers.size === 0 &&
-        thread.heldFrom === 0
-      )
-        this.threads.delete(id);
-    }
+    this.memory.sweep(this.now() - this.idleMs);
   }
 }

@@ -4,13 +4,12 @@ import type { FrameLog, FrameSubscriber, LoggedFrame } from "./frame-log.js";
 import {
   type BatchRow,
   batchesOf,
-  committable,
   defaultSchedule,
   deliverCommitted,
   framesOf,
+  LogMemory,
   type Pending,
   recentAfter,
-  stamp,
   ThreadLog,
 } from "./thread-log.js";
 
@@ -42,9 +41,8 @@ export interface SqliteFrameLogOptions {
  * none per commit beyond the frames.
  */
 export class SqliteFrameLog implements FrameLog {
-  private readonly threads = new Map<string, ThreadLog>();
-  private readonly dirty = new Set<ThreadLog>();
-  private flushWaiters: (() => void)[] = [];
+  private readonly memory = new LogMemory();
+  private readonly threads = this.memory.threads;
   private scheduled = false;
   private closed = false;
   private readonly idleMs: number;
@@ -97,25 +95,18 @@ export class SqliteFrameLog implements FrameLog {
 
   append(threadId: string, turnId: string, frame: UnstampedFrame): LoggedFrame {
     if (this.closed) throw new Error("frame log is closed");
-    const thread = this.thread(threadId);
-    const seq = ++thread.lastSeq;
-    const entry: Pending = { seq, json: stamp(thread, frame, seq), turnId };
-    thread.pending.push(entry);
-    this.dirty.add(thread);
+    const entry = this.memory.queue(this.thread(threadId), turnId, frame);
     this.schedule();
     return entry;
   }
 
   hold(threadId: string): void {
-    const thread = this.thread(threadId);
-    if (thread.heldFrom === 0) thread.heldFrom = thread.lastSeq + 1;
+    this.thread(threadId);
+    this.memory.hold(threadId);
   }
 
   release(threadId: string): void {
-    const thread = this.threads.get(threadId);
-    if (!thread || thread.heldFrom === 0) return;
-    thread.heldFrom = 0;
-    if (thread.pending.length > 0) this.schedule();
+    if (this.memory.release(threadId)) this.schedule();
   }
 
   handOff(_threadId: string): void {
@@ -149,18 +140,15 @@ export class SqliteFrameLog implements FrameLog {
   }
 
   unsubscribe(threadId: string, subscriberId: string): void {
-    this.threads.get(threadId)?.subscribers.delete(subscriberId);
+    this.memory.unsubscribe(threadId, subscriberId);
   }
 
   unsubscribeEverywhere(subscriberId: string): void {
-    for (const thread of this.threads.values()) thread.subscribers.delete(subscriberId);
+    this.memory.unsubscribeEverywhere(subscriberId);
   }
 
   endSubscriptions(threadId: string): void {
-    const thread = this.threads.get(threadId);
-    if (!thread) return;
-    if (thread.committedSeq >= thread.lastSeq) thread.subscribers.clear();
-    else thread.endAfter = thread.lastSeq;
+    this.memory.endSubscriptions(threadId);
   }
 
   lastSeq(threadId: string): number {
@@ -168,9 +156,7 @@ export class SqliteFrameLog implements FrameLog {
   }
 
   flush(): Promise<void> {
-    const waiting = [...this.dirty].some((t) => committable(t) > 0);
-    if (!waiting) return Promise.resolve();
-    return new Promise((resolve) => this.flushWaiters.push(resolve));
+    return this.memory.waitFlushed(false);
   }
 
   close(): void {
@@ -202,19 +188,12 @@ export class SqliteFrameLog implements FrameLog {
   private commit(): void {
     this.scheduled = false;
     this.lastCommitAt = performance.now();
-    const ready: [ThreadLog, Pending[]][] = [];
-    for (const thread of this.dirty) {
-      const n = committable(thread);
-      if (n > 0) ready.push([thread, thread.pending.splice(0, n)]);
-      if (thread.pending.length === 0) this.dirty.delete(thread);
-    }
+    const ready = this.memory.take();
     if (ready.length > 0) {
       const written = this.writeReady(ready);
       for (const [thread, frames] of written) this.deliver(thread, frames);
     }
-    const waiters = this.flushWaiters;
-    this.flushWaiters = [];
-    for (const resolve of waiters) resolve();
+    this.memory.flushed();
   }
 
   /** Writes in one transaction; if that fails, thread by thread, so one bad thread cannot stop the rest. */
@@ -258,15 +237,6 @@ export class SqliteFrameLog implements FrameLog {
   }
 
   private sweep(): void {
-    const cutoff = this.now() - this.idleMs;
-    for (const [id, thread] of this.threads) {
-      if (
-        thread.touchedAt < cutoff &&
-        thread.pending.length === 0 &&
-        thread.subscribers.size === 0 &&
-        thread.heldFrom === 0
-      )
-        this.threads.delete(id);
-    }
+    this.memory.sweep(this.now() - this.idleMs);
   }
 }

@@ -195,3 +195,96 @@ export function gated(subscriber: FrameSubscriber, afterSeq: number) {
     },
   };
 }
+
+/**
+ * The in-memory side every frame log shares: each thread's log, the threads with frames to commit, and
+ * the callers waiting for a flush. The logs differ only in where a commit writes and how they replay.
+ */
+export class LogMemory {
+  readonly threads = new Map<string, ThreadLog>();
+  /** Threads with pending frames (held ones included). */
+  readonly dirty = new Set<ThreadLog>();
+  private flushWaiters: (() => void)[] = [];
+
+  /** Stamps the frame with the thread's next seq and queues it for the next commit. */
+  queue(thread: ThreadLog, turnId: string, frame: UnstampedFrame): Pending {
+    const seq = ++thread.lastSeq;
+    const entry: Pending = { seq, json: stamp(thread, frame, seq), turnId };
+    thread.pending.push(entry);
+    this.dirty.add(thread);
+    return entry;
+  }
+
+  /** Frames appended to the thread from now on wait for `release`. */
+  hold(threadId: string): void {
+    const thread = this.threads.get(threadId);
+    if (thread && thread.heldFrom === 0) thread.heldFrom = thread.lastSeq + 1;
+  }
+
+  /** Ends a hold; true when frames wait for a commit now. */
+  release(threadId: string): boolean {
+    const thread = this.threads.get(threadId);
+    if (!thread || thread.heldFrom === 0) return false;
+    thread.heldFrom = 0;
+    return thread.pending.length > 0;
+  }
+
+  /** Drops the thread's subscribers once everything appended so far is delivered. */
+  endSubscriptions(threadId: string): void {
+    const thread = this.threads.get(threadId);
+    if (!thread) return;
+    if (thread.committedSeq >= thread.lastSeq) thread.subscribers.clear();
+    else thread.endAfter = thread.lastSeq;
+  }
+
+  unsubscribe(threadId: string, subscriberId: string): void {
+    this.threads.get(threadId)?.subscribers.delete(subscriberId);
+  }
+
+  unsubscribeEverywhere(subscriberId: string): void {
+    for (const thread of this.threads.values()) thread.subscribers.delete(subscriberId);
+  }
+
+  /** True when some thread has frames the next commit may take. */
+  hasCommittable(): boolean {
+    for (const thread of this.dirty) if (committable(thread) > 0) return true;
+    return false;
+  }
+
+  /** Takes every committable frame of every thread, for one commit. */
+  take(): [ThreadLog, Pending[]][] {
+    const ready: [ThreadLog, Pending[]][] = [];
+    for (const thread of this.dirty) {
+      const n = committable(thread);
+      if (n > 0) ready.push([thread, thread.pending.splice(0, n)]);
+      if (thread.pending.length === 0) this.dirty.delete(thread);
+    }
+    return ready;
+  }
+
+  /** Resolves once `flushed` is called, or at once when nothing is pending and `busy` is false. */
+  waitFlushed(busy: boolean): Promise<void> {
+    if (!busy && !this.hasCommittable()) return Promise.resolve();
+    return new Promise((resolve) => this.flushWaiters.push(resolve));
+  }
+
+  /** Everything committable was committed: wakes the flush waiters. */
+  flushed(): void {
+    const waiters = this.flushWaiters;
+    this.flushWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  /** Forgets threads idle since `cutoff` with nothing pending, held or subscribed (their frames stay stored). */
+  sweep(cutoff: number): void {
+    for (const [id, thread] of this.threads) {
+      if (
+        thread.touchedAt < cutoff &&
+        thread.pending.length === 0 &&
+        thread.subscribers.size === 0 &&
+        thread.heldFrom === 0
+      )
+        this.threads.delete(id);
+    }
+  }
+}
