@@ -1,141 +1,42 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { execFile } from "node:child_process";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { promisify } from "node:util";
-import type { ServerFrame, StoredMessage } from "@agentwire/protocol";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import WebSocket from "ws";
-import {
-  redisMissing,
-  startRedis,
-  type TestRedis,
-} from "../../../packages/websocket/test/support/redis-server.js";
-import { skipMissingService } from "../../../packages/websocket/test/support/skip-missing-service.js";
+import type { ServerFrame } from "@agentwire/protocol";
+import { describe, expect, it } from "vitest";
+import { type Instance, isDone, messagesOf, useCluster } from "./support/cluster-instances.js";
 
 /**
- * Two real server processes on one database and one real Redis: the per-user connection cap and turn
- * limit hold across both, and a client tool call waiting on A is answered by the client reconnected to B.
+ * Two real server processes on one real Postgres and one real Redis: the per-user connection cap and
+ * turn limit hold across both, and a client tool call waiting on A is answered by the client reconnected to B.
  */
-const skip = skipMissingService(redisMissing());
-const root = join(import.meta.dirname, "../../..");
-const main = join(root, "apps/server/src/main.ts");
-const provider = join(import.meta.dirname, "fixtures/cluster-limits-provider.ts");
 const LEASE_MS = 600;
 const run = promisify(execFile);
-let redis: TestRedis | undefined;
-const children: ChildProcess[] = [];
-const sockets: WebSocket[] = [];
-let dir: string;
-
-beforeAll(async () => {
-  if (!skip) redis = await startRedis();
-});
-afterAll(async () => {
-  await redis?.stop();
-});
-afterEach(() => {
-  for (const s of sockets.splice(0)) s.terminate();
-  for (const c of children.splice(0)) if (c.exitCode === null) c.kill("SIGKILL");
-  rmSync(dir, { recursive: true, force: true });
+const cluster = useCluster({
+  provider: join(import.meta.dirname, "fixtures/cluster-limits-provider.ts"),
+  leaseMs: LEASE_MS,
 });
 
-type Instance = { proc: ChildProcess; url: string };
 type User = { name: string; token: string };
 
 let userNo = 0;
-/** A user of its own per test: nothing counted for one test's users can leak into another's. */
+/** A user of its own per test: nothing counted in the shared Redis for one test's users leaks into another's. */
 const newUser = (): User => {
   const name = `user${++userNo}x${Date.now()}`;
   return { name, token: `${name}-token-0123456789abcdef` };
 };
 
-async function instance(
-  name: string,
-  users: User[],
-  extraEnv: Record<string, string> = {},
-): Promise<Instance> {
-  const proc = spawn(process.execPath, ["--import", "tsx", "--conditions=@agentwire/source", main], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? "",
-      PORT: "0",
-      DATABASE_PATH: join(dir, "shared.db"),
-      AGENTWIRE_SCRIPTED_PROVIDER: provider,
-      DEFAULT_PROVIDER: "scripted",
-      REDIS_URL: redis!.url,
-      INSTANCE_ID: name,
-      TURN_LEASE_MS: String(LEASE_MS),
-      AUTH_MODE: "token",
-      AUTH_TOKENS: users.map((u) => `${u.name}:${u.token}`).join(","),
-      ...extraEnv,
-    },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  children.push(proc);
-  const url = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: proc.stdout! }).on("line", (line) => {
-      const entry = JSON.parse(line) as { msg?: string; url?: string };
-      if (entry.msg === "agentwire listening" && entry.url) resolve(entry.url);
-    });
-    proc.once("exit", (code) => reject(new Error(`${name} exited with ${code} before listening`)));
-  });
-  return { proc, url };
-}
+const bearer = (user: User) => ({ authorization: `Bearer ${user.token}` });
+const upgrade = (url: string, user: User) => cluster.upgrade(url, bearer(user));
+const client = (url: string, user: User) => cluster.client(url, bearer(user));
 
-/** Both instances on one database file and one Redis. */
+/** Both instances on the test's database and the shared Redis, with token auth for `users`. */
 async function pair(users: User[], env: Record<string, string>): Promise<[Instance, Instance]> {
-  dir = mkdtempSync(join(tmpdir(), "agentwire-cluster-limits-"));
-  const a = await instance("a", users, env);
-  const b = await instance("b", users, env);
+  const auth = { AUTH_MODE: "token", AUTH_TOKENS: users.map((u) => `${u.name}:${u.token}`).join(",") };
+  const a = await cluster.instance("a", { ...auth, ...env });
+  const b = await cluster.instance("b", { ...auth, ...env });
   return [a, b];
 }
 
-/** The upgrade's HTTP status: 101 when a socket opened (it is kept open), else e.g. 429. */
-function upgrade(url: string, user: User): Promise<{ status: number; ws?: WebSocket }> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`${url.replace("http", "ws")}/ws`, {
-      headers: { authorization: `Bearer ${user.token}` },
-    });
-    sockets.push(ws);
-    ws.once("open", () => resolve({ status: 101, ws }));
-    ws.once("unexpected-response", (_req, res) => {
-      resolve({ status: res.statusCode ?? 0 });
-      ws.terminate();
-    });
-    ws.once("error", reject);
-  });
-}
-
-async function client(url: string, user: User) {
-  const { status, ws } = await upgrade(url, user);
-  if (!ws) throw new Error(`upgrade refused with HTTP ${status}`);
-  const frames: ServerFrame[] = [];
-  const waiters: { match: (f: ServerFrame) => boolean; resolve: (f: ServerFrame) => void }[] = [];
-  ws.on("message", (data) => {
-    const frame = JSON.parse(String(data)) as ServerFrame;
-    frames.push(frame);
-    for (const w of waiters.splice(0)) {
-      if (w.match(frame)) w.resolve(frame);
-      else waiters.push(w);
-    }
-  });
-  return {
-    ws,
-    frames,
-    send: (command: string, data: unknown, requestId?: string) =>
-      ws.send(JSON.stringify({ command, data, ...(requestId !== undefined && { request_id: requestId }) })),
-    until: (match: (f: ServerFrame) => boolean) =>
-      new Promise<ServerFrame>((resolve) => {
-        const found = frames.find(match);
-        if (found) resolve(found);
-        else waiters.push({ match, resolve });
-      }),
-  };
-}
-
-const isDone = (f: ServerFrame) => f.type === "chunk" && f.done === true;
 const errorFor = (requestId: string) => (f: ServerFrame) => f.type === "error" && f.request_id === requestId;
 
 /** Polls `check` until it holds (a condition, not a fixed sleep); fails after `timeoutMs`. */
@@ -151,19 +52,12 @@ async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10
 
 /** How many sockets Redis counts for the user, on every instance together. */
 async function countedSockets(user: User): Promise<number> {
-  const { stdout } = await run("redis-cli", ["-u", redis!.url, "ZCARD", `aw:conns:${user.name}`]);
+  const { stdout } = await run("redis-cli", ["-u", cluster.redisUrl(), "ZCARD", `aw:conns:${user.name}`]);
   return Number(stdout.trim());
 }
 
-async function messagesOf(url: string, user: User, threadId: string): Promise<StoredMessage[]> {
-  const response = await fetch(`${url}/api/threads/${threadId}/messages`, {
-    headers: { authorization: `Bearer ${user.token}` },
-  });
-  return ((await response.json()) as { messages: StoredMessage[] }).messages;
-}
-
 // Each test starts two server processes: on a busy machine that alone can take seconds.
-describe.skipIf(skip)(
+describe.skipIf(cluster.skip)(
   "per-user limits and client tool answers across two instances",
   { timeout: 60_000 },
   () => {
@@ -256,7 +150,7 @@ describe.skipIf(skip)(
       );
       expect(end).toMatchObject({ result: '{"shown":true}' });
       expect((end as { is_error?: boolean }).is_error).toBeFalsy();
-      const rows = await messagesOf(b.url, alice, threadId);
+      const rows = await messagesOf(b.url, threadId, alice.token);
       expect(rows.at(-1)).toMatchObject({
         role: "assistant",
         content: 'the editor said {"shown":true}',
@@ -305,7 +199,7 @@ describe.skipIf(skip)(
       await onB.until(isDone);
       expect(onB.frames.some((f) => f.type === "error")).toBe(false);
       expect(onA.frames.some((f) => f.type === "tool_call")).toBe(false);
-      const rows = await messagesOf(a.url, alice, threadId);
+      const rows = await messagesOf(a.url, threadId, alice.token);
       expect(rows.at(-1)).toMatchObject({
         role: "assistant",
         content: "the editor said shown",

@@ -1,129 +1,20 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
-import type { ServerFrame, StoredMessage } from "@agentwire/protocol";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import WebSocket from "ws";
-import {
-  postgresMissing,
-  startPostgres,
-  type TestPostgres,
-} from "../../../packages/websocket/test/support/postgres-server.js";
-import {
-  redisMissing,
-  startRedis,
-  type TestRedis,
-} from "../../../packages/websocket/test/support/redis-server.js";
-import { skipMissingService } from "../../../packages/websocket/test/support/skip-missing-service.js";
+import { describe, expect, it } from "vitest";
+import { isDone, messagesOf, seqsOf, useCluster } from "./support/cluster-instances.js";
 
 /**
  * Two real server processes on one real Postgres and one real Redis: any instance serves any client of
  * any thread, commands reach the instance running the turn, and a dead instance's turn is ended by
  * the survivor within the lease.
  */
-const skip = skipMissingService(redisMissing() ?? postgresMissing());
-const root = join(import.meta.dirname, "../../..");
-const main = join(root, "apps/server/src/main.ts");
-const provider = join(import.meta.dirname, "fixtures/scripted-provider.ts");
 const LEASE_MS = 600;
-let redis: TestRedis | undefined;
-let postgres: TestPostgres | undefined;
-/** The database of the current test (both instances share it). */
-let databaseUrl: string;
-const children: ChildProcess[] = [];
-const sockets: WebSocket[] = [];
-let dir: string;
-
-beforeAll(async () => {
-  if (skip) return;
-  [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
-}, 60_000);
-beforeEach(async () => {
-  if (postgres) databaseUrl = await postgres.createDatabase();
+const { skip, instance, client } = useCluster({
+  provider: join(import.meta.dirname, "fixtures/scripted-provider.ts"),
+  leaseMs: LEASE_MS,
 });
-afterAll(async () => {
-  await Promise.all([redis?.stop(), postgres?.stop()]);
-});
-afterEach(() => {
-  for (const s of sockets.splice(0)) s.terminate();
-  for (const c of children.splice(0)) if (c.exitCode === null) c.kill("SIGKILL");
-  rmSync(dir, { recursive: true, force: true });
-});
-
-type Instance = { proc: ChildProcess; url: string };
-
-async function instance(name: string, extraEnv: Record<string, string> = {}): Promise<Instance> {
-  const proc = spawn(process.execPath, ["--import", "tsx", "--conditions=@agentwire/source", main], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? "",
-      PORT: "0",
-      DATABASE_URL: databaseUrl,
-      DATABASE_PATH: join(dir, "unused.db"),
-      AGENTWIRE_SCRIPTED_PROVIDER: provider,
-      DEFAULT_PROVIDER: "scripted",
-      REDIS_URL: redis!.url,
-      INSTANCE_ID: name,
-      TURN_LEASE_MS: String(LEASE_MS),
-      ...extraEnv,
-    },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  children.push(proc);
-  const url = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: proc.stdout! }).on("line", (line) => {
-      const entry = JSON.parse(line) as { msg?: string; url?: string };
-      if (entry.msg === "agentwire listening" && entry.url) resolve(entry.url);
-    });
-    proc.once("exit", (code) => reject(new Error(`${name} exited with ${code} before listening`)));
-  });
-  return { proc, url };
-}
-
-async function client(url: string) {
-  const ws = new WebSocket(`${url.replace("http", "ws")}/ws`);
-  sockets.push(ws);
-  const frames: ServerFrame[] = [];
-  const waiters: { match: (f: ServerFrame) => boolean; resolve: (f: ServerFrame) => void }[] = [];
-  ws.on("message", (data) => {
-    const frame = JSON.parse(String(data)) as ServerFrame;
-    frames.push(frame);
-    for (const w of waiters.splice(0)) {
-      if (w.match(frame)) w.resolve(frame);
-      else waiters.push(w);
-    }
-  });
-  await new Promise((resolve) => ws.once("open", resolve));
-  return {
-    ws,
-    frames,
-    send: (command: string, data: unknown, requestId?: string) =>
-      ws.send(JSON.stringify({ command, data, ...(requestId !== undefined && { request_id: requestId }) })),
-    until: (match: (f: ServerFrame) => boolean) =>
-      new Promise<ServerFrame>((resolve) => {
-        const found = frames.find(match);
-        if (found) resolve(found);
-        else waiters.push({ match, resolve });
-      }),
-  };
-}
-
-const isDone = (f: ServerFrame) => f.type === "chunk" && f.done === true;
-const seqsOf = (frames: ServerFrame[]) =>
-  frames.map((f) => (f as { seq?: number }).seq).filter((s) => s !== undefined);
-
-async function messagesOf(url: string, threadId: string): Promise<StoredMessage[]> {
-  const body = (await (await fetch(`${url}/api/threads/${threadId}/messages`)).json()) as {
-    messages: StoredMessage[];
-  };
-  return body.messages;
-}
 
 describe.skipIf(skip)("two instances on one Postgres and one Redis", () => {
   it("a turn started on A is resumed on B: every frame once, in order, then live; stop via B stops it on A; busy via B", async () => {
-    dir = mkdtempSync(join(tmpdir(), "agentwire-cluster-"));
     const a = await instance("a");
     const b = await instance("b");
     const onA = await client(a.url);
@@ -162,7 +53,6 @@ describe.skipIf(skip)("two instances on one Postgres and one Redis", () => {
   });
 
   it("a question shown via A is answered via B, and the turn resumes there", async () => {
-    dir = mkdtempSync(join(tmpdir(), "agentwire-cluster-"));
     const a = await instance("a");
     const b = await instance("b");
     const onA = await client(a.url);
@@ -184,7 +74,6 @@ describe.skipIf(skip)("two instances on one Postgres and one Redis", () => {
   });
 
   it("kill -9 of A mid-turn: B ends the turn as interrupted within the lease; its client gets the closing frames", async () => {
-    dir = mkdtempSync(join(tmpdir(), "agentwire-cluster-"));
     const a = await instance("a");
     const b = await instance("b");
     const onA = await client(a.url);
@@ -207,7 +96,6 @@ describe.skipIf(skip)("two instances on one Postgres and one Redis", () => {
   });
 
   it("SIGTERM of A with a drain timeout: the running turn finishes, and the client on B sees all of it", async () => {
-    dir = mkdtempSync(join(tmpdir(), "agentwire-cluster-"));
     const a = await instance("a", { SHUTDOWN_DRAIN_MS: "10000" });
     const b = await instance("b");
     const onA = await client(a.url);
