@@ -39,7 +39,13 @@ export const handleResumeChat: CommandHandler<"resume_chat"> = async (frame, con
   await conn.frames.flush();
   // A turn running on another instance reaches this socket through the shared log.
   const remote = !turn && (await chat.coordination?.remoteOwner(thread.id)) !== undefined;
-  const active = remote || (turn?.active === true && turn.userId === conn.userId);
+  // Stored as running, but no lease and no run here: its instance died and a survivor has yet to end
+  // it. Follow it too, or the closing frames the survivor appends a moment later never come.
+  const orphan =
+    !remote && !turn?.active && chat.coordination !== undefined
+      ? (await conn.repos.turns.latest(conn.userId, thread.id))?.status === "running"
+      : false;
+  const active = remote || orphan || (turn?.active === true && turn.userId === conn.userId);
   const { replayed, lastSeq } = await conn.frames.resume(
     thread.id,
     frame.data.last_seq,

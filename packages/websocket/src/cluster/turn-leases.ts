@@ -25,6 +25,7 @@ export class TurnLeases implements TurnCoordination {
   private readonly leaseMs: number;
   private readonly prefix: string;
   private readonly heartbeat: ReturnType<typeof setInterval>;
+  private renewing = false;
 
   constructor(
     private readonly redis: Redis,
@@ -82,17 +83,36 @@ export class TurnLeases implements TurnCoordination {
     this.held.clear();
   }
 
+  /**
+   * One heartbeat: every held lease renewed in one pipelined round trip (one EVAL each, awaited in turn,
+   * took longer than the lease with a thousand turns, and leases of live turns lapsed), and no beat
+   * while the previous one is still out.
+   */
   private async renewAll(): Promise<void> {
-    for (const [threadId, lease] of this.held) {
-      try {
-        const renewed = await this.redis.eval(RENEW, 1, this.key(threadId), lease.value, this.leaseMs);
-        if (renewed === 1) continue;
+    if (this.renewing || this.held.size === 0) return;
+    this.renewing = true;
+    try {
+      const leases = [...this.held];
+      const pipeline = this.redis.pipeline();
+      for (const [threadId, lease] of leases)
+        pipeline.eval(RENEW, 1, this.key(threadId), lease.value, this.leaseMs);
+      const results = (await pipeline.exec()) ?? [];
+      for (const [i, [threadId, lease]] of leases.entries()) {
+        const [error, renewed] = results[i] ?? [new Error("no reply"), 0];
+        if (error) {
+          // Redis unreachable: the lease may lapse; the next beat tries again.
+          this.options.onError?.(error);
+          continue;
+        }
+        // Released (or claimed anew) while the beat was out: not this beat's to judge.
+        if (renewed === 1 || this.held.get(threadId) !== lease) continue;
         this.held.delete(threadId);
         lease.onLost();
-      } catch (error) {
-        // Redis unreachable: the lease may lapse; the next beat tries again.
-        this.options.onError?.(error);
       }
+    } catch (error) {
+      this.options.onError?.(error);
+    } finally {
+      this.renewing = false;
     }
   }
 }
