@@ -38,24 +38,35 @@ const AuthTokens = z
   })
   .default([]);
 
+/**
+ * A URL with credentials in it (a database, Redis): checked to parse here, with a message that never
+ * repeats the value, since Node's URL error carries the whole input (the password included) and
+ * would reach stderr or a log.
+ */
+function serviceUrl(scheme: RegExp, message: string) {
+  return z.string().refine((value) => {
+    if (!scheme.test(value)) return false;
+    try {
+      new URL(value);
+      return true;
+    } catch {
+      return false;
+    }
+  }, `${message} that parses (percent-encode special characters in the password); the value is not shown`);
+}
+
 /** Every environment variable the server reads, with its default. */
 export const EnvSchema = z.object({
   HOST: z.string().min(1).default("127.0.0.1"),
   PORT: z.coerce.number().int().min(0).max(65535).default(8787),
   DATABASE_PATH: z.string().min(1).default("./data/agentwire.db"),
   /** Set: rows live in Postgres instead of the SQLite file at DATABASE_PATH. */
-  DATABASE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
-    .optional(),
+  DATABASE_URL: serviceUrl(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL").optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1_000).default(10),
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   DATABASE_SSL_MODE: z.enum(["disable", "require", "verify-full"]).optional(),
   /** Set: instances share turns through Redis (the frame log, turn leases, the command bus). */
-  REDIS_URL: z
-    .string()
-    .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
-    .optional(),
+  REDIS_URL: serviceUrl(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
   INSTANCE_ID: optionalText,
   TURN_LEASE_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
   SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(3_600_000).default(0),
@@ -300,7 +311,11 @@ function tracingOf(base: string | undefined, traces: string | undefined, instanc
 
 /** A service URL as it may be logged: any password replaced. */
 function withoutPassword(url: string): string {
-  const parsed = new URL(url);
-  if (parsed.password) parsed.password = "redacted";
-  return parsed.toString();
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "redacted";
+    return parsed.toString();
+  } catch {
+    return "(unparseable URL)";
+  }
 }

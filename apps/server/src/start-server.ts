@@ -55,6 +55,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
   });
   let closing: Promise<void> | undefined;
   let closeCluster = async () => {};
+  let closeServices = async () => {};
   try {
     if (config.authMode === "none" && !LOOPBACK.has(config.host)) {
       logger.warn(
@@ -107,7 +108,9 @@ export async function startServer(config: Config, options: StartServerOptions = 
     });
     openSockets = countSockets;
     if (built.metrics) await app.register(metricsRoute, { metrics: built.metrics });
-    app.addHook("onClose", () => built.close());
+    // Not an onClose hook: those run last-registered first, so this would run before the plugin's hook
+    // that lets turns drain, and the spans and MCP calls of those turns would be cut off.
+    closeServices = () => built.close();
     const web = findWebDist();
     if (web) await serveWebApp(app, web);
     else logger.info("web client not built: run `pnpm build` to serve it at /");
@@ -118,6 +121,12 @@ export async function startServer(config: Config, options: StartServerOptions = 
       const { uiTools } = built.services;
       await cluster.serve(chat.turns, repos, { ...(uiTools && { uiTools }) });
     } else {
+      // Alone on the database: ending every running turn and numbering frames in memory are only
+      // right when no other instance runs there (several need REDIS_URL).
+      if (!cluster && !(await storage.claimSoleInstance()))
+        throw new Error(
+          "another agentwire instance runs on this database without REDIS_URL: set REDIS_URL on every instance to run several",
+        );
       const interrupted = await recoverInterruptedTurns(frames, repos, logger);
       if (interrupted > 0)
         logger.warn({ interrupted }, "turns left running by the previous process ended as interrupted");
@@ -133,12 +142,14 @@ export async function startServer(config: Config, options: StartServerOptions = 
       close: () => {
         closing ??= app
           .close()
+          .then(() => closeServices().catch(() => undefined))
           .then(() => closeCluster())
           .finally(() => storage.close());
         return closing;
       },
     };
   } catch (error) {
+    await closeServices().catch(() => undefined);
     await closeCluster().catch(() => undefined);
     await storage.close();
     throw error;

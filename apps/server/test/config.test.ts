@@ -37,6 +37,34 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ PORT: "x", AUTH_MODE: "y" })).toThrow(/PORT: [\s\S]*AUTH_MODE: /);
   });
 
+  it("reads DATABASE_URL and its pool settings; a bad URL is named without its password; the summary redacts it", () => {
+    const config = loadConfig({
+      DATABASE_URL: "postgres://app:s3cret@db:5432/agentwire",
+      DATABASE_POOL_SIZE: "4",
+      DATABASE_SSL_MODE: "require",
+    });
+    expect(config.postgres).toEqual({
+      url: "postgres://app:s3cret@db:5432/agentwire",
+      poolSize: 4,
+      statementTimeoutMs: 30_000,
+      sslMode: "require",
+    });
+    expect(JSON.stringify(describeConfig(config))).not.toContain("s3cret");
+    expect(loadConfig({}).postgres).toBeUndefined();
+    for (const bad of ["postgres://app:s3c/ret@db:99999/x", "mysql://app:s3cret@db/x"]) {
+      let error: unknown;
+      try {
+        loadConfig({ DATABASE_URL: bad, REDIS_URL: "redis://:s3cret@[bad" });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as Error).message).toMatch(/DATABASE_URL: .*postgres:\/\//);
+      expect((error as Error).message).toMatch(/REDIS_URL/);
+      expect((error as Error).message).not.toContain("s3c");
+    }
+  });
+
   it("treats empty values as unset", () => {
     expect(loadConfig({ PORT: "", OPENAI_API_KEY: "" }).port).toBe(8787);
   });

@@ -4,6 +4,8 @@ import { join } from "node:path";
 import { createLogger } from "@agentwire/websocket";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { postgresMissing, startPostgres } from "../../../packages/websocket/test/support/postgres-server.js";
+import { skipMissingService } from "../../../packages/websocket/test/support/skip-missing-service.js";
 import { loadConfig } from "../src/config.js";
 import { type RunningServer, startServer } from "../src/start-server.js";
 
@@ -33,4 +35,29 @@ describe("startServer", () => {
     expect(await closed).toBe(1012);
     expect(await server.storage.isReady()).toBe(false);
   });
+});
+
+describe.skipIf(skipMissingService(postgresMissing()))("startServer on Postgres (DATABASE_URL)", () => {
+  it("runs on Postgres; a second instance without REDIS_URL is refused while the first runs, and starts once it stopped", async () => {
+    const postgres = await startPostgres();
+    try {
+      const url = await postgres.createDatabase();
+      const config = loadConfig({ PORT: "0", DATABASE_URL: url, DATABASE_PATH: "/nonexistent/unused.db" });
+      const logger = createLogger({ level: "silent" });
+      server = await startServer(config, { logger });
+      expect(server.storage.dialect).toBe("postgres");
+      expect(await (await fetch(`${server.url}/ready`)).json()).toEqual({
+        status: "ready",
+        checks: { database: "ok" },
+      });
+      await expect(startServer(config, { logger })).rejects.toThrow(/without REDIS_URL/);
+      await server.close();
+      server = await startServer(config, { logger });
+      expect((await fetch(`${server.url}/health`)).status).toBe(200);
+      await server.close();
+      server = undefined;
+    } finally {
+      await postgres.stop();
+    }
+  }, 60_000);
 });

@@ -31,8 +31,8 @@ type Follower = { subscriber: FrameSubscriber; lastSeq: number };
  * instance; the entry that ends a turn carries `e`, which ends their following.
  */
 export class RedisFrameLog implements FrameLog {
-  private readonly memory = new LogMemory();
-  private readonly threads = this.memory.threads;
+  private readonly memory: LogMemory;
+  private readonly threads: Map<string, ThreadLog>;
   /** Threads whose last appended frame ends the turn (endSubscriptions): its entry gets `e`. */
   private readonly endSeq = new Map<string, number>();
   private readonly followers = new Map<string, Map<string, Follower>>();
@@ -61,6 +61,8 @@ export class RedisFrameLog implements FrameLog {
     this.onError = options.onError ?? (() => {});
     this.scheduleCommit = options.schedule ?? defaultSchedule;
     this.now = options.now ?? Date.now;
+    this.memory = new LogMemory(this.now);
+    this.threads = this.memory.threads;
     const idleMs = options.idleMs ?? 5 * 60_000;
     // Without it every thread this instance ever touched would stay in memory.
     this.sweeper = setInterval(() => this.memory.sweep(this.now() - idleMs), Math.min(idleMs, 60_000));
@@ -80,6 +82,7 @@ export class RedisFrameLog implements FrameLog {
       this.threads.set(threadId, thread);
       return;
     }
+    thread.touchedAt = this.now();
     if (thread.pending.length === 0) thread.storedTurnId = storedTurnId;
     // Another instance may have run turns here since; frames this process still holds come after.
     if (thread.pending.length === 0 && seq > thread.lastSeq) {
@@ -191,7 +194,8 @@ export class RedisFrameLog implements FrameLog {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.sweeper);
-    if (!this.committing) void this.commit();
+    // A commit already queued or running takes what is pending: never two at once.
+    if (!this.committing && !this.scheduled) void this.commit();
     if (this.readerId !== undefined) void this.redis.client("UNBLOCK", this.readerId).catch(() => {});
   }
 
@@ -234,8 +238,8 @@ export class RedisFrameLog implements FrameLog {
       }
     }
     this.committing = false;
+    this.memory.committed();
     if (this.memory.hasCommittable()) this.schedule();
-    else this.memory.flushed();
   }
 
   /** The thread's frames as XADDs (a new turn first trims the older turns' entries), then its TTL. */

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyBaseLogger } from "fastify";
 import { Redis } from "ioredis";
-import type { Repositories } from "../db/repositories.js";
+import type { Repositories, TurnRow } from "../db/repositories.js";
 import type { UIToolProxy } from "../tools/ui-tool-proxy.js";
 import { recoverTurn } from "../turns/recover-turns.js";
 import type { TurnOwner } from "../turns/turn-coordination.js";
@@ -158,20 +158,31 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
    * it): one surviving instance, chosen by a lock, ends it from the shared log like a restart would.
    */
   async function endDeadTurns(registry: TurnRegistry, repos: Repositories): Promise<void> {
-    for (const row of await repos.turns.listRunning()) {
+    const rows = (await repos.turns.listRunning()).filter((row) => {
       const local = registry.get(row.threadId);
-      if (local?.active && local.turnId === row.id) continue;
-      if ((await redis.exists(leases.key(row.threadId))) === 1) continue;
-      const lock = await redis.set(`${prefix}recover:${row.id}`, instanceId, "PX", leases.lease * 4, "NX");
-      if (lock !== "OK") continue;
-      // It may have ended between the list and the lock.
-      const fresh = await repos.turns.get(row.userId, row.id);
-      if (fresh?.status !== "running") continue;
-      logger.warn(
-        { thread_id: row.threadId, turn_id: row.id },
-        "turn of a dead instance ended as interrupted",
-      );
-      await recoverTurn(frames, repos, logger, fresh);
-    }
+      return !(local?.active && local.turnId === row.id);
+    });
+    if (rows.length === 0) return;
+    // One round trip for every lease, not one per turn: a busy cluster has many running turns.
+    const pipeline = redis.pipeline();
+    for (const row of rows) pipeline.exists(leases.key(row.threadId));
+    const held = (await pipeline.exec()) ?? [];
+    const dead = rows.filter((_, i) => held[i]?.[0] == null && held[i]?.[1] === 0);
+    // A few at a time: a thousand turns of a dead instance are ended in seconds, not one after another.
+    const queue = [...dead];
+    const worker = async () => {
+      for (let row = queue.shift(); row; row = queue.shift()) await endDeadTurn(repos, row);
+    };
+    await Promise.all(Array.from({ length: Math.min(8, queue.length) }, worker));
+  }
+
+  async function endDeadTurn(repos: Repositories, row: TurnRow): Promise<void> {
+    const lock = await redis.set(`${prefix}recover:${row.id}`, instanceId, "PX", leases.lease * 4, "NX");
+    if (lock !== "OK") return;
+    // It may have ended between the list and the lock.
+    const fresh = await repos.turns.get(row.userId, row.id);
+    if (fresh?.status !== "running") return;
+    logger.warn({ thread_id: row.threadId, turn_id: row.id }, "turn of a dead instance ended as interrupted");
+    await recoverTurn(frames, repos, logger, fresh);
   }
 }

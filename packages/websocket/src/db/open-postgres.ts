@@ -18,6 +18,11 @@ export interface AgentwirePostgres {
   close(): Promise<void>;
   /** Connections open, idle in the pool, and queries waiting for one. */
   poolStats(): { total: number; idle: number; waiting: number };
+  /**
+   * Takes the database for this process alone, for as long as it runs (a session advisory lock on a
+   * connection of its own); false when another process holds it.
+   */
+  lockSoleInstance(): Promise<boolean>;
 }
 
 export interface OpenPostgresOptions {
@@ -50,6 +55,7 @@ export async function openPostgres(options: OpenPostgresOptions): Promise<Agentw
   const db = drizzle({ client: pool, schema });
   const expected = countJournalEntries(migrationsFolder);
   let closed = false;
+  let sole: pg.Client | undefined;
   return {
     db,
     pool,
@@ -64,7 +70,23 @@ export async function openPostgres(options: OpenPostgresOptions): Promise<Agentw
     close: async () => {
       if (closed) return;
       closed = true;
+      await sole?.end().catch(() => undefined);
       await pool.end();
+    },
+    lockSoleInstance: async () => {
+      if (sole) return true;
+      const client = new pg.Client({ connectionString: options.url, ...(ssl !== undefined && { ssl }) });
+      client.on("error", () => {});
+      await client.connect();
+      const result = await client.query<{ locked: boolean }>(
+        "SELECT pg_try_advisory_lock(hashtext('agentwire:sole-instance')) AS locked",
+      );
+      if (result.rows[0]?.locked !== true) {
+        await client.end();
+        return false;
+      }
+      sole = client;
+      return true;
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
   };

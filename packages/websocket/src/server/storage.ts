@@ -23,6 +23,11 @@ export interface Storage {
   createFrameLog(logger: FastifyBaseLogger): FrameLog;
   /** True when the database answers and every migration is applied. */
   isReady(): Promise<boolean>;
+  /**
+   * Makes sure no other server process runs on this database without coordination (several instances
+   * need Redis); false when another one does. A SQLite file is one machine's: always true.
+   */
+  claimSoleInstance(): Promise<boolean>;
   /** Postgres pool gauges; undefined for SQLite. */
   poolStats(): PoolStats | undefined;
   close(): Promise<void>;
@@ -59,6 +64,7 @@ export function sqliteStorage(
     repos: createSqliteRepositories(database.db),
     createFrameLog: (logger) => new SqliteFrameLog(database.sqlite, { onError: logFrameError(logger) }),
     isReady: async () => database.isReady(),
+    claimSoleInstance: async () => true,
     poolStats: () => undefined,
     close: async () => database.close(),
   };
@@ -70,8 +76,17 @@ export function postgresStorage(pg: AgentwirePostgres): Storage & { readonly pos
     dialect: "postgres",
     postgres: pg,
     repos: createPgRepositories(pg.db),
-    createFrameLog: (logger) => new PostgresFrameLog(pg.pool, { onError: logFrameError(logger) }),
+    createFrameLog: (logger) =>
+      new PostgresFrameLog(pg.pool, {
+        onError: logFrameError(logger),
+        onRetry: (err, threadId) =>
+          logger.warn(
+            { err, thread_id: threadId },
+            "frames could not be stored yet; retrying (not sent meanwhile)",
+          ),
+      }),
     isReady: () => pg.isReady(),
+    claimSoleInstance: () => pg.lockSoleInstance(),
     poolStats: () => pg.poolStats(),
     close: () => pg.close(),
   };

@@ -66,7 +66,12 @@ export async function beginTurn(
 
 /** A thread's title from its first message. */
 export function titleOf(content: ChatMessageData["content"]): string {
-  const text = contentText(content).replace(/\s+/g, " ").trim();
+  // Control characters out too: Postgres text cannot hold NUL, and a title is for reading.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: they are what this removes
+  const text = contentText(content)
+    .replace(/[\u0000-\u001f\u007f]+/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
   if (!text) return "New chat";
   return text.length <= 80 ? text : `${text.slice(0, 79)}…`;
 }

@@ -22,6 +22,8 @@ export interface PostgresFrameLogOptions {
   maxRecentFrames?: number;
   /** A commit (or a subscriber) failed; the frames of that thread in that commit were not sent. Must not throw. */
   onError?: (error: unknown, threadId: string) => void;
+  /** A commit failed for a passing reason; its frames wait and are tried again. Must not throw. */
+  onRetry?: (error: unknown, threadId: string) => void;
   now?: () => number;
   /** Runs a commit after `delayMs` (tests step commits by hand). */
   schedule?: (commit: () => void, delayMs: number) => void;
@@ -35,8 +37,8 @@ export interface PostgresFrameLogOptions {
  * after `claim` reads the highest stored one: with several instances, use the Redis log.
  */
 export class PostgresFrameLog implements FrameLog {
-  private readonly memory = new LogMemory();
-  private readonly threads = this.memory.threads;
+  private readonly memory: LogMemory;
+  private readonly threads: Map<string, ThreadLog>;
   private readonly loading = new Map<string, Promise<ThreadLog>>();
   private scheduled = false;
   private committing = false;
@@ -47,6 +49,9 @@ export class PostgresFrameLog implements FrameLog {
   private readonly now: () => number;
   private readonly scheduleCommit: (commit: () => void, delayMs: number) => void;
   private readonly sweeper: ReturnType<typeof setInterval>;
+  private readonly onRetry: (error: unknown, threadId: string) => void;
+  private retryDelayMs = 0;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -55,14 +60,18 @@ export class PostgresFrameLog implements FrameLog {
     this.idleMs = options.idleMs ?? 5 * 60_000;
     this.maxRecent = options.maxRecentFrames ?? 20_000;
     this.onError = options.onError ?? (() => {});
+    this.onRetry = options.onRetry ?? (() => {});
     this.now = options.now ?? Date.now;
+    this.memory = new LogMemory(this.now);
+    this.threads = this.memory.threads;
     this.scheduleCommit = options.schedule ?? defaultSchedule;
     this.sweeper = setInterval(() => this.sweep(), Math.min(this.idleMs, 60_000));
     this.sweeper.unref();
   }
 
   async claim(threadId: string): Promise<void> {
-    await this.load(threadId);
+    // A turn starts here: the idle sweep leaves the thread alone for a while.
+    (await this.load(threadId)).touchedAt = this.now();
   }
 
   append(threadId: string, turnId: string, frame: UnstampedFrame): LoggedFrame {
@@ -148,7 +157,9 @@ export class PostgresFrameLog implements FrameLog {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.sweeper);
-    if (!this.committing) void this.commit();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    // A commit already queued or running takes what is pending: never two at once.
+    if (!this.committing && !this.scheduled) void this.commit();
   }
 
   /** The thread's log in memory, reading its last seq from the database the first time. */
@@ -189,7 +200,8 @@ export class PostgresFrameLog implements FrameLog {
   }
 
   private schedule(): void {
-    if (this.scheduled || this.committing) return;
+    // While a retry waits out its backoff, new frames wait with it (they would fail the same way).
+    if (this.scheduled || this.committing || this.retryTimer) return;
     this.scheduled = true;
     this.scheduleCommit(() => void this.commit(), 0);
   }
@@ -204,32 +216,57 @@ export class PostgresFrameLog implements FrameLog {
         deliverCommitted(thread, frames, this.now(), this.maxRecent, this.onError);
     }
     this.committing = false;
+    this.memory.committed();
     if (this.memory.hasCommittable()) this.schedule();
-    else this.memory.flushed();
   }
 
-  /** Writes in one transaction; if that fails, thread by thread, so one bad thread cannot stop the rest. */
+  /**
+   * Writes in one transaction; if that fails, thread by thread, so one bad thread cannot stop the rest.
+   * A thread whose write fails for a passing reason (connection lost, failover, timeout) gets its frames
+   * back at the front of its queue and is tried again after a backoff: nothing was sent, so nothing is
+   * lost. Only a write the database refuses outright drops them (reported through onError).
+   */
   private async writeReady(ready: [ThreadLog, Pending[]][]): Promise<[ThreadLog, Pending[]][]> {
     const turns = ready.map(([thread]) => thread.storedTurnId);
     try {
       await this.write(ready);
+      this.retryDelayMs = 0;
       return ready;
     } catch {
       const written: [ThreadLog, Pending[]][] = [];
       for (let i = 0; i < ready.length; i++) {
         const entry = ready[i] as [ThreadLog, Pending[]];
+        const [thread, frames] = entry;
         // batchesOf moved the stored turn on; the failed transaction did not.
-        entry[0].storedTurnId = turns[i];
+        thread.storedTurnId = turns[i];
         try {
           await this.write([entry]);
           written.push(entry);
         } catch (error) {
-          // Never sent, so no client holds them; the turn hears of it through onError.
-          this.onError(error, entry[0].threadId);
+          thread.storedTurnId = turns[i];
+          if (isPassing(error)) {
+            thread.pending.unshift(...frames);
+            this.memory.dirty.add(thread);
+            this.onRetry(error, thread.threadId);
+            this.retryLater();
+          } else {
+            // Never sent, so no client holds them; the turn hears of it through onError.
+            this.onError(error, thread.threadId);
+          }
         }
       }
       return written;
     }
+  }
+
+  /** The next commit after a backoff (doubling to 2 s), instead of at once against a database that is away. */
+  private retryLater(): void {
+    if (this.retryTimer) return;
+    this.retryDelayMs = Math.min(2_000, Math.max(50, this.retryDelayMs * 2));
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.schedule();
+    }, this.retryDelayMs);
   }
 
   private async write(ready: [ThreadLog, Pending[]][]): Promise<void> {
@@ -245,11 +282,6 @@ export class PostgresFrameLog implements FrameLog {
     const client = await this.pool.connect();
     try {
       await client.query("BEGIN");
-      for (const p of prunes)
-        await client.query("DELETE FROM frame_batches WHERE thread_id = $1 AND turn_id <> $2", [
-          p.threadId,
-          p.turnId,
-        ]);
       // A statement takes at most 65,535 parameters.
       for (let from = 0; from < batches.length; from += 5_000) {
         const params: unknown[] = [];
@@ -258,11 +290,19 @@ export class PostgresFrameLog implements FrameLog {
           params.push(b.threadId, b.firstSeq, b.lastSeq, b.turnId, b.lines, now);
           return `($${at + 1}, $${at + 2}, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6})`;
         });
+        // A retry after a COMMIT whose reply was lost finds its rows there already.
         await client.query(
-          `INSERT INTO frame_batches (thread_id, first_seq, last_seq, turn_id, frames, created_at) VALUES ${rows.join(", ")}`,
+          `INSERT INTO frame_batches (thread_id, first_seq, last_seq, turn_id, frames, created_at) VALUES ${rows.join(", ")}
+           ON CONFLICT (thread_id, first_seq) DO NOTHING`,
           params,
         );
       }
+      // After the inserts, so that frames of an older turn written in this same commit go too.
+      for (const p of prunes)
+        await client.query(
+          "DELETE FROM frame_batches WHERE thread_id = $1 AND turn_id <> $2 AND first_seq < $3",
+          [p.threadId, p.turnId, p.firstSeq],
+        );
       await client.query("COMMIT");
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);
@@ -275,4 +315,15 @@ export class PostgresFrameLog implements FrameLog {
   private sweep(): void {
     this.memory.sweep(this.now() - this.idleMs);
   }
+}
+
+/**
+ * A failure worth retrying: the connection (SQLSTATE class 08), the server going away (57P0x), a
+ * cancelled or timed-out statement (57014), a serialization or deadlock abort (40xxx), or no SQLSTATE
+ * at all (a socket error). Constraint and data errors (23xxx, 22xxx) will fail again the same way.
+ */
+function isPassing(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== "string" || !/^[0-9A-Z]{5}$/.test(code)) return true;
+  return code.startsWith("08") || code.startsWith("57") || code.startsWith("40") || code.startsWith("53");
 }

@@ -41,8 +41,8 @@ export interface SqliteFrameLogOptions {
  * none per commit beyond the frames.
  */
 export class SqliteFrameLog implements FrameLog {
-  private readonly memory = new LogMemory();
-  private readonly threads = this.memory.threads;
+  private readonly memory: LogMemory;
+  private readonly threads: Map<string, ThreadLog>;
   private scheduled = false;
   private closed = false;
   private readonly idleMs: number;
@@ -65,6 +65,8 @@ export class SqliteFrameLog implements FrameLog {
     this.maxRecent = options.maxRecentFrames ?? 20_000;
     this.onError = options.onError ?? (() => {});
     this.now = options.now ?? Date.now;
+    this.memory = new LogMemory(this.now);
+    this.threads = this.memory.threads;
     this.scheduleCommit = options.schedule ?? defaultSchedule;
     this.minInterval = options.minCommitIntervalMs ?? 0;
     this.loadSeq = sqlite.prepare(
@@ -90,7 +92,7 @@ export class SqliteFrameLog implements FrameLog {
 
   async claim(threadId: string): Promise<void> {
     // One process per database file: the seq in memory is always the latest.
-    this.thread(threadId);
+    this.thread(threadId).touchedAt = this.now();
   }
 
   append(threadId: string, turnId: string, frame: UnstampedFrame): LoggedFrame {
@@ -193,7 +195,7 @@ export class SqliteFrameLog implements FrameLog {
       const written = this.writeReady(ready);
       for (const [thread, frames] of written) this.deliver(thread, frames);
     }
-    this.memory.flushed();
+    this.memory.committed();
   }
 
   /** Writes in one transaction; if that fails, thread by thread, so one bad thread cannot stop the rest. */

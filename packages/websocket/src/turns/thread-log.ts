@@ -204,10 +204,17 @@ export class LogMemory {
   readonly threads = new Map<string, ThreadLog>();
   /** Threads with pending frames (held ones included). */
   readonly dirty = new Set<ThreadLog>();
-  private flushWaiters: (() => void)[] = [];
+  /** Commits begun (`take`) and ended (`committed`): a flush waits for a commit, not for a quiet moment. */
+  private started = 0;
+  private finished = 0;
+  private flushWaiters: { after: number; resolve: () => void }[] = [];
+
+  constructor(private readonly now: () => number = Date.now) {}
 
   /** Stamps the frame with the thread's next seq and queues it for the next commit. */
   queue(thread: ThreadLog, turnId: string, frame: UnstampedFrame): Pending {
+    // In use: the idle sweep must not take it while a turn streams through it.
+    thread.touchedAt = this.now();
     const seq = ++thread.lastSeq;
     const entry: Pending = { seq, json: stamp(thread, frame, seq), turnId };
     thread.pending.push(entry);
@@ -251,8 +258,9 @@ export class LogMemory {
     return false;
   }
 
-  /** Takes every committable frame of every thread, for one commit. */
+  /** A commit begins: takes every committable frame of every thread. Pair it with `committed`. */
   take(): [ThreadLog, Pending[]][] {
+    this.started++;
     const ready: [ThreadLog, Pending[]][] = [];
     for (const thread of this.dirty) {
       const n = committable(thread);
@@ -262,17 +270,28 @@ export class LogMemory {
     return ready;
   }
 
-  /** Resolves once `flushed` is called, or at once when nothing is pending and `busy` is false. */
-  waitFlushed(busy: boolean): Promise<void> {
-    if (!busy && !this.hasCommittable()) return Promise.resolve();
-    return new Promise((resolve) => this.flushWaiters.push(resolve));
+  /**
+   * Resolves once everything committable now is committed and delivered: by the commit in flight when
+   * nothing new waits (`inFlight`), else by the next one to begin. Appends that keep coming after the
+   * call do not hold it back.
+   */
+  waitFlushed(inFlight: boolean): Promise<void> {
+    const pending = this.hasCommittable();
+    if (!pending && !inFlight) return Promise.resolve();
+    const after = pending ? this.started + 1 : this.started;
+    return new Promise((resolve) => this.flushWaiters.push({ after, resolve }));
   }
 
-  /** Everything committable was committed: wakes the flush waiters. */
-  flushed(): void {
-    const waiters = this.flushWaiters;
+  /** A commit ended (written and delivered, or failed and reported): wakes the flushes it settles. */
+  committed(): void {
+    this.finished++;
+    if (this.flushWaiters.length === 0) return;
+    const waiting = this.flushWaiters;
     this.flushWaiters = [];
-    for (const resolve of waiters) resolve();
+    for (const waiter of waiting) {
+      if (waiter.after <= this.finished) waiter.resolve();
+      else this.flushWaiters.push(waiter);
+    }
   }
 
   /** Forgets threads idle since `cutoff` with nothing pending, held or subscribed (their frames stay stored). */

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type pgTypes from "pg";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { type AgentwirePostgres, createPgRepositories, openPostgres } from "../../src/index.js";
 import type { FrameSubscriber, LoggedFrame } from "../../src/turns/frame-log.js";
 import { PostgresFrameLog } from "../../src/turns/postgres-frame-log.js";
@@ -125,6 +126,70 @@ describe.skipIf(skip)("PostgresFrameLog", () => {
     ]);
     // first_seq is a bigint, which pg returns as text.
     expect(stored.rows).toEqual([{ turn_id: next, first_seq: "2" }]);
+    log.close();
+  });
+});
+
+describe.skipIf(skip)("PostgresFrameLog under failures and load", () => {
+  it("a commit lost to a dropped connection is retried after a backoff: delivered once, in order, nothing lost", async () => {
+    const { threadId, turnId } = await thread();
+    // The whole commit fails, then its thread's own retry: the frames wait for the backoff.
+    let failures = 2;
+    // The network edge: the next connection attempts fail as a dropped socket does (no SQLSTATE).
+    const flaky = {
+      query: pg.pool.query.bind(pg.pool),
+      connect: () =>
+        failures-- > 0 ? Promise.reject(new Error("Connection terminated unexpectedly")) : pg.pool.connect(),
+    } as unknown as pgTypes.Pool;
+    const retried: string[] = [];
+    const errors: string[] = [];
+    const log = new PostgresFrameLog(flaky, {
+      onRetry: (_e, id) => retried.push(id),
+      onError: (_e, id) => errors.push(id),
+    });
+    await log.claim(threadId);
+    const { sub, got } = recorder();
+    log.subscribe(threadId, sub);
+    log.append(threadId, turnId, chunk("a"));
+    log.append(threadId, turnId, chunk("b"));
+    await vi.waitFor(() => expect(got.map((f) => f.seq)).toEqual([1, 2]), { timeout: 5_000 });
+    expect(retried).toEqual([threadId]);
+    expect(errors).toEqual([]);
+    expect((await log.readTurn(threadId, turnId)).map((f) => f.seq)).toEqual([1, 2]);
+    log.close();
+  });
+
+  it("flush resolves while frames keep coming: it waits for what was appended before it, not for a quiet log", async () => {
+    const { threadId, turnId } = await thread();
+    const log = new PostgresFrameLog(pg.pool);
+    await log.claim(threadId);
+    let streaming = true;
+    const stream = (async () => {
+      while (streaming) {
+        log.append(threadId, turnId, chunk("x"));
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
+    for (let i = 0; i < 50; i++) log.append(threadId, turnId, chunk("x"));
+    const before = log.lastSeq(threadId);
+    await log.flush();
+    const stored = await log.readTurn(threadId, turnId);
+    streaming = false;
+    await stream;
+    expect(stored.length).toBeGreaterThanOrEqual(before);
+    await log.flush();
+    log.close();
+  });
+
+  it("one commit holding an older turn's last frames and a new turn's first keeps only the new turn's", async () => {
+    const { threadId, turnId, repos } = await thread();
+    const log = openLog();
+    await log.claim(threadId);
+    log.append(threadId, turnId, chunk("old"));
+    const next = (await repos.turns.start("u", threadId)).id;
+    log.append(threadId, next, chunk("new"));
+    await commit(log);
+    expect((await openLog().readAfter(threadId, 0)).map((f) => f.seq)).toEqual([2]);
     log.close();
   });
 });
