@@ -35,8 +35,6 @@ export const handleResumeChat: CommandHandler<"resume_chat"> = async (frame, con
       turn.emit({ type: "agent_state", state: "waiting_on_user" });
     }
   }
-  // Everything appended before this resume is part of its replay.
-  await conn.frames.flush();
   // A turn running on another instance reaches this socket through the shared log.
   const remote = !turn && (await chat.coordination?.remoteOwner(thread.id)) !== undefined;
   // Stored as running, but no lease and no run here: its instance died and a survivor has yet to end
@@ -46,6 +44,10 @@ export const handleResumeChat: CommandHandler<"resume_chat"> = async (frame, con
       ? (await conn.repos.turns.latest(conn.userId, thread.id))?.status === "running"
       : false;
   const active = remote || orphan || (turn?.active === true && turn.userId === conn.userId);
+  // Everything appended before this point is part of the replay. After `active` is read: a turn that
+  // ended meanwhile has appended its last frame by then, so the replay holds its end even though it is
+  // not followed (flushed before the check, its closing frames could still be on their way to the log).
+  await conn.frames.flush();
   const { replayed, lastSeq } = await conn.frames.resume(
     thread.id,
     frame.data.last_seq,
