@@ -64,14 +64,13 @@ export async function beginTurn(
   return run;
 }
 
+// biome-ignore lint/complexity/useRegexLiterals: a literal with control characters trips noControlCharactersInRegex
+const CONTROL = new RegExp("[\\u0000-\\u001f\\u007f]+", "g");
+
 /** A thread's title from its first message. */
 export function titleOf(content: ChatMessageData["content"]): string {
   // Control characters out too: Postgres text cannot hold NUL, and a title is for reading.
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: they are what this removes
-  const text = contentText(content)
-    .replace(/[\u0000-\u001f\u007f]+/g, " ")
-    .replace(/\s+/g, " ")
-    .trim();
+  const text = contentText(content).replace(CONTROL, " ").replace(/\s+/g, " ").trim();
   if (!text) return "New chat";
   return text.length <= 80 ? text : `${text.slice(0, 79)}…`;
 }
