@@ -1,0 +1,58 @@
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TurnLeases } from "../../src/cluster/turn-leases.js";
+import { redisMissing, startRedis, type TestRedis } from "../support/redis-server.js";
+import { skipMissingService } from "../support/skip-missing-service.js";
+
+const skip = skipMissingService(redisMissing());
+let server: TestRedis | undefined;
+beforeAll(async () => {
+  if (!skip) server = await startRedis();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+const LEASE_MS = 300;
+const sendStop = async () => {};
+
+describe.skipIf(skip)("TurnLeases", () => {
+  it("keeps 2,000 leases alive over many lease periods (one pipelined renewal per beat), and drops them on close", async () => {
+    const redis = new Redis(server!.url);
+    const leases = new TurnLeases(redis, { instanceId: "a", leaseMs: LEASE_MS, prefix: "tl1:", sendStop });
+    const lost: string[] = [];
+    const threads = Array.from({ length: 2_000 }, (_, i) => `t${i}`);
+    for (const t of threads) expect(await leases.claim(t, `turn-${t}`, () => lost.push(t))).toBe(true);
+    // The subject is time itself: every lease must outlive several of its own lengths.
+    const until = Date.now() + LEASE_MS * 6;
+    let lowest = Number.POSITIVE_INFINITY;
+    while (Date.now() < until) {
+      const pipeline = redis.pipeline();
+      for (const t of threads) pipeline.pttl(leases.key(t));
+      for (const [, ttl] of (await pipeline.exec()) ?? []) lowest = Math.min(lowest, Number(ttl));
+    }
+    expect(lost).toEqual([]);
+    expect(lowest).toBeGreaterThan(0);
+    await leases.close();
+    expect(await redis.exists(...threads.map((t) => leases.key(t)))).toBe(0);
+    await redis.quit();
+  });
+
+  it("a lease taken over after it lapsed is reported lost to its turn, and only that one", async () => {
+    const redis = new Redis(server!.url);
+    const leases = new TurnLeases(redis, { instanceId: "a", leaseMs: LEASE_MS, prefix: "tl2:", sendStop });
+    const lost: string[] = [];
+    await leases.claim("kept", "turn-kept", () => lost.push("kept"));
+    await leases.claim("taken", "turn-taken", () => lost.push("taken"));
+    // Another instance holds it now (as after a lapse and a recovery).
+    await redis.set(leases.key("taken"), "b other-turn", "PX", 60_000);
+    const deadline = Date.now() + LEASE_MS * 10;
+    while (lost.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(lost).toEqual(["taken"]);
+    expect(await redis.get(leases.key("taken"))).toBe("b other-turn");
+    expect(await leases.remoteOwner("taken")).toEqual({ instanceId: "b", turnId: "other-turn" });
+    expect(await leases.remoteOwner("kept")).toBeUndefined();
+    await leases.close();
+    await redis.quit();
+  });
+});
