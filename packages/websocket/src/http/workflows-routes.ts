@@ -14,7 +14,13 @@ interface WorkflowParams {
   id: string;
 }
 
-const Name = z.string().trim().min(1).max(200);
+// No NUL: Postgres text cannot hold it, and a name is for reading.
+const Name = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .refine((name) => !name.includes("\u0000"), "must not contain NUL characters");
 const CreateBody = z.strictObject({ name: Name, graph: z.unknown() });
 const UpdateBody = z
   .strictObject({ name: Name.optional(), graph: z.unknown().optional() })

@@ -100,6 +100,13 @@ describe("workflows HTTP API", () => {
       code: "bad_request",
       message: expect.stringContaining("name"),
     });
+    // NUL cannot be stored in Postgres text: refused as bad input on both dialects, never a 500.
+    const nul = await server.fetch("/api/workflows", post({ name: "a\u0000b", graph: translateGraph }));
+    expect(nul.status).toBe(400);
+    expect((await json(nul)).error).toMatchObject({
+      code: "bad_request",
+      message: expect.stringContaining("NUL"),
+    });
     const notJson = await server.fetch("/api/workflows", post({ name: "x", graph: { nodes: "all" } }));
     expect(notJson.status).toBe(400);
     expect((await json(notJson)).error.message).toContain("nodes");
