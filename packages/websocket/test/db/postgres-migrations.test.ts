@@ -142,7 +142,15 @@ describe("generated Postgres migrations", () => {
         // drizzle-kit puts "./" before --out, so an absolute path fails, yet it still exits 0.
         relative(root, out),
       ],
-      { cwd: root, encoding: "utf8" },
+      // The schema imports @agentwire/protocol: from its source, so no build is needed first.
+      {
+        cwd: root,
+        encoding: "utf8",
+        env: {
+          ...process.env,
+          NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --conditions=@agentwire/source`,
+        },
+      },
     );
     expect(result.status, result.stderr).toBe(0);
     expect(`${result.stdout}${result.stderr}`).not.toMatch(/Error/);
