@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from "fastify";
 import { Redis } from "ioredis";
 import type { Repositories, TurnRow } from "../db/repositories.js";
 import type { UIToolProxy } from "../tools/ui-tool-proxy.js";
+import { logFrameErrors } from "../turns/frame-log.js";
 import { recoverTurn } from "../turns/recover-turns.js";
 import type { TurnOwner } from "../turns/turn-coordination.js";
 import type { TurnRegistry } from "../turns/turn-registry.js";
@@ -60,8 +61,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const send = (id: string, command: ClusterCommand) => redis.publish(channel(id), JSON.stringify(command));
   const frames = new RedisFrameLog(redis, reader, {
     prefix,
-    onError: (err, threadId) =>
-      logger.error({ err, thread_id: threadId }, "frames could not be logged; not sent"),
+    onError: logFrameErrors(logger),
   });
   const leases = new TurnLeases(redis, {
     instanceId,

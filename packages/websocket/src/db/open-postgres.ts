@@ -75,9 +75,7 @@ export async function openPostgres(options: OpenPostgresOptions): Promise<Agentw
     },
     lockSoleInstance: async () => {
       if (sole) return true;
-      const client = new pg.Client({ connectionString: options.url, ...(ssl !== undefined && { ssl }) });
-      client.on("error", () => {});
-      await client.connect();
+      const client = await connectOwn(options.url, ssl);
       const result = await client.query<{ locked: boolean }>(
         "SELECT pg_try_advisory_lock(hashtext('agentwire:sole-instance')) AS locked",
       );
@@ -92,6 +90,15 @@ export async function openPostgres(options: OpenPostgresOptions): Promise<Agentw
   };
 }
 
+/** A connection outside the pool (a session lock lives as long as it), with the pool's TLS settings. */
+async function connectOwn(url: string, ssl: pg.ConnectionConfig["ssl"]): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url, ...(ssl !== undefined && { ssl }) });
+  // A dropped idle session must not crash the process; its lock is gone with it either way.
+  client.on("error", () => {});
+  await client.connect();
+  return client;
+}
+
 function sslOption(mode: OpenPostgresOptions["sslMode"]): pg.ConnectionConfig["ssl"] {
   if (mode === undefined) return undefined;
   if (mode === "disable") return false;
@@ -104,8 +111,7 @@ function sslOption(mode: OpenPostgresOptions["sslMode"]): pg.ConnectionConfig["s
  * race there. Its own connection also keeps the pool's statement timeout off a long migration or lock wait.
  */
 async function migrateLocked(url: string, ssl: pg.ConnectionConfig["ssl"], migrationsFolder: string) {
-  const client = new pg.Client({ connectionString: url, ...(ssl !== undefined && { ssl }) });
-  await client.connect();
+  const client = await connectOwn(url, ssl);
   try {
     await client.query("SELECT pg_advisory_lock(hashtext('agentwire:migrations'))");
     await migrate(drizzle({ client }), { migrationsFolder });

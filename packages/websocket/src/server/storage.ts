@@ -5,7 +5,7 @@ import { type AgentwirePostgres, type OpenPostgresOptions, openPostgres } from "
 import { createPgRepositories } from "../db/pg/create-pg-repositories.js";
 import type { Repositories } from "../db/repositories.js";
 import { createSqliteRepositories } from "../db/sqlite/create-sqlite-repositories.js";
-import type { FrameLog } from "../turns/frame-log.js";
+import { type FrameLog, logFrameErrors } from "../turns/frame-log.js";
 import { PostgresFrameLog } from "../turns/postgres-frame-log.js";
 import { SqliteFrameLog } from "../turns/sqlite-frame-log.js";
 
@@ -62,7 +62,7 @@ export function sqliteStorage(
     dialect: "sqlite",
     database,
     repos: createSqliteRepositories(database.db),
-    createFrameLog: (logger) => new SqliteFrameLog(database.sqlite, { onError: logFrameError(logger) }),
+    createFrameLog: (logger) => new SqliteFrameLog(database.sqlite, { onError: logFrameErrors(logger) }),
     isReady: async () => database.isReady(),
     claimSoleInstance: async () => true,
     poolStats: () => undefined,
@@ -78,7 +78,7 @@ export function postgresStorage(pg: AgentwirePostgres): Storage & { readonly pos
     repos: createPgRepositories(pg.db),
     createFrameLog: (logger) =>
       new PostgresFrameLog(pg.pool, {
-        onError: logFrameError(logger),
+        onError: logFrameErrors(logger),
         onRetry: (err, threadId) =>
           logger.warn(
             { err, thread_id: threadId },
@@ -90,9 +90,4 @@ export function postgresStorage(pg: AgentwirePostgres): Storage & { readonly pos
     poolStats: () => pg.poolStats(),
     close: () => pg.close(),
   };
-}
-
-function logFrameError(logger: FastifyBaseLogger) {
-  return (err: unknown, threadId: string) =>
-    logger.error({ err, thread_id: threadId }, "frames could not be logged; not sent");
 }

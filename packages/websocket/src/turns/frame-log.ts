@@ -68,3 +68,9 @@ export interface FrameLog {
   /** Commits what is pending (held frames aside) and stops; appends after this throw. */
   close(): void;
 }
+
+/** The one log line for frames a log could not commit (they were never sent); every log reports through it. */
+export function logFrameErrors(logger: { error(obj: object, msg: string): void }) {
+  return (err: unknown, threadId: string) =>
+    logger.error({ err, thread_id: threadId }, "frames could not be logged; not sent");
+}

@@ -213,8 +213,6 @@ export class LogMemory {
 
   /** Stamps the frame with the thread's next seq and queues it for the next commit. */
   queue(thread: ThreadLog, turnId: string, frame: UnstampedFrame): Pending {
-    // In use: the idle sweep must not take it while a turn streams through it.
-    thread.touchedAt = this.now();
     const seq = ++thread.lastSeq;
     const entry: Pending = { seq, json: stamp(thread, frame, seq), turnId };
     thread.pending.push(entry);
@@ -262,9 +260,14 @@ export class LogMemory {
   take(): [ThreadLog, Pending[]][] {
     this.started++;
     const ready: [ThreadLog, Pending[]][] = [];
+    const now = this.now();
     for (const thread of this.dirty) {
       const n = committable(thread);
-      if (n > 0) ready.push([thread, thread.pending.splice(0, n)]);
+      if (n > 0) {
+        ready.push([thread, thread.pending.splice(0, n)]);
+        // Its pending frames are in flight now: the idle sweep must not take the thread meanwhile.
+        thread.touchedAt = now;
+      }
       if (thread.pending.length === 0) this.dirty.delete(thread);
     }
     return ready;
