@@ -35,9 +35,4 @@ export class LocalConnectionQuota implements ConnectionQuota {
     held.delete(connectionId);
     if (held.size === 0) this.byUser.delete(userId);
   }
-
-  /** How many connections the user holds (tests). */
-  count(userId: string): number {
-    return this.byUser.get(userId)?.size ?? 0;
-  }
 }

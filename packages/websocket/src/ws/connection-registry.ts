@@ -1,6 +1,6 @@
 import type { Connection } from "./connection.js";
 
-/** Every open connection, by user: the per-user cap, shutdown, and later fan-out of turn frames. */
+/** Every open connection, by user: shutdown, heartbeats and per-user fan-out (the per-user cap is the ConnectionQuota's). */
 export class ConnectionRegistry {
   private readonly byUser = new Map<string, Set<Connection>>();
 
@@ -20,11 +20,6 @@ export class ConnectionRegistry {
     if (!set) return;
     set.delete(connection);
     if (set.size === 0) this.byUser.delete(connection.userId);
-  }
-
-  /** How many connections the user has open. */
-  count(userId: string): number {
-    return this.byUser.get(userId)?.size ?? 0;
   }
 
   /** The user's open connections. */
