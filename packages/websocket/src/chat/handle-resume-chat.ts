@@ -54,11 +54,15 @@ export const handleResumeChat: CommandHandler<"resume_chat"> = async (frame, con
     conn.subscriber,
     active,
   );
-  const status: ChatResumedFrame["status"] = remote
-    ? "running"
-    : active && turn
-      ? resumedStatus(turn.status)
-      : resumedStatus((await conn.repos.turns.latest(conn.userId, thread.id))?.status);
+  // A followed turn that ended during the resume, with its last frames still on their way: to this
+  // socket it is running (the end comes live), so "finished" always means the replay holds the end.
+  const endComesLive = turn !== undefined && !turn.active && lastSeq < conn.frames.lastSeq(thread.id);
+  const status: ChatResumedFrame["status"] =
+    remote || (active && endComesLive)
+      ? "running"
+      : active && turn
+        ? resumedStatus(turn.status)
+        : resumedStatus((await conn.repos.turns.latest(conn.userId, thread.id))?.status);
   conn.send({ type: "chat_resumed", thread_id: thread.id, status, last_seq: lastSeq, replayed });
 };
 

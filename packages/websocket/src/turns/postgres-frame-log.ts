@@ -247,6 +247,7 @@ export class PostgresFrameLog implements FrameLog {
           if (isPassing(error)) {
             thread.pending.unshift(...frames);
             this.memory.dirty.add(thread);
+            this.memory.requeued();
             this.onRetry(error, thread.threadId);
             this.retryLater();
           } else {

@@ -285,6 +285,11 @@ export class LogMemory {
     return new Promise((resolve) => this.flushWaiters.push({ after, resolve }));
   }
 
+  /** Frames went back to the queue (a commit to retry): the flushes waiting now wait for the next commit. */
+  requeued(): void {
+    for (const waiter of this.flushWaiters) waiter.after = Math.max(waiter.after, this.started + 1);
+  }
+
   /** A commit ended (written and delivered, or failed and reported): wakes the flushes it settles. */
   committed(): void {
     this.finished++;
