@@ -1,6 +1,6 @@
 import { dirname } from "node:path";
 import { BudgetLimits, CompatEndpointsSchema } from "@agentwire/agents";
-import { hashApiToken, type StaticToken } from "@agentwire/websocket";
+import { hashApiToken, parseHost, type StaticToken } from "@agentwire/websocket";
 import { z } from "zod";
 
 /** A bad environment: the message names every offending variable. */
@@ -81,6 +81,24 @@ export const EnvSchema = z.object({
   AUTH_MODE: z.enum(["none", "token"]).default("none"),
   AUTH_TOKENS: AuthTokens,
   ALLOWED_ORIGINS: z.string().transform(list).default([]),
+  /** Host names served besides loopback (DNS rebinding guard): `name` or `name:port`. */
+  ALLOWED_HOSTS: z
+    .string()
+    .transform(list)
+    .refine(
+      (hosts) => hosts.every((h) => parseHost(h) !== undefined),
+      "every entry must be a host name[:port]",
+    )
+    .default([]),
+  /** Set: /metrics needs it as a bearer token (API tokens work too with AUTH_MODE=token). Stored hashed. */
+  METRICS_TOKEN: z
+    .string()
+    // The value is never echoed: it is a secret.
+    .refine((token) => token.length >= 16 && token.length <= 512, "must be 16 to 512 characters")
+    .transform((token) => hashApiToken(token))
+    .optional(),
+  /** Set: /metrics is served only on 127.0.0.1 at this port, not on PORT. */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   DEFAULT_PROVIDER: optionalText,
   DEFAULT_MODEL: optionalText,
@@ -94,6 +112,7 @@ export const EnvSchema = z.object({
   OPENAI_COMPAT_ENDPOINTS: CompatEndpointsSchema.default([]),
   PROVIDER_MAX_RETRIES: z.coerce.number().int().min(0).max(10).optional(),
   PROVIDER_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
+  PROVIDER_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
   WORKSPACE_ROOT: z.string().min(1).default("./data/workspace"),
   WORKFLOWS_ENABLED: z
     .enum(["true", "false", "1", "0"])
@@ -124,6 +143,8 @@ export interface ProviderSettings {
   compatEndpoints: { name: string; baseURL: string; apiKey?: string }[];
   maxRetries?: number;
   timeoutMs?: number;
+  /** PROVIDER_IDLE_TIMEOUT_MS: longest silence of a provider once its response has started. */
+  idleTimeoutMs?: number;
 }
 
 /** The server's validated configuration. Secrets sit only under `providers`; never log this object whole. */
@@ -135,7 +156,11 @@ export interface Config {
   /** AUTH_TOKENS, hashed; the plain tokens are not kept. */
   staticTokens: StaticToken[];
   allowedOrigins: string[];
+  /** Host names served besides loopback (required for any other name with AUTH_MODE=none). */
+  allowedHosts: string[];
   logLevel: string;
+  /** Who reads /metrics and where (README "Metrics"): METRICS_TOKEN hashed, and METRICS_PORT. */
+  metrics: { tokenHash: string | undefined; port: number | undefined };
   defaultProvider: string | undefined;
   defaultModel: string | undefined;
   /** Provider settings for the registry, API keys included. */
@@ -198,6 +223,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.USER_TURN_BURST !== undefined && e.USER_TURNS_PER_MINUTE === undefined) {
     throw new ConfigError("invalid configuration:\n  USER_TURN_BURST: needs USER_TURNS_PER_MINUTE");
   }
+  if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && e.METRICS_PORT === e.PORT) {
+    throw new ConfigError("invalid configuration:\n  METRICS_PORT: must differ from PORT");
+  }
   const providers: ProviderSettings = {
     ...(e.OPENAI_API_KEY && {
       openai: defined({ apiKey: e.OPENAI_API_KEY, baseURL: e.OPENAI_BASE_URL, defaultModel: e.OPENAI_MODEL }),
@@ -212,7 +240,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     compatEndpoints: e.OPENAI_COMPAT_ENDPOINTS.map((endpoint) =>
       defined({ ...endpoint, apiKey: present[`${endpoint.name.toUpperCase().replace(/-/g, "_")}_API_KEY`] }),
     ),
-    ...defined({ maxRetries: e.PROVIDER_MAX_RETRIES, timeoutMs: e.PROVIDER_TIMEOUT_MS }),
+    ...defined({
+      maxRetries: e.PROVIDER_MAX_RETRIES,
+      timeoutMs: e.PROVIDER_TIMEOUT_MS,
+      idleTimeoutMs: e.PROVIDER_IDLE_TIMEOUT_MS,
+    }),
   };
   const budget = BudgetLimits.parse(present);
   const config: Config = {
@@ -222,7 +254,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     authMode: e.AUTH_MODE,
     staticTokens: e.AUTH_TOKENS,
     allowedOrigins: e.ALLOWED_ORIGINS,
+    allowedHosts: e.ALLOWED_HOSTS,
     logLevel: e.LOG_LEVEL,
+    metrics: { tokenHash: e.METRICS_TOKEN, port: e.METRICS_PORT },
     defaultProvider: e.DEFAULT_PROVIDER,
     defaultModel: e.DEFAULT_MODEL,
     providers,
@@ -277,6 +311,8 @@ export function describeConfig(config: Config): Record<string, unknown> {
     authMode: config.authMode,
     staticTokenUsers: config.staticTokens.map((t) => t.userId),
     allowedOrigins: config.allowedOrigins,
+    allowedHosts: config.allowedHosts,
+    metrics: { token: config.metrics.tokenHash !== undefined, port: config.metrics.port },
     defaultProvider: config.defaultProvider,
     defaultModel: config.defaultModel,
     providers: {

@@ -121,6 +121,8 @@ async function nodeRegistry(
   const registry = createDefaultNodeRegistry({
     providers,
     modelDefaults: { provider: config.defaultProvider, model: config.defaultModel },
+    // http.get and web_fetch share one guarded client, so they share its allow-list too.
+    http: { allowHosts: config.tools.webFetchAllowHosts },
   });
   if (config.workflows.pluginPath) {
     const loaded = await loadNodePlugin(registry, config.workflows.pluginPath);
@@ -138,7 +140,7 @@ async function mcpManager(config: Config, logger: Logger): Promise<McpManager | 
   if (!loaded.ok) throw new Error(loaded.reason);
   const pins = new JsonFilePinStore(mcpPinsPath(process.env, config.databasePath));
   logger.info({ servers: Object.keys(loaded.value.servers) }, "MCP servers configured");
-  return new McpManager({ config: loaded.value, pins });
+  return new McpManager({ config: loaded.value, pins, logger: logger.child({ component: "mcp" }) });
 }
 
 /**

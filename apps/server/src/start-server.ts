@@ -3,7 +3,6 @@ import {
   type CommandHandlers,
   createLogger,
   createServer,
-  metricsRoute,
   openStorage,
   recoverInterruptedTurns,
   type ServerLimitsInput,
@@ -14,6 +13,8 @@ import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
 import { createServices } from "./create-services.js";
+import { securityHeaders } from "./security-headers.js";
+import { serveMetrics } from "./serve-metrics.js";
 import { findWebDist, serveWebApp } from "./web-app.js";
 
 export interface StartServerOptions {
@@ -31,6 +32,8 @@ export interface RunningServer {
   storage: Storage;
   /** e.g. http://127.0.0.1:8787 (the real port when config.port is 0). */
   url: string;
+  /** With METRICS_PORT: the loopback listener serving /metrics, e.g. http://127.0.0.1:9464. */
+  metricsUrl: string | undefined;
   /** Stops accepting, closes sockets with 1012, lets turns drain, then closes Redis and the database. Idempotent. */
   close(): Promise<void>;
 }
@@ -55,12 +58,13 @@ export async function startServer(config: Config, options: StartServerOptions = 
   });
   let closing: Promise<void> | undefined;
   let closeCluster = async () => {};
+  let closeMetrics = async () => {};
   let closeServices = async () => {};
   try {
     if (config.authMode === "none" && !LOOPBACK.has(config.host)) {
       logger.warn(
         { host: config.host },
-        "AUTH_MODE=none on a non-loopback address: anyone who can reach it is user local",
+        "AUTH_MODE=none on a non-loopback address: anyone who can reach it is user local; only loopback names and ALLOWED_HOSTS are served",
       );
     }
     let openSockets = () => 0;
@@ -91,6 +95,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
       auth:
         config.authMode === "none" ? { mode: "none" } : { mode: "token", staticTokens: config.staticTokens },
       allowedOrigins: config.allowedOrigins,
+      allowedHosts: config.allowedHosts,
       limits: {
         shutdownDrainMs: config.shutdownDrainMs,
         maxConnectionsPerUser: config.userLimits.maxConnectionsPerUser,
@@ -107,7 +112,10 @@ export async function startServer(config: Config, options: StartServerOptions = 
       ...(options.handlers && { handlers: options.handlers }),
     });
     openSockets = countSockets;
-    if (built.metrics) await app.register(metricsRoute, { metrics: built.metrics });
+    await securityHeaders(app);
+    const metrics =
+      built.metrics && (await serveMetrics(app, built.metrics, config, repos.apiTokens, logger));
+    if (metrics) closeMetrics = () => metrics.close();
     // Not an onClose hook: those run last-registered first, so this would run before the plugin's hook
     // that lets turns drain, and the spans and MCP calls of those turns would be cut off.
     closeServices = () => built.close();
@@ -139,10 +147,12 @@ export async function startServer(config: Config, options: StartServerOptions = 
       app,
       storage,
       url: `http://${host}:${port}`,
+      metricsUrl: metrics?.url,
       close: () => {
         closing ??= app
           .close()
           .then(() => closeServices().catch(() => undefined))
+          .then(() => closeMetrics().catch(() => undefined))
           .then(() => closeCluster())
           .finally(() => storage.close());
         return closing;
@@ -150,6 +160,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
     };
   } catch (error) {
     await closeServices().catch(() => undefined);
+    await closeMetrics().catch(() => undefined);
     await closeCluster().catch(() => undefined);
     await storage.close();
     throw error;

@@ -17,7 +17,10 @@ export function findWebDist(env: Record<string, string | undefined> = process.en
   }
 }
 
-/** Serves the web client at `/` (static files only; its routes live in the URL hash). */
+/**
+ * Serves the web client at `/` (static files only; its routes live in the URL hash). Its security
+ * headers (CSP, no framing, nosniff, no referrer) come from securityHeaders on the whole app.
+ */
 export async function serveWebApp(app: FastifyInstance, root: string): Promise<void> {
   await app.register(fastifyStatic, {
     root,
@@ -26,9 +29,5 @@ export async function serveWebApp(app: FastifyInstance, root: string): Promise<v
     // The page's own assets only: no directory listings, no dotfiles.
     list: false,
     dotfiles: "deny",
-    setHeaders: (res) => {
-      res.setHeader("x-content-type-options", "nosniff");
-      res.setHeader("referrer-policy", "no-referrer");
-    },
   });
 }

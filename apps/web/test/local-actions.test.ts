@@ -1,3 +1,4 @@
+import { preview } from "@agentwire/protocol";
 import { describe, expect, it } from "vitest";
 import { applyFrames } from "../src/state/apply-frame.js";
 import {
@@ -7,7 +8,7 @@ import {
   markClientCallDone,
   startLocalTurn,
 } from "../src/state/local-actions.js";
-import { previewValue, titleFrom } from "../src/state/preview.js";
+import { PREVIEW_CHARS, titleFrom } from "../src/state/preview.js";
 import { emptyThread, isRunning } from "../src/state/thread-view.js";
 import { plainToolTurn, row, stamp } from "./fixtures.js";
 
@@ -66,13 +67,13 @@ describe("local actions", () => {
 
 describe("previews", () => {
   it("is one bounded line", () => {
-    expect(previewValue({ a: "x\n  y" })).toBe('{"a":"x\\n y"}');
-    expect(previewValue("a\n\n b")).toBe("a b");
-    expect(previewValue("x".repeat(300))).toHaveLength(140);
-    expect(previewValue(undefined)).toBe("");
+    expect(preview({ a: "x\n  y" }, PREVIEW_CHARS)).toBe('{"a":"x\\n y"}');
+    expect(preview("a\n\n b", PREVIEW_CHARS)).toBe("a b");
+    expect(preview("x".repeat(300), PREVIEW_CHARS)).toHaveLength(140);
+    expect(preview(undefined, PREVIEW_CHARS)).toBe("");
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
-    expect(previewValue(cyclic)).toBe("[object Object]");
+    expect(preview(cyclic, PREVIEW_CHARS)).toBe("[object Object]");
   });
 
   it("takes a subtask title from the frame, else from args", () => {

@@ -23,6 +23,7 @@ export * from "./suspend/resume-unified-agent-loop.js";
 export * from "./suspend/suspended-state.js";
 export * from "./tools/ask-user-tool.js";
 export * from "./tools/builtin/index.js";
+export * from "./tools/create-ajv.js";
 export * from "./tools/define-tool.js";
 export * from "./tools/permission-class.js";
 export * from "./tools/tool.js";

@@ -1,8 +1,5 @@
 import { z } from "zod";
 
-/** Previews in the stored tree are cut to this many characters. */
-export const PREVIEW_MAX_CHARS = 500;
-
 export const ExecutionTreeNode = z.object({
   id: z.string(),
   parent_id: z.string().nullable(),

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { type ClientCommandName, type ClientFrame, clientCommandData } from "./client-commands.js";
 import type { ErrorCode } from "./error-codes.js";
+import { findTooDeep, MAX_JSON_DEPTH } from "./json-depth.js";
 
 export type ParseError = { code: ErrorCode; message: string; request_id?: string };
 export type ParseResult = { ok: true; frame: ClientFrame } | { ok: false; error: ParseError };
@@ -22,6 +23,10 @@ export function parseClientFrame(text: string): ParseResult {
   const requestId = typeof obj.request_id === "string" ? obj.request_id.slice(0, 200) : undefined;
   if (obj.request_id !== undefined && typeof obj.request_id !== "string") {
     return fail("bad_request", "request_id: expected a string");
+  }
+  const tooDeep = findTooDeep(obj.data, "data", MAX_JSON_DEPTH - 1);
+  if (tooDeep !== undefined) {
+    return fail("bad_request", `${tooDeep}: nested deeper than ${MAX_JSON_DEPTH} levels`, requestId);
   }
   if (typeof obj.command !== "string") return fail("bad_request", "command: expected a string", requestId);
   if (!Object.hasOwn(clientCommandData, obj.command)) {

@@ -11,8 +11,22 @@ const turnFields = {
 /** Nesting fields: `parent_id` is the enclosing run_subtask call (null at the root). */
 const nesting = { parent_id: z.string().nullable(), depth: z.number().int().min(0) };
 
-export const ThreadFrame = z.object({ type: z.literal("thread"), title: z.string(), ...turnFields });
-export const MessageFrame = z.object({ type: z.literal("message"), message: StoredMessage, ...turnFields });
+/** The `request_id` of the chat_message that started the turn, on its first frames (when it had one). */
+const echoedRequest = { request_id: z.string().optional() };
+
+export const ThreadFrame = z.object({
+  type: z.literal("thread"),
+  title: z.string(),
+  ...echoedRequest,
+  ...turnFields,
+});
+/** A stored row; the turn's user message carries its chat_message's `request_id`. */
+export const MessageFrame = z.object({
+  type: z.literal("message"),
+  message: StoredMessage,
+  ...echoedRequest,
+  ...turnFields,
+});
 export const ChunkFrame = z.object({
   type: z.literal("chunk"),
   content: z.string(),

@@ -1,5 +1,6 @@
 export * from "./auth/api-token.js";
 export * from "./auth/extract-token.js";
+export * from "./auth/host-allowlist.js";
 export * from "./auth/is-origin-allowed.js";
 export * from "./auth/resolve-user.js";
 export * from "./chat/index.js";

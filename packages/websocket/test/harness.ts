@@ -46,6 +46,9 @@ export interface TestServerOptions {
   /** `none` (default), `token` (tokens made with `createToken`), or full settings with static tokens. */
   auth?: "none" | "token" | AuthSettings;
   allowedOrigins?: string[];
+  allowedHosts?: string[];
+  /** More routes registered before listening (e.g. a web app's wildcard). */
+  routes?: (app: FastifyInstance) => Promise<void>;
   limits?: ServerLimitsInput;
   services?: AgentwireServices;
   handlers?: Partial<CommandHandlers>;
@@ -114,11 +117,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     logger,
     auth,
     allowedOrigins: options.allowedOrigins ?? [],
+    allowedHosts: options.allowedHosts ?? [],
     limits: options.limits ?? {},
     services: options.services ?? ({} as AgentwireServices),
     handlers: options.handlers ?? {},
     ...(options.readiness && { readiness: options.readiness }),
   });
+  if (options.routes) await options.routes(app);
   await app.listen({ host: "127.0.0.1", port: 0 });
   const address = app.server.address();
   if (address === null || typeof address === "string") throw new Error("no TCP address");

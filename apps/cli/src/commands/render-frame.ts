@@ -1,4 +1,4 @@
-import type { ServerFrame } from "@agentwire/protocol";
+import { preview, type ServerFrame } from "@agentwire/protocol";
 
 /** What the renderer keeps between frames: nested-call counts per root-level call, and each call's root. */
 export type RenderState = { atLineStart: boolean; nested: Map<string, number>; rootOf: Map<string, string> };
@@ -9,11 +9,8 @@ export const initialRenderState = (): RenderState => ({
   rootOf: new Map(),
 });
 
-const preview = (value: unknown, max = 60): string => {
-  const text = typeof value === "string" ? value : JSON.stringify(value ?? "");
-  const flat = text.replace(/\s+/g, " ");
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-};
+// A terminal line has room for little beside the tool name.
+const PREVIEW_CHARS = 60;
 
 /**
  * Turns one frame into terminal text. Root text streams as is; tool calls show indented by depth;
@@ -43,14 +40,18 @@ export function renderFrame(frame: ServerFrame, state: RenderState): string {
       if (frame.status === "start") {
         if (frame.name === "run_subtask") state.nested.set(frame.tool_call_id, 0);
         const label =
-          frame.name === "run_subtask" ? (frame.title ?? preview(frame.args)) : preview(frame.args);
+          frame.name === "run_subtask"
+            ? (frame.title ?? preview(frame.args, PREVIEW_CHARS))
+            : preview(frame.args, PREVIEW_CHARS);
         return line(`  ▸ ${frame.name} ${label}`);
       }
       const nested = state.nested.get(frame.tool_call_id);
       const extra = nested ? `, ${nested} nested call${nested === 1 ? "" : "s"}` : "";
       const time = frame.duration_ms !== undefined ? ` (${Math.round(frame.duration_ms)} ms${extra})` : "";
       return line(
-        frame.is_error ? `  ✗ ${frame.name}${time}: ${preview(frame.result)}` : `  ✓ ${frame.name}${time}`,
+        frame.is_error
+          ? `  ✗ ${frame.name}${time}: ${preview(frame.result, PREVIEW_CHARS)}`
+          : `  ✓ ${frame.name}${time}`,
       );
     }
     case "budget_exceeded":

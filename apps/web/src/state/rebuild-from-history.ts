@@ -1,6 +1,7 @@
 import type { ExecutionTreeNode, StoredMessage } from "@agentwire/protocol";
+import { preview } from "@agentwire/protocol/preview";
 import { contentText } from "./content-text.js";
-import { previewValue } from "./preview.js";
+import { PREVIEW_CHARS } from "./preview.js";
 import { emptyTurn, type ThreadView, type ToolCard, type TurnView } from "./thread-view.js";
 import { appendText, upsertCard } from "./tree-ops.js";
 
@@ -95,11 +96,11 @@ function cardFromNode(node: ExecutionTreeNode, nodes: ExecutionTreeNode[]): Tool
     name: node.name,
     parentId,
     depth: depthOf(node, nodes),
-    argsPreview: previewValue(node.args_preview ?? ""),
+    argsPreview: preview(node.args_preview ?? "", PREVIEW_CHARS),
     status: node.is_error === true ? "error" : "done",
     durationMs: node.duration_ms,
     children: [],
-    ...(node.result_preview !== undefined && { resultPreview: previewValue(node.result_preview) }),
+    ...(node.result_preview !== undefined && { resultPreview: preview(node.result_preview, PREVIEW_CHARS) }),
     ...(node.title !== undefined && { title: node.title }),
   };
 }
@@ -110,10 +111,10 @@ function cardFromCall(id: string, name: string, args: unknown, result: StoredMes
     name,
     parentId: null,
     depth: 0,
-    argsPreview: previewValue(args),
+    argsPreview: preview(args, PREVIEW_CHARS),
     status: result?.is_error === true ? "error" : "done",
     children: [],
-    ...(result && { resultPreview: previewValue(contentText(result.content)) }),
+    ...(result && { resultPreview: preview(contentText(result.content), PREVIEW_CHARS) }),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { ServerFrame, ServerFrameOf, StoredMessage } from "@agentwire/protocol";
+import { preview } from "@agentwire/protocol/preview";
 import { contentText } from "./content-text.js";
-import { previewValue, titleFrom } from "./preview.js";
+import { PREVIEW_CHARS, titleFrom } from "./preview.js";
 import { emptyThread, emptyTurn, lastTurn, type ThreadView, type TurnView } from "./thread-view.js";
 import { appendText, patchCard, upsertCard } from "./tree-ops.js";
 
@@ -53,7 +54,7 @@ export function reduceFrame(view: ThreadView, frame: ServerFrame): ThreadView {
                   approvalId: frame.approval_id,
                   toolName: frame.tool_name,
                   permissionClass: frame.permission_class,
-                  argsPreview: previewValue(frame.args),
+                  argsPreview: preview(frame.args, PREVIEW_CHARS),
                   resolved: false,
                 },
               ],
@@ -163,7 +164,8 @@ function onToolUpdate(turn: TurnView, frame: ServerFrameOf<"tool_call_update">):
       name: frame.name,
       parentId: frame.parent_id,
       depth: frame.depth,
-      argsPreview: frame.args === undefined ? (existing?.argsPreview ?? "") : previewValue(frame.args),
+      argsPreview:
+        frame.args === undefined ? (existing?.argsPreview ?? "") : preview(frame.args, PREVIEW_CHARS),
       status: "running",
       children: [],
       ...(title !== undefined && { title }),
@@ -172,7 +174,7 @@ function onToolUpdate(turn: TurnView, frame: ServerFrameOf<"tool_call_update">):
   if (frame.status === "start") return next;
   const patched = patchCard(next, frame.tool_call_id, {
     status: frame.is_error === true ? "error" : "done",
-    resultPreview: previewValue(frame.result),
+    resultPreview: preview(frame.result, PREVIEW_CHARS),
     ...(frame.duration_ms !== undefined && { durationMs: frame.duration_ms }),
     ...(title !== undefined && { title }),
   });

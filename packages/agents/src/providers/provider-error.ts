@@ -3,11 +3,13 @@ import {
   APIConnectionError as AnthropicConnectionError,
   APIConnectionTimeoutError as AnthropicTimeoutError,
 } from "@anthropic-ai/sdk";
+import { decodeHTML } from "entities";
 import {
   APIError as OpenAIAPIError,
   APIConnectionError as OpenAIConnectionError,
   APIConnectionTimeoutError as OpenAITimeoutError,
 } from "openai";
+import { ProviderStallError } from "./idle-timeout-fetch.js";
 import type { ProviderErrorInfo } from "./provider-event.js";
 
 const MAX_MESSAGE_CHARS = 500;
@@ -36,7 +38,10 @@ export type ProviderErrorContext = {
 /** Turns anything an SDK call threw into a ProviderErrorInfo safe to show and store. */
 export function toProviderErrorInfo(err: unknown, ctx: ProviderErrorContext): ProviderErrorInfo {
   const info: ProviderErrorInfo = { message: "", beforeStream: ctx.beforeStream };
-  if (err instanceof OpenAITimeoutError || err instanceof AnthropicTimeoutError) {
+  if (err instanceof ProviderStallError) {
+    info.message = err.message;
+    info.stalled = true;
+  } else if (err instanceof OpenAITimeoutError || err instanceof AnthropicTimeoutError) {
     info.message = ctx.timeoutMs
       ? `request timed out (no response within ${ctx.timeoutMs} ms)`
       : "request timed out";
@@ -122,21 +127,11 @@ function summariseHtml(html: string): string {
   const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1];
   const heading = /<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(html)?.[1];
   const pick = title ?? heading ?? html.replace(/<(script|style)[\s\S]*?<\/\1>/gi, " ");
-  const text = decodeEntities(pick.replace(/<[^>]*>/g, " "))
+  const text = decodeHTML(pick.replace(/<[^>]*>/g, " "))
     .replace(/\s+/g, " ")
     .trim();
   const prefix = /^(\d{3})\s/.exec(html)?.[1];
   return `${prefix ? `${prefix} ` : ""}HTML error page: ${text.slice(0, 160) || "(no text)"}`;
-}
-
-function decodeEntities(text: string): string {
-  return text
-    .replace(/&nbsp;/g, " ")
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, "&");
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

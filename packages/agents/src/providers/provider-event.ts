@@ -16,6 +16,8 @@ export type ProviderErrorInfo = {
   requestId?: string;
   /** True when no byte of the response had been streamed yet. */
   beforeStream?: boolean;
+  /** True when the provider went silent past the idle timeout and the request was aborted. */
+  stalled?: boolean;
 };
 
 export type TextDeltaEvent = { type: "text-delta"; text: string };

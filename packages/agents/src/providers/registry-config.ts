@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEFAULT_IDLE_TIMEOUT_MS } from "./idle-timeout-fetch.js";
 
 const RESERVED_IDS = new Set(["openai", "anthropic", "scripted"]);
 
@@ -61,6 +62,8 @@ export const ProviderRegistryConfig = z.object({
   maxRetries: z.number().int().min(0).max(10).default(2),
   /** Time to response headers per attempt. */
   timeoutMs: z.number().int().positive().default(60_000),
+  /** Longest silence between stream events once the response has started; a stall fails the call. */
+  idleTimeoutMs: z.number().int().positive().default(DEFAULT_IDLE_TIMEOUT_MS),
   /** Longest retry-after the SDKs may wait for; longer requests fail at once. */
   maxRetryDelayMs: z.number().int().min(0).default(20_000),
   /** Bound on a compatible server's `/models` call. */
@@ -74,7 +77,8 @@ export type ResolvedRegistryConfig = z.output<typeof ProviderRegistryConfig>;
 /**
  * Reads the provider settings from the environment: OPENAI_API_KEY/OPENAI_BASE_URL/OPENAI_MODEL,
  * ANTHROPIC_API_KEY/ANTHROPIC_BASE_URL/ANTHROPIC_MODEL, OPENAI_COMPAT_ENDPOINTS (a key for an
- * endpoint may be given as `<NAME>_API_KEY`), PROVIDER_MAX_RETRIES, PROVIDER_TIMEOUT_MS.
+ * endpoint may be given as `<NAME>_API_KEY`), PROVIDER_MAX_RETRIES, PROVIDER_TIMEOUT_MS,
+ * PROVIDER_IDLE_TIMEOUT_MS.
  */
 export function providerRegistryConfigFromEnv(
   env: Record<string, string | undefined>,
@@ -102,6 +106,7 @@ export function providerRegistryConfigFromEnv(
     ...definedOnly({
       maxRetries: env.PROVIDER_MAX_RETRIES ? Number(env.PROVIDER_MAX_RETRIES) : undefined,
       timeoutMs: env.PROVIDER_TIMEOUT_MS ? Number(env.PROVIDER_TIMEOUT_MS) : undefined,
+      idleTimeoutMs: env.PROVIDER_IDLE_TIMEOUT_MS ? Number(env.PROVIDER_IDLE_TIMEOUT_MS) : undefined,
     }),
   });
 }

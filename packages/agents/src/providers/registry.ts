@@ -77,7 +77,7 @@ export function createProviderRegistry(
       const entry = registered.get(id);
       if (!entry) {
         const configured = [...registered.keys()].join(", ") || "none";
-        const hint = KEY_HINTS[id];
+        const hint = Object.hasOwn(KEY_HINTS, id) ? KEY_HINTS[id] : undefined;
         const why = hint ? `provider "${id}" is not configured (${hint})` : `unknown provider "${id}"`;
         return { ok: false, message: `${why}; configured providers: ${configured}` };
       }
@@ -94,6 +94,7 @@ function buildProviders(config: ResolvedRegistryConfig, fetch: FetchLike | undef
   const shared = {
     maxRetries: config.maxRetries,
     timeoutMs: config.timeoutMs,
+    idleTimeoutMs: config.idleTimeoutMs,
     maxRetryDelayMs: config.maxRetryDelayMs,
     ...(fetch ? { fetch } : {}),
   };

@@ -1,8 +1,10 @@
-import { Ajv, type ValidateFunction } from "ajv";
+import type { ValidateFunction } from "ajv";
+import { createAjv } from "../tools/create-ajv.js";
 
 export type CompiledSchema = { ok: true; validate: ValidateFunction } | { ok: false; message: string };
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+// No logger reaches here: ajv's notes on model-written schemas (unknown formats) are dropped, not printed.
+const ajv = createAjv();
 const cache = new Map<string, CompiledSchema>();
 const CACHE_MAX = 256;
 

@@ -1,16 +1,5 @@
-import { type ExecutionTreeNode, type ExecutionTreeSnapshot, PREVIEW_MAX_CHARS } from "@agentwire/protocol";
+import { type ExecutionTreeNode, type ExecutionTreeSnapshot, preview } from "@agentwire/protocol";
 import type { LoopEvent } from "../loop/loop-event.js";
-
-/** A value as at most PREVIEW_MAX_CHARS characters of text. */
-export function preview(value: unknown): string {
-  let text: string;
-  try {
-    text = typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
-  } catch {
-    text = String(value);
-  }
-  return text.length <= PREVIEW_MAX_CHARS ? text : `${text.slice(0, PREVIEW_MAX_CHARS - 1)}…`;
-}
 
 /**
  * Builds the stored tool-call tree of a turn from the loop's events: one node per tool call at any

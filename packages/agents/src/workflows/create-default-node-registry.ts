@@ -1,6 +1,6 @@
 import type { ModelDefaults } from "../providers/registry.js";
+import type { GuardedGetOptions } from "../tools/builtin/web/guarded-get.js";
 import { NodeRegistry } from "./node-registry.js";
-import type { GuardedGetOptions } from "./nodes/guarded-http-get.js";
 import { createHttpGetNode } from "./nodes/http-get-node.js";
 import { inputTextNode } from "./nodes/input-text-node.js";
 import { jsonExtractNode } from "./nodes/json-extract-node.js";
@@ -14,7 +14,7 @@ export type DefaultNodeDeps = {
   providers: LlmProviders;
   /** The server-wide default provider/model, used when neither the node nor the chat names one. */
   modelDefaults?: ModelDefaults;
-  /** Options of http.get (allow-list, limits); the address rules are web_fetch's SSRF guard. */
+  /** Options of http.get (allow-list, limits): the guarded client web_fetch uses, with the same options. */
   http?: GuardedGetOptions;
 };
 

@@ -4,7 +4,6 @@ export * from "./extract-graph-json.js";
 export * from "./load-node-plugin.js";
 export * from "./node-registry.js";
 export * from "./node-type.js";
-export type { GuardedGetOptions, GuardedGetResult } from "./nodes/guarded-http-get.js";
 export type { LlmProviders } from "./nodes/llm-prompt-node.js";
 export * from "./plan-workflow.js";
 export * from "./plan-workflow-prompt.js";

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
-import type { JobUpdateFrame, NodeUpdateFrame, UnstampedFrame } from "@agentwire/protocol";
+import { type JobUpdateFrame, type NodeUpdateFrame, preview, type UnstampedFrame } from "@agentwire/protocol";
 import { AsyncQueue } from "./async-queue.js";
 import { invokeNode, type NodeSettlement } from "./invoke-node.js";
 import type { NodeRegistry } from "./node-registry.js";
 import type { NodeContext, NodeType, WorkflowRunInput } from "./node-type.js";
-import { outputText, previewOf, previewOutputs } from "./preview.js";
+import { outputText } from "./output-text.js";
 import { formatIssues, validateWorkflow } from "./validate-workflow.js";
 import type { WorkflowNode } from "./workflow-graph.js";
 
@@ -44,6 +44,8 @@ type Event =
   | { kind: "progress"; id: string; preview: string }
   | { kind: "end" };
 type NodeState = "waiting" | NodeUpdateFrame["status"];
+// node_update previews are card headers in the editor: shorter than the stored tree's previews.
+const NODE_PREVIEW_CHARS = 200;
 
 const defaultTimer = (fn: () => void, ms: number) => {
   const t = setTimeout(fn, ms);
@@ -153,10 +155,10 @@ export async function* runWorkflow(
       if (ev.kind === "end") continue;
       if (state.get(ev.id) !== "running") continue;
       if (ev.kind === "progress") {
-        const preview = previewOf(ev.preview);
-        if (ending || lastPreview.get(ev.id) === preview) continue;
-        lastPreview.set(ev.id, preview);
-        yield update(ev.id, "running", { result_preview: preview });
+        const shown = preview(ev.preview, NODE_PREVIEW_CHARS);
+        if (ending || lastPreview.get(ev.id) === shown) continue;
+        lastPreview.set(ev.id, shown);
+        yield update(ev.id, "running", { result_preview: shown });
         continue;
       }
       const s = ev.settlement;
@@ -170,7 +172,10 @@ export async function* runWorkflow(
       } else {
         state.set(ev.id, "completed");
         results.set(ev.id, s.result.outputs);
-        yield update(ev.id, "completed", { result_preview: previewOutputs(s.result.outputs) });
+        // One output previews as its value, several as the object of them.
+        const values = Object.values(s.result.outputs);
+        const shown = values.length === 1 ? values[0] : s.result.outputs;
+        yield update(ev.id, "completed", { result_preview: preview(shown, NODE_PREVIEW_CHARS) });
         for (const e of graph.edges) {
           if (e.source === ev.id) pending.set(e.target, (pending.get(e.target) ?? 0) - 1);
         }

@@ -144,6 +144,13 @@ describe("provider registry", () => {
         ok: false,
         message: expect.stringMatching(/^unknown provider "nope"/),
       });
+      // Names of Object.prototype members are unknown providers too, not hints read off the prototype.
+      for (const name of ["constructor", "__proto__", "toString"]) {
+        expect(registry.resolve({ provider: name, model: "m" }, defaults)).toMatchObject({
+          ok: false,
+          message: expect.stringMatching(new RegExp(`^unknown provider "${name}"`)),
+        });
+      }
       expect(registry.resolve({ model: "m" }, {})).toMatchObject({ ok: false });
     });
   });

@@ -1,8 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { GuardedGetOptions } from "../../src/tools/builtin/web/guarded-get.js";
 import type { NodeContext } from "../../src/workflows/node-type.js";
-import type { GuardedGetOptions } from "../../src/workflows/nodes/guarded-http-get.js";
 import { createHttpGetNode } from "../../src/workflows/nodes/http-get-node.js";
 
 let server: Server;
@@ -36,7 +36,7 @@ const ctx: NodeContext = {
 };
 const get = (url: string, options: GuardedGetOptions = {}) =>
   createHttpGetNode(options).process({ url }, ctx, new AbortController().signal);
-const localhost = { resolver: async () => [{ address: "127.0.0.1", family: 4 as const }] };
+const localhost = { resolve: async () => [{ address: "127.0.0.1", family: 4 as const }] };
 
 describe("http.get", () => {
   it("fetches from a host on the SSRF guard's allow-list", async () => {
@@ -53,13 +53,16 @@ describe("http.get", () => {
     });
     expect(await get(`http://localhost:${port}/json`, localhost)).toEqual({
       ok: false,
-      error: "request failed: localhost resolves to a blocked address: 127.0.0.1 is a loopback address",
+      error: "refused: localhost resolves to a blocked address: 127.0.0.1 is a loopback address",
     });
   });
 
   it("re-checks every redirect hop", async () => {
     const res = await get(`http://localhost:${port}/to-literal`, { ...localhost, allowHosts: ["localhost"] });
-    expect(res).toEqual({ ok: false, error: "refused: 127.0.0.1 is a loopback address" });
+    expect(res).toEqual({
+      ok: false,
+      error: `redirect to http://127.0.0.1:${port}: refused: 127.0.0.1 is a loopback address`,
+    });
   });
 
   it("fails on non-2xx, oversized bodies and bad URLs", async () => {
@@ -70,12 +73,12 @@ describe("http.get", () => {
     });
     expect(await get(`http://127.0.0.1:${port}/big`, { ...allow, maxBytes: 1000 })).toEqual({
       ok: false,
-      error: "response exceeds 1000 bytes",
+      error: "response body exceeds 1000 bytes",
     });
     expect(await get("file:///etc/passwd")).toEqual({
       ok: false,
-      error: "only http and https URLs are allowed, got file:",
+      error: "only http and https URLs are allowed (got file:)",
     });
-    expect(await get("not a url")).toEqual({ ok: false, error: 'invalid URL "not a url"' });
+    expect(await get("not a url")).toEqual({ ok: false, error: "not a valid absolute URL" });
   });
 });

@@ -9,11 +9,16 @@ import { threadHistory } from "./thread-history.js";
 import { turnToolbelt } from "./turn-toolbelt.js";
 
 /** Starts a unified-agent turn on a new or existing thread. */
-export async function runChatAgent(data: ChatMessageData, conn: ConnectionContext): Promise<void> {
+export async function runChatAgent(
+  data: ChatMessageData,
+  conn: ConnectionContext,
+  requestId?: string,
+): Promise<void> {
   const chat = requireChat(conn);
   const resolved = chat.providers.resolve({ provider: data.provider, model: data.model }, chat.defaults);
   if (!resolved.ok) throw new AgentwireError("bad_request", resolved.message);
-  const run = await beginTurn(conn, chat, data, { provider: resolved.provider.id, model: resolved.model });
+  const who = { provider: resolved.provider.id, model: resolved.model };
+  const run = await beginTurn(conn, chat, data, who, requestId);
   const { turn, logger, chatContext, memoryEnabled } = run;
   const { repos, userId } = conn;
   const history = threadHistory(await repos.messages.list(userId, turn.threadId));

@@ -11,9 +11,11 @@ import type { CommandHandler } from "../ws/command-router.js";
 export const handleChatMessage: CommandHandler<"chat_message"> = async (frame, conn) => {
   const data = frame.data;
   logDeprecated(data, conn.logger);
-  if (data.workflow_target === "workflow") return runWorkflowTurn(data, conn);
-  if (data.media_generation && data.media_generation.mode !== "chat") return runMediaTurn(data, conn);
-  await runChatAgent(data, conn);
+  const requestId = frame.request_id;
+  if (data.workflow_target === "workflow") return runWorkflowTurn(data, conn, requestId);
+  if (data.media_generation && data.media_generation.mode !== "chat")
+    return runMediaTurn(data, conn, requestId);
+  await runChatAgent(data, conn, requestId);
 };
 
 function logDeprecated(data: ChatMessageData, logger: { debug: (o: object, m: string) => void }): void {

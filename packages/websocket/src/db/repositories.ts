@@ -101,16 +101,21 @@ export interface MessagesRepo {
 }
 
 /** Turns of a thread, always through the owning user (but `listRunning`, for recovery). */
+/** What a new turn row records besides its thread: the id claimed for it, who answers, what asked. */
+export interface TurnStart {
+  id?: string;
+  provider?: string;
+  model?: string;
+  requestId?: string;
+}
+
 export interface TurnsRepo {
   /** Records a running turn on the user's thread (with the id the caller already claimed it under, if given). */
-  start(
-    userId: string,
-    threadId: string,
-    who?: { id?: string; provider?: string; model?: string },
-    now?: number,
-  ): Promise<TurnRow>;
+  start(userId: string, threadId: string, who?: TurnStart, now?: number): Promise<TurnRow>;
   /** The turn if it belongs to the user. */
   get(userId: string, turnId: string): Promise<TurnRow | undefined>;
+  /** The user's most recent turn started by a chat_message with this request_id. */
+  findByRequestId(userId: string, requestId: string): Promise<TurnRow | undefined>;
   /** The most recent turn of the user's thread. */
   latest(userId: string, threadId: string): Promise<TurnRow | undefined>;
   /** Ends the user's turn: its final status, usage and error; the suspension is cleared. */

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import type { Repositories } from "../db/repositories.js";
+import { type Repositories, toThreadSummary } from "../db/repositories.js";
 import { NotFoundError } from "../errors/agentwire-error.js";
 
 interface ThreadParams {
@@ -10,7 +10,15 @@ interface ThreadParams {
 export async function threadsRoutes(app: FastifyInstance, opts: { repos: Repositories }) {
   const { repos } = opts;
 
-  app.get("/api/threads", async (request) => ({ threads: await repos.threads.list(request.userId) }));
+  // `?request_id=`: the thread a chat_message with that request_id started a turn on (none when it
+  // never started one), for a client whose socket closed before the `thread` frame arrived.
+  app.get<{ Querystring: { request_id?: string } }>("/api/threads", async (request) => {
+    const requestId = request.query.request_id;
+    if (requestId === undefined) return { threads: await repos.threads.list(request.userId) };
+    const turn = await repos.turns.findByRequestId(request.userId, requestId.slice(0, 200));
+    const thread = turn && (await repos.threads.get(request.userId, turn.threadId));
+    return { threads: thread ? [toThreadSummary(thread)] : [] };
+  });
 
   app.get<{ Params: ThreadParams }>("/api/threads/:id/messages", async (request) => ({
     messages: await repos.messages.list(request.userId, request.params.id),

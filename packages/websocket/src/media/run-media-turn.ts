@@ -25,7 +25,11 @@ type MediaServices = NonNullable<ChatServices["media"]>;
  * writes each file under the data directory with an `assets` row, and stores the assistant message
  * with a markdown link to each asset (`/api/assets/<id>`).
  */
-export async function runMediaTurn(data: ChatMessageData, conn: ConnectionContext): Promise<void> {
+export async function runMediaTurn(
+  data: ChatMessageData,
+  conn: ConnectionContext,
+  requestId?: string,
+): Promise<void> {
   const chat = requireChat(conn);
   const media = chat.media;
   if (!media) throw new AgentwireError("unavailable", "media generation is not enabled on this server");
@@ -49,7 +53,8 @@ export async function runMediaTurn(data: ChatMessageData, conn: ConnectionContex
       `media_generation.provider: provider "${providerId}" cannot ${what}`,
     );
   }
-  const run = await beginTurn(conn, chat, data, { provider: providerId, model: options.model ?? "default" });
+  const who = { provider: providerId, model: options.model ?? "default" };
+  const run = await beginTurn(conn, chat, data, who, requestId);
   // The socket's frame queue must not wait for the generation: `stop` has to get through.
   void driveMedia(run, media, options);
 }

@@ -1,2 +1,3 @@
 export * from "./agentwire-metrics.js";
+export * from "./metrics-access.js";
 export * from "./metrics-route.js";

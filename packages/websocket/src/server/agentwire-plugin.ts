@@ -1,13 +1,16 @@
+import { findTooDeep, MAX_JSON_DEPTH } from "@agentwire/protocol";
 import websocket from "@fastify/websocket";
 import type { FastifyError, FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import type { WebSocket } from "ws";
 import { selectSubprotocol } from "../auth/extract-token.js";
+import { hostAllowlist } from "../auth/host-allowlist.js";
 import { createUserResolver } from "../auth/resolve-user.js";
 import type { Repositories } from "../db/repositories.js";
 import { AgentwireError } from "../errors/agentwire-error.js";
 import { assetsRoutes } from "../http/assets-routes.js";
 import { authenticate } from "../http/authenticate.js";
+import { guardRequests } from "../http/guard-requests.js";
 import { healthRoutes, type ReadinessChecks } from "../http/health-routes.js";
 import { providersRoutes } from "../http/providers-routes.js";
 import { threadsRoutes } from "../http/threads-routes.js";
@@ -49,6 +52,7 @@ async function agentwirePlugin(app: FastifyInstance, opts: AgentwirePluginOption
   const registry = new ConnectionRegistry();
   const router = new CommandRouter(opts.handlers);
   const resolveUser = createUserResolver(settings.auth, opts.repos.apiTokens);
+  const hostAllowed = hostAllowlist(settings.allowedHosts);
   let shuttingDown = false;
   app.decorate("agentwireConnections", registry);
 
@@ -69,6 +73,25 @@ async function agentwirePlugin(app: FastifyInstance, opts: AgentwirePluginOption
       clearInterval(heartbeat);
       await closeAllConnections(registry, settings.limits.closeTimeoutMs);
     },
+  });
+
+  // After the websocket plugin's own hook (which marks upgrades), before every route's.
+  app.addHook(
+    "onRequest",
+    guardRequests({
+      hostAllowed,
+      enforceHost: settings.auth.mode === "none" || settings.allowedHosts.length > 0,
+    }),
+  );
+
+  // HTTP bodies are client JSON too: the same depth limit as frames.
+  app.addHook("preValidation", async (request, reply) => {
+    const tooDeep = findTooDeep(request.body, "body");
+    if (tooDeep !== undefined) {
+      return reply
+        .code(400)
+        .send({ code: "bad_request", message: `${tooDeep}: nested deeper than ${MAX_JSON_DEPTH} levels` });
+    }
   });
 
   const heartbeat = setInterval(() => {
@@ -116,6 +139,7 @@ async function agentwirePlugin(app: FastifyInstance, opts: AgentwirePluginOption
     frames: opts.frames,
     router,
     resolveUser,
+    hostAllowed,
     isShuttingDown: () => shuttingDown,
   });
 }

@@ -21,6 +21,8 @@ export interface CreateServerOptions {
   logger: FastifyBaseLogger;
   auth: AuthSettings;
   allowedOrigins?: readonly string[];
+  /** Host names served besides loopback; see ServerSettings.allowedHosts. */
+  allowedHosts?: readonly string[];
   /** Production defaults for anything left out. */
   limits?: ServerLimitsInput;
   /** Services for handlers (provider registry, turn registry, ...), see AgentwireServices. */
@@ -52,15 +54,24 @@ export async function createServer(options: CreateServerOptions): Promise<Agentw
   if (options.auth.mode === "none") await repos.users.ensure(LOCAL_USER_ID);
   else for (const entry of options.auth.staticTokens) await repos.users.ensure(entry.userId);
 
+  const limits = resolveServerLimits(options.limits);
   const app = Fastify({
     loggerInstance: options.logger,
     genReqId: () => randomUUID(),
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
+    // A held request (a header or a body dripped byte by byte) is answered 408 and closed.
+    requestTimeout: limits.requestTimeoutMs,
+    http: {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      // Node looks for held requests only at this interval (30 s by default): a fraction of the
+      // timeout, so one is closed soon after its deadline, not up to 30 s later.
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
+    },
   });
   const services = options.services ?? ({} as AgentwireServices);
   const frames = options.frameLog ?? options.storage.createFrameLog(options.logger);
-  const limits = resolveServerLimits(options.limits);
   const handlers = limitTurnStarts(
     { ...commandTable(services), ...options.handlers },
     options.userRateLimit ?? new LocalUserRateLimit(),
@@ -72,6 +83,7 @@ export async function createServer(options: CreateServerOptions): Promise<Agentw
     settings: {
       auth: options.auth,
       allowedOrigins: options.allowedOrigins ?? [],
+      allowedHosts: options.allowedHosts ?? [],
       limits,
     },
     services,

@@ -6,6 +6,16 @@ const positiveInt = z.number().int().positive();
 export const ServerLimits = z.strictObject({
   /** Largest client frame in bytes; a bigger one closes the socket with 1009. */
   maxPayloadBytes: positiveInt.default(1024 * 1024),
+  /**
+   * How long a connection may take to send a complete request header (an upgrade's too); past it the
+   * server answers 408 and closes it, so a client dripping a header (slowloris) cannot hold a socket.
+   */
+  headersTimeoutMs: positiveInt.default(10_000),
+  /**
+   * How long a connection may take to send a whole request, body included (at least headersTimeoutMs);
+   * past it the server answers 408 and closes it, so a client dripping a body cannot hold a socket.
+   */
+  requestTimeoutMs: positiveInt.default(60_000),
   /** Sustained client frames per second per connection. */
   messagesPerSecond: positiveInt.default(20),
   /** Frames a connection may send in a burst above the sustained rate. */
@@ -49,6 +59,9 @@ export type ServerLimitsInput = z.input<typeof ServerLimits>;
 /** Fills in production defaults and rejects nonsensical values up front. */
 export function resolveServerLimits(input: ServerLimitsInput = {}): ServerLimits {
   const limits = ServerLimits.parse(input);
+  if (limits.requestTimeoutMs < limits.headersTimeoutMs) {
+    throw new Error("requestTimeoutMs must be at least headersTimeoutMs");
+  }
   if (limits.sendHardLimitBytes < limits.sendSoftLimitBytes) {
     throw new Error("sendHardLimitBytes must be at least sendSoftLimitBytes");
   }

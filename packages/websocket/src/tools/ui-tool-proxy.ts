@@ -1,6 +1,6 @@
-import type { Tool, ToolContext, ToolOutcome } from "@agentwire/agents";
+import { createAjv, type Tool, type ToolContext, type ToolOutcome } from "@agentwire/agents";
 import type { ClientToolSpec, ServerFrame } from "@agentwire/protocol";
-import { Ajv, type CodeOptions, type ValidateFunction } from "ajv";
+import type { CodeOptions, ValidateFunction } from "ajv";
 import type { ToolScope } from "../chat/chat-services.js";
 import { builtinServerToolNames } from "./builtin-server-tools.js";
 import type { RoutedToolCall, ToolCallRouting } from "./tool-call-routing.js";
@@ -110,9 +110,8 @@ export class UIToolProxy {
     if (endpoint.signal.aborted) return { ok: false, reason: "the connection is closed" };
     // A fresh ajv per manifest: schemas of a replaced manifest are not kept alive, and `$id`s of two
     // manifests cannot collide.
-    const ajv = new Ajv({
-      strict: false,
-      allErrors: true,
+    // No logger here: ajv's notes are dropped (createAjv), never printed to stderr.
+    const ajv = createAjv({
       validateFormats: false,
       code: { regExp: noRegExp },
     });

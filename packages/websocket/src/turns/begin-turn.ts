@@ -13,12 +13,15 @@ import { ownThread, watchTurn } from "./watch-turn.js";
  * Starts a turn of any route the same way: busy check, the thread created when none is given
  * (`thread` frame first), the turn registered and watched by the connection, the user message
  * stored. Everything that can refuse the message must have been checked before this is called.
+ * The message's `request_id` is stored with the turn and echoed on its first frames (`thread`, the
+ * user's `message`), so a client that lost them can still find its thread.
  */
 export async function beginTurn(
   conn: ConnectionContext,
   services: TurnServices,
   data: ChatMessageData,
   who: { provider: string; model: string },
+  requestId?: string,
 ): Promise<TurnRun> {
   const { repos, userId } = conn;
   const existing = data.thread_id !== undefined ? await ownThread(conn, data.thread_id) : undefined;
@@ -37,7 +40,11 @@ export async function beginTurn(
     claimed = await coordination.claim(thread.id, turn.turnId, () => turn.abort.abort("lease_lost"));
     if (!claimed) throw new AgentwireError("busy", "a turn is already running on this thread");
     await turn.log.claim(thread.id);
-    await repos.turns.start(userId, thread.id, { id: turn.turnId, ...who });
+    await repos.turns.start(userId, thread.id, {
+      id: turn.turnId,
+      ...who,
+      ...(requestId !== undefined && { requestId }),
+    });
   } catch (error) {
     services.turns.finish(turn);
     turn.status = "error";
@@ -59,8 +66,9 @@ export async function beginTurn(
     observer: turnObserverOf(services, { threadId: thread.id, turnId: turn.turnId, ...who, resumed: false }),
     coordination,
   };
-  if (!existing) turn.emit({ type: "thread", title: thread.title });
-  await storeRow(run, { role: "user", content: data.content, status: "complete", turnId: turn.turnId });
+  const echo = requestId !== undefined ? { request_id: requestId } : {};
+  if (!existing) turn.emit({ type: "thread", title: thread.title, ...echo });
+  await storeRow(run, { role: "user", content: data.content, status: "complete", turnId: turn.turnId }, echo);
   return run;
 }
 

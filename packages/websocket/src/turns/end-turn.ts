@@ -8,10 +8,14 @@ import type { TurnRun } from "./turn-run.js";
 export type TurnResult = Pick<LoopResult, "status" | "usage" | "error">;
 
 /** Stores one row of the thread and sends it as a `message` frame. */
-export async function storeRow(run: TurnRun, row: NewMessage): Promise<void> {
+export async function storeRow(
+  run: TurnRun,
+  row: NewMessage,
+  echo: { request_id?: string } = {},
+): Promise<void> {
   const { turn, repos } = run;
   const message = await repos.messages.append(turn.userId, turn.threadId, row);
-  turn.emit({ type: "message", message });
+  turn.emit({ type: "message", message, ...echo });
 }
 
 /**

@@ -19,7 +19,11 @@ import type { ConnectionContext } from "../ws/connection-context.js";
  * the turn (seq-stamped, replayable); `stop` aborts it; the run has the turn's wall-clock budget; the
  * output text is stored as the final assistant message.
  */
-export async function runWorkflowTurn(data: ChatMessageData, conn: ConnectionContext): Promise<void> {
+export async function runWorkflowTurn(
+  data: ChatMessageData,
+  conn: ConnectionContext,
+  requestId?: string,
+): Promise<void> {
   const chat = requireChat(conn);
   const workflows = chat.workflows;
   if (!workflows) throw new AgentwireError("unavailable", "saved workflows are not enabled on this server");
@@ -38,10 +42,16 @@ export async function runWorkflowTurn(data: ChatMessageData, conn: ConnectionCon
     text: contentText(data.content),
     ...(resolved.ok && { provider: resolved.provider.id, model: resolved.model }),
   };
-  const run = await beginTurn(conn, chat, data, {
-    provider: resolved.ok ? resolved.provider.id : "workflow",
-    model: resolved.ok ? resolved.model : row.id,
-  });
+  const run = await beginTurn(
+    conn,
+    chat,
+    data,
+    {
+      provider: resolved.ok ? resolved.provider.id : "workflow",
+      model: resolved.ok ? resolved.model : row.id,
+    },
+    requestId,
+  );
   // The socket's frame queue must not wait for the run: `stop` has to get through.
   void driveWorkflow(run, { workflow: row, registry: workflows.registry, input }, conn);
 }

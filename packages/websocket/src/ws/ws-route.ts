@@ -1,9 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { RawData, WebSocket } from "ws";
+import type { HostAllowlist } from "../auth/host-allowlist.js";
 import { isOriginAllowed } from "../auth/is-origin-allowed.js";
 import type { UserResolver } from "../auth/resolve-user.js";
 import type { Repositories } from "../db/repositories.js";
 import { authenticate } from "../http/authenticate.js";
+import { SOCKET_PATH } from "../http/guard-requests.js";
 import type { AgentwireServices } from "../server/agentwire-services.js";
 import type { ServerSettings } from "../server/server-settings.js";
 import type { FrameLog } from "../turns/frame-log.js";
@@ -25,6 +27,8 @@ export interface WsRouteOptions {
   frames: FrameLog;
   router: CommandRouter;
   resolveUser: UserResolver;
+  /** The Host names this server answers to; a page's own origin is trusted only under one of them. */
+  hostAllowed: HostAllowlist;
   isShuttingDown: () => boolean;
 }
 
@@ -39,7 +43,8 @@ export async function wsRoute(app: FastifyInstance, opts: WsRouteOptions) {
 
   const refuseEarly = async (request: FastifyRequest, reply: FastifyReply) => {
     if (opts.isShuttingDown()) return reply.code(503).send({ code: "unavailable", message: "shutting down" });
-    if (!isOriginAllowed(request.headers.origin, settings.allowedOrigins, request.headers.host)) {
+    const { origin, host } = request.headers;
+    if (!isOriginAllowed(origin, settings.allowedOrigins, host, opts.hostAllowed)) {
       request.log.info({ origin: request.headers.origin }, "origin refused");
       return reply.code(403).send({ code: "forbidden", message: "origin not allowed" });
     }
@@ -77,7 +82,7 @@ export async function wsRoute(app: FastifyInstance, opts: WsRouteOptions) {
   };
 
   app.get(
-    "/ws",
+    SOCKET_PATH,
     { websocket: true, onRequest: [refuseEarly, authenticate(opts.resolveUser)], preHandler: capConnections },
     (socket: WebSocket, request: FastifyRequest) => {
       const logger = request.log.child({ connection_id: request.id, user_id: request.userId });
@@ -111,6 +116,8 @@ export async function wsRoute(app: FastifyInstance, opts: WsRouteOptions) {
       };
       const limiter = new RateLimiter(limits.messagesPerSecond, limits.messageBurst);
       let strikes = 0;
+      // Once the socket is condemned, further frames are dropped unread: one log line, not one per frame.
+      let closing = false;
       // Frames are handled one after another so replies keep the order of the requests.
       let queue: Promise<void> = Promise.resolve();
       logger.info("connection open");
@@ -120,9 +127,11 @@ export async function wsRoute(app: FastifyInstance, opts: WsRouteOptions) {
         queue = queue.then(work);
       };
       socket.on("message", (data: RawData, isBinary: boolean) => {
+        if (closing) return;
         if (!limiter.tryTake()) {
           strikes += 1;
           if (strikes > limits.rateLimitStrikes) {
+            closing = true;
             enqueue(() => {
               logger.warn("rate limit exceeded repeatedly; closing");
               connection.close(CloseCode.policyViolation, "rate limit exceeded");

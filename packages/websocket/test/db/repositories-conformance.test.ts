@@ -421,7 +421,7 @@ for (const { dialect, skip } of dialects) {
         const second = await r.turns.start(
           "ann",
           t.id,
-          { id: "turn-claimed", provider: "openai", model: "gpt-x" },
+          { id: "turn-claimed", provider: "openai", model: "gpt-x", requestId: "req-7" },
           T0 + 2,
         );
         expect(second).toEqual({
@@ -437,13 +437,25 @@ for (const { dialect, skip } of dialects) {
           lastSeq: 0,
           provider: "openai",
           model: "gpt-x",
+          requestId: "req-7",
         });
+        expect(first.requestId).toBeNull();
         expect(await r.turns.get("ann", first.id)).toEqual(first);
         expect(await r.turns.get("ann", second.id)).toEqual(second);
         expect(await r.turns.get("bob", second.id)).toBeUndefined();
         expect(await r.turns.latest("ann", t.id)).toEqual(second);
         expect(await r.turns.latest("bob", t.id)).toBeUndefined();
         expect(await r.turns.latest("ann", "missing")).toBeUndefined();
+      });
+
+      it("finds the user's latest turn by the request_id that started it, never another user's", async () => {
+        const t = await r.threads.create("ann", "t", T0);
+        const u = await r.threads.create("ann", "u", T0);
+        await r.turns.start("ann", t.id, { id: "older", requestId: "same" }, T0 + 1);
+        await r.turns.start("ann", u.id, { id: "newer", requestId: "same" }, T0 + 2);
+        expect((await r.turns.findByRequestId("ann", "same"))?.id).toBe("newer");
+        expect(await r.turns.findByRequestId("bob", "same")).toBeUndefined();
+        expect(await r.turns.findByRequestId("ann", "other")).toBeUndefined();
       });
 
       it("updates a turn (suspension JSON round trip), lists waiting threads, and is scoped by user", async () => {

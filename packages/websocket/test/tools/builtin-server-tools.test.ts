@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createMemoryTools, InMemoryPinStore, McpManager, type Tool } from "@agentwire/agents";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   createBuiltinServerTools,
   RepoMemoryStore,
@@ -158,6 +158,59 @@ describe("createBuiltinServerTools", () => {
     const bobFrames = await injectedTurn(bob, [{ name: "test__echo", args: { text: "x" } }]);
     expect(toolEnds(bobFrames)[0]).toMatchObject({ is_error: true });
     expect(server.provider.requests.at(-2)?.tools.map((t) => t.name)).not.toContain("test__echo");
+  });
+
+  it("an MCP schema with format uri and an unknown format: validated, and no stray stderr while a turn runs", async () => {
+    const notes: Record<string, unknown>[] = [];
+    const mcp = new McpManager({
+      config: {
+        servers: { test: { command: process.execPath, args: [FIXTURE], env: { FORMAT_TOOL: "1" } } },
+      },
+      pins: new InMemoryPinStore(),
+      logger: { warn: (obj, msg) => notes.push({ ...obj, msg }) },
+    });
+    managers.push(mcp);
+    server = await startChatServer(injectedModel(), {
+      auth: "token",
+      serverTools: createBuiltinServerTools({
+        repos,
+        workspaceRoot: join(dir.path, "ws"),
+        mcp,
+        policyFor: () => resolveToolPolicy({ allowedMcpServers: ["test"] }),
+      }),
+    });
+    const alice = await server.connect({ token: await server.createToken("alice") });
+    // ajv's default logger is console: spy on it and on stderr itself for the whole turn.
+    const stray = [
+      vi.spyOn(process.stderr, "write"),
+      vi.spyOn(console, "warn"),
+      vi.spyOn(console, "error"),
+      vi.spyOn(console, "log"),
+    ];
+    let frames: Awaited<ReturnType<typeof injectedTurn>>;
+    let written: string[];
+    try {
+      frames = await injectedTurn(alice, [
+        { name: "test__link", args: { url: "https://example.com/a?b=1", tag: "t" } },
+        { name: "test__link", args: { url: "not a uri" } },
+      ]);
+    } finally {
+      // Read the calls before mockRestore, which clears them.
+      written = stray.flatMap((spy) => spy.mock.calls.map((c) => String(c[0])));
+      for (const spy of stray) spy.mockRestore();
+    }
+    expect(written).toEqual([]);
+    expectWellFormedTurn(frames);
+    const [good, bad] = toolEnds(frames);
+    expect(good).toMatchObject({ name: "test__link", result: "link: https://example.com/a?b=1" });
+    expect(bad).toMatchObject({ name: "test__link", is_error: true });
+    expect(String(bad?.result)).toMatch(/format "uri"/);
+    expect(notes).toEqual([
+      expect.objectContaining({
+        source: "ajv",
+        msg: expect.stringMatching(/unknown format "x-agentwire-tag"/),
+      }),
+    ]);
   });
 
   it("a failing MCP manager leaves the turn without MCP tools instead of failing it", async () => {

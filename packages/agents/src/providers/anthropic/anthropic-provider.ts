@@ -1,9 +1,11 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { boundedRetryFetch, type FetchLike } from "../bounded-retry-fetch.js";
+import { DEFAULT_IDLE_TIMEOUT_MS, idleTimeoutFetch } from "../idle-timeout-fetch.js";
 import type { Provider } from "../provider.js";
 import { streamFailure, toProviderErrorInfo } from "../provider-error.js";
 import type { ProviderErrorInfo, ProviderEvent } from "../provider-event.js";
 import type { ProviderRequest } from "../provider-request.js";
+import { MAX_STALL_RETRIES, retryStalledStream } from "../retry-stalled-stream.js";
 import { AnthropicStreamState } from "./anthropic-stream-state.js";
 import { mapAnthropicRequest } from "./map-anthropic-request.js";
 
@@ -17,6 +19,11 @@ export type AnthropicProviderOptions = {
   maxRetries: number;
   /** Time to response headers per attempt, in ms. */
   timeoutMs: number;
+  /**
+   * Longest silence once the response has started, in ms (default 60000). A stall fails the call;
+   * it is made once more when nothing had been released yet (and `maxRetries` is not 0).
+   */
+  idleTimeoutMs?: number;
   /** A retry-after longer than this is not waited for; the error is reported instead. */
   maxRetryDelayMs: number;
   /** `max_tokens` when the request sets none (the API requires one). Default 8192. */
@@ -45,12 +52,20 @@ export class AnthropicProvider implements Provider {
       baseURL: options.baseURL ?? null,
       maxRetries: options.maxRetries,
       timeout: options.timeoutMs,
-      fetch: boundedRetryFetch(options.maxRetryDelayMs, options.fetch),
+      fetch: boundedRetryFetch(
+        options.maxRetryDelayMs,
+        idleTimeoutFetch(options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, options.fetch),
+      ),
     });
   }
 
-  /** Streams one model turn as provider events. */
-  async *stream(request: ProviderRequest, signal: AbortSignal): AsyncIterable<ProviderEvent> {
+  /** Streams one model turn as provider events; a stall before any event makes the call again. */
+  stream(request: ProviderRequest, signal: AbortSignal): AsyncIterable<ProviderEvent> {
+    const retries = Math.min(this.options.maxRetries, MAX_STALL_RETRIES);
+    return retryStalledStream(() => this.attempt(request, signal), retries);
+  }
+
+  private async *attempt(request: ProviderRequest, signal: AbortSignal): AsyncIterable<ProviderEvent> {
     if (signal.aborted) return;
     const body = mapAnthropicRequest(request, {
       defaultMaxTokens: this.options.defaultMaxTokens ?? 8192,

@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
 import OpenAI from "openai";
 import { boundedRetryFetch, type FetchLike } from "../bounded-retry-fetch.js";
+import { DEFAULT_IDLE_TIMEOUT_MS, idleTimeoutFetch } from "../idle-timeout-fetch.js";
 import type { Provider } from "../provider.js";
 import { streamFailure, toProviderErrorInfo } from "../provider-error.js";
 import type { ProviderErrorInfo, ProviderEvent } from "../provider-event.js";
 import type { ProviderRequest } from "../provider-request.js";
+import { MAX_STALL_RETRIES, retryStalledStream } from "../retry-stalled-stream.js";
 import { type MaxTokensField, mapOpenAIRequest } from "./map-openai-request.js";
 import { OpenAIStreamState } from "./openai-stream-state.js";
 
@@ -20,6 +22,11 @@ export type OpenAIProviderOptions = {
   maxRetries: number;
   /** Time to response headers per attempt, in ms. */
   timeoutMs: number;
+  /**
+   * Longest silence once the response has started, in ms (default 60000). A stall fails the call;
+   * it is made once more when nothing had been released yet (and `maxRetries` is not 0).
+   */
+  idleTimeoutMs?: number;
   /** A retry-after longer than this is not waited for; the error is reported instead. */
   maxRetryDelayMs: number;
   /** OpenAI's reasoning models need `max_completion_tokens`; many compatible servers know only `max_tokens`. */
@@ -49,12 +56,20 @@ export class OpenAIProvider implements Provider {
       project: null,
       maxRetries: options.maxRetries,
       timeout: options.timeoutMs,
-      fetch: boundedRetryFetch(options.maxRetryDelayMs, options.fetch),
+      fetch: boundedRetryFetch(
+        options.maxRetryDelayMs,
+        idleTimeoutFetch(options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, options.fetch),
+      ),
     });
   }
 
-  /** Streams one model turn as provider events. */
-  async *stream(request: ProviderRequest, signal: AbortSignal): AsyncIterable<ProviderEvent> {
+  /** Streams one model turn as provider events; a stall before any event makes the call again. */
+  stream(request: ProviderRequest, signal: AbortSignal): AsyncIterable<ProviderEvent> {
+    const retries = Math.min(this.options.maxRetries, MAX_STALL_RETRIES);
+    return retryStalledStream(() => this.attempt(request, signal), retries);
+  }
+
+  private async *attempt(request: ProviderRequest, signal: AbortSignal): AsyncIterable<ProviderEvent> {
     if (signal.aborted) return;
     const body = mapOpenAIRequest(request, this.options.maxTokensField);
     let chunks: AsyncIterable<unknown>;

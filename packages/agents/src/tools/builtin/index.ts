@@ -4,6 +4,7 @@ export * from "./mcp/mcp-session.js";
 export * from "./mcp/tool-pins.js";
 export * from "./memory-store.js";
 export * from "./memory-tools.js";
+export * from "./web/guarded-get.js";
 export * from "./web/html-to-text.js";
 export * from "./web/ssrf-guard.js";
 export * from "./web/web-fetch-tool.js";

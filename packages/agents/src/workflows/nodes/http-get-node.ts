@@ -1,8 +1,9 @@
+import { bodyText, createGuardedGet, type GuardedGetOptions } from "../../tools/builtin/web/guarded-get.js";
 import { type NodeType, nodeError, nodeOk } from "../node-type.js";
-import { type GuardedGetOptions, guardedGet } from "./guarded-http-get.js";
 
-/** `http.get`: fetches a public URL through the SSRF guard. */
+/** `http.get`: fetches a public URL through the same guarded client as web_fetch. */
 export function createHttpGetNode(options: GuardedGetOptions = {}): NodeType {
+  const get = createGuardedGet(options);
   return {
     type: "http.get",
     description:
@@ -15,9 +16,12 @@ export function createHttpGetNode(options: GuardedGetOptions = {}): NodeType {
     ],
     process: async (inputs, _ctx, signal) => {
       if (typeof inputs.url !== "string") return nodeError('input "url" must be a string');
-      const res = await guardedGet(inputs.url, signal, options);
-      if (!res.ok) return nodeError(res.error);
-      return nodeOk({ body: res.body, status: res.status, content_type: res.contentType });
+      const res = await get(inputs.url, signal);
+      if (!res.ok) return nodeError(res.reason);
+      const { status, contentType } = res.value;
+      if (status < 200 || status > 299)
+        return nodeError(`HTTP ${status} from ${new URL(res.value.url).host}`);
+      return nodeOk({ body: bodyText(res.value), status, content_type: contentType });
     },
   };
 }

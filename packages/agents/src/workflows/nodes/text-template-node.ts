@@ -1,5 +1,5 @@
 import { type NodeType, nodeError, nodeOk } from "../node-type.js";
-import { outputText } from "../preview.js";
+import { outputText } from "../output-text.js";
 import { followJsonPath, parseJsonPath } from "./json-path.js";
 
 const PLACEHOLDER = /\{\{\s*([^{}]+?)\s*\}\}/g;

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { and, asc, desc, eq } from "drizzle-orm";
 import type { PgDb } from "../open-postgres.js";
 import { turns } from "../pg-schema/index.js";
-import type { TurnEnd, TurnRow, TurnsRepo, TurnUpdate } from "../repositories.js";
+import type { TurnEnd, TurnRow, TurnStart, TurnsRepo, TurnUpdate } from "../repositories.js";
 import { fromJsonText, toJsonText } from "./json-text.js";
 
 type PgTurnRow = typeof turns.$inferSelect;
@@ -12,12 +12,7 @@ export class PgTurnsRepo implements TurnsRepo {
   constructor(private readonly db: PgDb) {}
 
   /** Records a running turn on the user's thread. */
-  async start(
-    userId: string,
-    threadId: string,
-    who: { id?: string; provider?: string; model?: string } = {},
-    now = Date.now(),
-  ): Promise<TurnRow> {
+  async start(userId: string, threadId: string, who: TurnStart = {}, now = Date.now()): Promise<TurnRow> {
     const row: TurnRow = {
       id: who.id ?? randomUUID(),
       threadId,
@@ -31,6 +26,7 @@ export class PgTurnsRepo implements TurnsRepo {
       lastSeq: 0,
       provider: who.provider ?? null,
       model: who.model ?? null,
+      requestId: who.requestId ?? null,
     };
     await this.db.insert(turns).values({
       id: row.id,
@@ -40,6 +36,7 @@ export class PgTurnsRepo implements TurnsRepo {
       startedAt: now,
       provider: row.provider,
       model: row.model,
+      requestId: row.requestId,
     });
     return row;
   }
@@ -50,6 +47,17 @@ export class PgTurnsRepo implements TurnsRepo {
       .select()
       .from(turns)
       .where(and(eq(turns.id, turnId), eq(turns.userId, userId)))
+      .limit(1);
+    return rows[0] && fromPgTurn(rows[0]);
+  }
+
+  /** The user's most recent turn started by a chat_message with this request_id. */
+  async findByRequestId(userId: string, requestId: string): Promise<TurnRow | undefined> {
+    const rows = await this.db
+      .select()
+      .from(turns)
+      .where(and(eq(turns.userId, userId), eq(turns.requestId, requestId)))
+      .orderBy(desc(turns.startedAt))
       .limit(1);
     return rows[0] && fromPgTurn(rows[0]);
   }

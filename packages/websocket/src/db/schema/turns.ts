@@ -27,6 +27,11 @@ export const turns = sqliteTable(
     /** Who answers the turn: restart recovery stores the interrupted answer under their names. */
     provider: text(),
     model: text(),
+    /** The `request_id` of the chat_message that started it: a client that lost the reply finds its thread by it. */
+    requestId: text("request_id"),
   },
-  (t) => [index("turns_thread_idx").on(t.threadId, t.startedAt)],
+  (t) => [
+    index("turns_thread_idx").on(t.threadId, t.startedAt),
+    index("turns_request_idx").on(t.userId, t.requestId),
+  ],
 );

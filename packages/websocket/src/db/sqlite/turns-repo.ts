@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, type Column, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../open-database.js";
-import type { TurnEnd, TurnRow, TurnsRepo, TurnUpdate } from "../repositories.js";
+import type { TurnEnd, TurnRow, TurnStart, TurnsRepo, TurnUpdate } from "../repositories.js";
 import { turns } from "../schema/index.js";
 
 /** Turns of a thread, always through the owning user. */
@@ -23,6 +23,7 @@ export class SqliteTurnsRepo implements TurnsRepo {
         startedAt: p("startedAt"),
         provider: p("provider"),
         model: p("model"),
+        requestId: p("requestId"),
       })
       .prepare();
     this.latestStatement = db
@@ -46,12 +47,7 @@ export class SqliteTurnsRepo implements TurnsRepo {
   }
 
   /** Records a running turn on the user's thread. */
-  async start(
-    userId: string,
-    threadId: string,
-    who: { id?: string; provider?: string; model?: string } = {},
-    now = Date.now(),
-  ): Promise<TurnRow> {
+  async start(userId: string, threadId: string, who: TurnStart = {}, now = Date.now()): Promise<TurnRow> {
     const row: TurnRow = {
       id: who.id ?? randomUUID(),
       threadId,
@@ -65,6 +61,7 @@ export class SqliteTurnsRepo implements TurnsRepo {
       lastSeq: 0,
       provider: who.provider ?? null,
       model: who.model ?? null,
+      requestId: who.requestId ?? null,
     };
     this.startStatement.run({
       id: row.id,
@@ -73,6 +70,7 @@ export class SqliteTurnsRepo implements TurnsRepo {
       startedAt: now,
       provider: row.provider,
       model: row.model,
+      requestId: row.requestId,
     });
     return row;
   }
@@ -83,6 +81,17 @@ export class SqliteTurnsRepo implements TurnsRepo {
       .select()
       .from(turns)
       .where(and(eq(turns.id, turnId), eq(turns.userId, userId)))
+      .get();
+  }
+
+  /** The user's most recent turn started by a chat_message with this request_id. */
+  async findByRequestId(userId: string, requestId: string): Promise<TurnRow | undefined> {
+    return this.db
+      .select()
+      .from(turns)
+      .where(and(eq(turns.userId, userId), eq(turns.requestId, requestId)))
+      .orderBy(desc(turns.startedAt))
+      .limit(1)
       .get();
   }
 

@@ -1,4 +1,4 @@
-import { Ajv } from "ajv";
+import { type AjvLogger, createAjv } from "../../create-ajv.js";
 import type { PermissionClass } from "../../permission-class.js";
 import type { Tool } from "../../tool.js";
 import type { Checked } from "../workspace/confine-path.js";
@@ -17,6 +17,8 @@ export type McpManagerOptions = {
   callTimeoutMs?: number;
   maxResultChars?: number;
   maxDescriptionChars?: number;
+  /** Where ajv's notes on the servers' schemas (e.g. an unknown `format`) go; default: dropped. */
+  logger?: AjvLogger;
 };
 
 /** The MCP tools a user may use now, and why any allowed server or tool is missing. */
@@ -27,7 +29,7 @@ export type McpToolset = { tools: Tool[]; unavailable: { server: string; reason:
  * only for servers on the caller's allowlist, and only while their tool definitions match the pin.
  */
 export class McpManager {
-  readonly #opts: Required<McpManagerOptions>;
+  readonly #opts: Required<Omit<McpManagerOptions, "logger">> & Pick<McpManagerOptions, "logger">;
   readonly #sessions = new Map<string, Map<string, Promise<McpSession>>>();
   #pinChain: Promise<unknown> = Promise.resolve();
   #closed = false;
@@ -61,7 +63,7 @@ export class McpManager {
         out.unavailable.push({ server, reason: reasonOf(err) });
         continue;
       }
-      const ajv = new Ajv({ strict: false, allErrors: true });
+      const ajv = createAjv({ logger: this.#opts.logger });
       for (const def of session.tools) {
         const tool = mcpToolToTool(
           def,

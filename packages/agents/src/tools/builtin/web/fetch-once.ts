@@ -10,18 +10,20 @@ export type Hop =
   | { kind: "redirect"; status: number; location: string }
   | { kind: "response"; status: number; contentType: string; body: Buffer };
 
-/** What one hop needs: the resolver, whether the host is operator-allowed, limits and the abort signal. */
+/** What one hop needs: the resolver, whether the host is operator-allowed, limits, the abort signal. */
 export type HopOptions = {
   resolve: Resolver;
   allowAnyAddress: boolean;
   connectTimeoutMs: number;
   maxBytes: number;
   signal: AbortSignal;
+  /** The Accept header: web_fetch prefers text, http.get takes anything. */
+  accept: string;
 };
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-/** Performs one GET with the guarded lookup; never follows redirects itself. */
+/** Performs one GET with the guarded lookup; never follows redirects itself (guarded-get.ts does). */
 export function fetchOnce(url: URL, opts: HopOptions): Promise<Checked<Hop>> {
   return new Promise((settle) => {
     let done = false;
@@ -40,8 +42,8 @@ export function fetchOnce(url: URL, opts: HopOptions): Promise<Checked<Hop>> {
       lookup: guardedLookup(opts.resolve, opts.allowAnyAddress),
       signal: opts.signal,
       headers: {
-        "user-agent": "agentwire-web-fetch/0.1",
-        accept: "text/html,application/xhtml+xml,text/plain,application/json;q=0.9,*/*;q=0.5",
+        "user-agent": "agentwire/0.1",
+        accept: opts.accept,
         "accept-encoding": "gzip, deflate, br",
       },
     });
@@ -88,7 +90,7 @@ function contentTypeOf(res: IncomingMessage): string {
 
 /** Reads the body, decompressing it, refusing as soon as either the wire or the decoded size passes the cap. */
 async function readBounded(res: IncomingMessage, maxBytes: number): Promise<Checked<Buffer>> {
-  const tooBig: Checked<Buffer> = { ok: false, reason: `response body exceeds ${maxBytes} bytes; refusing` };
+  const tooBig: Checked<Buffer> = { ok: false, reason: `response body exceeds ${maxBytes} bytes` };
   const declared = Number(res.headers["content-length"] ?? Number.NaN);
   if (declared > maxBytes) return tooBig;
   const encoding = String(res.headers["content-encoding"] ?? "identity")

@@ -1,3 +1,5 @@
+import { decodeHTML } from "entities";
+
 // Elements whose content is never readable text; skipped with everything inside them.
 const SKIPPED = new Set(["script", "style", "noscript", "template", "svg", "iframe", "object", "canvas"]);
 // Elements that start a new line in the text.
@@ -37,54 +39,6 @@ const BLOCKS = new Set([
   "tr",
   "ul",
 ]);
-
-const NAMED: Record<string, string> = {
-  amp: "&",
-  lt: "<",
-  gt: ">",
-  quot: '"',
-  apos: "'",
-  nbsp: " ",
-  copy: "©",
-  reg: "®",
-  trade: "™",
-  mdash: "—",
-  ndash: "–",
-  hellip: "…",
-  laquo: "«",
-  raquo: "»",
-  lsquo: "‘",
-  rsquo: "’",
-  ldquo: "“",
-  rdquo: "”",
-  bull: "•",
-  middot: "·",
-  euro: "€",
-  pound: "£",
-  yen: "¥",
-  cent: "¢",
-  sect: "§",
-  deg: "°",
-  times: "×",
-  divide: "÷",
-  shy: "",
-};
-
-/** Decodes named (common) and numeric character references; unknown ones are left as they are. */
-export function decodeEntities(text: string): string {
-  return text.replace(
-    /&(#[xX][0-9a-fA-F]{1,6}|#[0-9]{1,7}|[a-zA-Z][a-zA-Z0-9]{1,31});/g,
-    (whole, ref: string) => {
-      if (ref.startsWith("#")) {
-        const cp =
-          ref[1] === "x" || ref[1] === "X" ? Number.parseInt(ref.slice(2), 16) : Number(ref.slice(1));
-        const valid = cp > 0 && cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff);
-        return valid ? String.fromCodePoint(cp) : "\uFFFD";
-      }
-      return NAMED[ref.toLowerCase()] ?? whole;
-    },
-  );
-}
 
 /**
  * Reduces HTML to readable text: drops comments, scripts, styles and tags, keeps line structure,
@@ -132,7 +86,8 @@ export function htmlToText(html: string, maxChars = 100_000): { text: string; tr
     } else if (BLOCKS.has(tag)) parts.push("\n");
     else if (tag === "td" || tag === "th") parts.push(" ");
   }
-  const text = decodeEntities(parts.join(""))
+  // entities implements the HTML spec: all named references, numeric ones, legacy ones without `;`.
+  const text = decodeHTML(parts.join(""))
     .replace(/[ \t\f\v\r\u00a0]+/g, " ")
     .split("\n")
     .map((line) => line.trim())

@@ -1,0 +1,67 @@
+import type { FetchLike } from "./bounded-retry-fetch.js";
+
+/** PROVIDER_IDLE_TIMEOUT_MS when unset: the longest silence allowed once a response has started. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+
+/** Thrown into a response body whose provider went silent for longer than the idle timeout. */
+export class ProviderStallError extends Error {
+  override readonly name = "ProviderStallError";
+
+  constructor(readonly idleMs: number) {
+    super(`the provider stalled: it sent nothing for ${formatDuration(idleMs)}, so the request was aborted`);
+  }
+}
+
+/**
+ * Wraps fetch so a response body that goes silent fails instead of waiting forever. The SDKs'
+ * `timeout` covers only the time to response headers; this covers every wait after them. The timer
+ * runs only while a read waits on the network (a slow consumer is not a stalled provider) and restarts
+ * on every chunk, keep-alive comments included: a provider that keeps the line alive is not stalled.
+ * On expiry the body errors with a ProviderStallError and is cancelled, which closes the connection.
+ */
+export function idleTimeoutFetch(idleMs: number, inner: FetchLike = fetch): FetchLike {
+  return async (input, init) => {
+    const response = await inner(input, init);
+    if (!response.body) return response;
+    const watched = new Response(watchBody(response.body, idleMs), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+    // The SDKs log the URL of a response; a constructed Response has none of its own.
+    Object.defineProperty(watched, "url", { value: response.url });
+    return watched;
+  };
+}
+
+function watchBody(body: ReadableStream<Uint8Array>, idleMs: number): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        let timer: NodeJS.Timeout | undefined;
+        const stalled = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new ProviderStallError(idleMs)), idleMs);
+        });
+        try {
+          const next = await Promise.race([reader.read(), stalled]);
+          if (next.done) controller.close();
+          else controller.enqueue(next.value);
+        } catch (error) {
+          // Cancelling the network body aborts the request: the connection cannot be reused half-read.
+          reader.cancel(error).catch(() => {});
+          throw error;
+        } finally {
+          clearTimeout(timer);
+        }
+      },
+      cancel: (reason) => reader.cancel(reason),
+    },
+    // Read only when the consumer asks, so the timer measures the provider, not the consumer.
+    { highWaterMark: 0 },
+  );
+}
+
+function formatDuration(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms} ms`;
+}
