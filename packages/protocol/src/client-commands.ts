@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { MessageContent } from "./content.js";
+import { printable } from "./printable.js";
 
-const id = z.string().min(1).max(200);
+const id = printable(200);
 
 export const ChatContext = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("thread") }),
@@ -16,8 +17,8 @@ export type MediaGeneration = z.infer<typeof MediaGeneration>;
 export const ChatMessageData = z.strictObject({
   thread_id: id.optional(),
   content: MessageContent,
-  provider: z.string().min(1).max(100).optional(),
-  model: z.string().min(1).max(200).optional(),
+  provider: printable(100).optional(),
+  model: printable(200).optional(),
   chat_context: ChatContext.optional(),
   workflow_target: z.literal("workflow").optional(),
   workflow_id: id.optional(),

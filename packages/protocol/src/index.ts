@@ -7,5 +7,6 @@ export { contractJsonSchema } from "./json-schema.js";
 export * from "./message.js";
 export * from "./parse-client-frame.js";
 export * from "./preview.js";
+export { isPrintable, printable } from "./printable.js";
 export * from "./server-frames.js";
 export * from "./usage.js";

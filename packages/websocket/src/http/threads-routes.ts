@@ -1,3 +1,4 @@
+import { isPrintable } from "@agentwire/protocol";
 import type { FastifyInstance } from "fastify";
 import { type Repositories, toThreadSummary } from "../db/repositories.js";
 import { NotFoundError } from "../errors/agentwire-error.js";
@@ -15,6 +16,8 @@ export async function threadsRoutes(app: FastifyInstance, opts: { repos: Reposit
   app.get<{ Querystring: { request_id?: string } }>("/api/threads", async (request) => {
     const requestId = request.query.request_id;
     if (requestId === undefined) return { threads: await repos.threads.list(request.userId) };
+    // Only printable ids are stored with a turn (Postgres text holds no NUL): others started none.
+    if (!isPrintable(requestId)) return { threads: [] };
     const turn = await repos.turns.findByRequestId(request.userId, requestId.slice(0, 200));
     const thread = turn && (await repos.threads.get(request.userId, turn.threadId));
     return { threads: thread ? [toThreadSummary(thread)] : [] };

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ExecutionTreeBuilder } from "@agentwire/agents";
-import { type ChatMessageData, contentText } from "@agentwire/protocol";
+import { type ChatMessageData, contentText, isPrintable } from "@agentwire/protocol";
 import { AgentwireError } from "../errors/agentwire-error.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import { turnObserverOf } from "./compose-observers.js";
@@ -43,7 +43,7 @@ export async function beginTurn(
     await repos.turns.start(userId, thread.id, {
       id: turn.turnId,
       ...who,
-      ...(requestId !== undefined && { requestId }),
+      ...(requestId !== undefined && isPrintable(requestId) && { requestId }),
     });
   } catch (error) {
     services.turns.finish(turn);

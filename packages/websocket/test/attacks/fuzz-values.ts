@@ -3,6 +3,7 @@
  * target prototypes, deep nesting, and for each command field a valid and a certainly-invalid value
  * (per the zod schemas in @agentwire/protocol).
  */
+import { isPrintable } from "@agentwire/protocol";
 import fc from "fast-check";
 import { deepJson, objectOf, RawJson } from "./fuzz-json.js";
 
@@ -126,12 +127,19 @@ export const notObject: fc.Arbitrary<unknown> = fc.oneof(
 /** A valid field value, and values that certainly fail the field's schema (none for free-form fields). */
 export type FieldSpec = { valid: fc.Arbitrary<unknown>; wrong?: fc.Arbitrary<unknown>; required?: true };
 
+/** Ids, provider and model names may not hold control characters (they are stored and looked up as is). */
+export const printableText = (min: number, max: number) => text(min, max).filter(isPrintable);
+const withControl = fc
+  .tuple(text(0, 10), fc.constantFrom("\u0000", "\n", "\u001b", "\u007f"), text(0, 10))
+  .map(([a, c, b]) => `${a}${c}${b}`);
+
 const idValid = fc.oneof(
-  { weight: 5, arbitrary: text(1, 40) },
+  { weight: 5, arbitrary: printableText(1, 40) },
   { weight: 1, arbitrary: longString(150, 200) },
 );
 const idWrong = fc.oneof(
   { weight: 6, arbitrary: notString },
+  { weight: 2, arbitrary: withControl },
   { weight: 2, arbitrary: fc.constant("") },
   { weight: 3, arbitrary: longString(201, 400) },
   { weight: 1, arbitrary: hugeString(4_001, HUGE_MAX) },
@@ -191,7 +199,7 @@ const providerValid = fc.oneof(
     weight: 2,
     arbitrary: fc.constantFrom("constructor", "__proto__", "toString", "openai", "anthropic", "Scripted"),
   },
-  { weight: 2, arbitrary: text(1, 30).filter((p) => p !== "scripted") },
+  { weight: 2, arbitrary: printableText(1, 30).filter((p) => p !== "scripted") },
 );
 
 const mediaValid = fc
@@ -207,8 +215,14 @@ const mediaValid = fc
 export const chatFields: Record<string, FieldSpec> = {
   content,
   thread_id: id,
-  provider: { valid: providerValid, wrong: fc.oneof(notString, fc.constant(""), longString(101, 300)) },
-  model: { valid: text(1, 40), wrong: fc.oneof(notString, fc.constant(""), longString(201, 300)) },
+  provider: {
+    valid: providerValid,
+    wrong: fc.oneof(notString, fc.constant(""), longString(101, 300), withControl),
+  },
+  model: {
+    valid: printableText(1, 40),
+    wrong: fc.oneof(notString, fc.constant(""), longString(201, 300), withControl),
+  },
   chat_context: {
     valid: fc.oneof(
       fc.constant({ kind: "thread" }),

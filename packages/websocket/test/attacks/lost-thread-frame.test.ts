@@ -83,4 +83,19 @@ describe("a client that loses its thread frame", () => {
     expect(await threadsFor(server, "shared-id", alice)).toHaveLength(1);
     expect(await threadsFor(server, "shared-id", bob)).toEqual([]);
   });
+
+  it("takes control characters in ids the way both databases can (no NUL reaches a query)", async () => {
+    server = await startChatServer([{ text: "ok" }]);
+    const client = await server.connect();
+    // A request_id is echoed as sent, but only a printable one is stored to be looked up.
+    client.command("chat_message", { content: "x" }, "nul\u0000id");
+    const frames = await client.collectUntil(isDone);
+    expect(frames.find((f) => f.type === "thread")).toMatchObject({ request_id: "nul\u0000id" });
+    expect(await threadsFor(server, "nul\u0000id")).toEqual([]);
+    // An id with a control character is no id: bad_request, not a database error.
+    client.command("stop", { thread_id: "\u0000" }, "stop-nul");
+    const error = await client.next("error");
+    expect(error).toMatchObject({ code: "bad_request", request_id: "stop-nul" });
+    expect(error.message).toContain("data.thread_id");
+  });
 });
