@@ -47,7 +47,8 @@ function spawnServer(
 
 /** A ws client that collects frames and resolves when one matches. */
 async function client(url: string) {
-  const ws = new WebSocket(`${url.replace("http", "ws")}/ws`);
+  // Renders nesting: subtask text (depth 1) is what the crash test waits for.
+  const ws = new WebSocket(`${url.replace("http", "ws")}/ws`, ["agentwire.v1+nested"]);
   const frames: ServerFrame[] = [];
   const waiters: { match: (f: ServerFrame) => boolean; resolve: (f: ServerFrame) => void }[] = [];
   ws.on("message", (data) => {

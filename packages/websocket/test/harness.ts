@@ -93,6 +93,11 @@ export interface ConnectOptions {
   origin?: string;
   /** Extra subprotocols; `agentwire.v1` is always offered with the bearer subprotocol. */
   protocols?: string[];
+  /**
+   * A client that ignores nesting: it does not offer `agentwire.v1+nested` (offered by default, as
+   * the web app and the CLI do) and so gets only depth-0 text.
+   */
+  flat?: boolean;
   wsOptions?: WebSocket.ClientOptions;
 }
 
@@ -231,6 +236,7 @@ function clientArgs(wsUrl: string, options: ConnectOptions) {
     if (carrier === "subprotocol")
       protocols = ["agentwire.v1", `agentwire.bearer.${options.token}`, ...protocols];
   }
+  if (!options.flat && !protocols.includes("agentwire.v1+nested")) protocols.unshift("agentwire.v1+nested");
   const wsOptions: WebSocket.ClientOptions = { ...options.wsOptions, headers };
   if (options.origin !== undefined) wsOptions.origin = options.origin;
   return { url: url.toString(), protocols, wsOptions };

@@ -15,7 +15,7 @@ describe("auth before the upgrade", () => {
       const token = await server.createToken("alice");
       const client = await server.connect({ token, carrier });
       await client.ping();
-      if (carrier === "subprotocol") expect(client.ws.protocol).toBe("agentwire.v1");
+      if (carrier === "subprotocol") expect(client.ws.protocol).toBe("agentwire.v1+nested");
       await client.close();
       expect(await upgradeStatus(server.wsUrl, { token: `${token}x`, carrier })).toBe(401);
     });

@@ -40,8 +40,15 @@ export function extractToken(request: RequestLike): PresentedToken | undefined {
   return undefined;
 }
 
-/** `handleProtocols` for ws: echo only `agentwire.v1`, never the bearer protocol that holds the token. */
+/** Offered (before `agentwire.v1`) by a client that renders nested subtask text; echoed when offered. */
+export const PROTOCOL_V1_NESTED = "agentwire.v1+nested";
+
+/**
+ * `handleProtocols` for ws: echo `agentwire.v1+nested` or `agentwire.v1`, never the bearer protocol
+ * that holds the token.
+ */
 export function selectSubprotocol(offered: Set<string>): string | false {
+  if (offered.has(PROTOCOL_V1_NESTED)) return PROTOCOL_V1_NESTED;
   return offered.has(PROTOCOL_V1) ? PROTOCOL_V1 : false;
 }
 

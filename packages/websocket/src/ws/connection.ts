@@ -2,7 +2,7 @@ import type { ServerFrame } from "@agentwire/protocol";
 import type { FastifyBaseLogger } from "fastify";
 import type { FrameSubscriber, LoggedFrame } from "../turns/frame-log.js";
 import { CloseCode } from "./close-codes.js";
-import { type Outgoing, queueMerging } from "./merge-text-deltas.js";
+import { CHUNK_PREFIX, type Outgoing, queueMerging } from "./merge-text-deltas.js";
 
 /** The part of a `ws` WebSocket a connection uses (a fake satisfies it in unit tests). */
 export interface SocketLike {
@@ -30,6 +30,11 @@ export interface ConnectionOptions {
   sendHardLimitBytes: number;
   /** Past this many buffered bytes, frames wait and consecutive text deltas merge (default half the soft limit). */
   sendMergeThresholdBytes?: number;
+  /**
+   * The client renders nesting (it offered `agentwire.v1+nested`): it gets subtask text too. Otherwise
+   * only depth-0 text reaches it, so a client that concatenates every chunk reads the answer alone.
+   */
+  nested?: boolean;
 }
 
 /**
@@ -46,6 +51,7 @@ export class Connection implements FrameSubscriber {
   private readonly softLimit: number;
   private readonly hardLimit: number;
   private readonly mergeThreshold: number;
+  private readonly nested: boolean;
   private outbox: Outgoing[] = [];
   private outboxBytes = 0;
   private waitingForDrain = false;
@@ -65,6 +71,7 @@ export class Connection implements FrameSubscriber {
     this.softLimit = options.sendSoftLimitBytes;
     this.hardLimit = options.sendHardLimitBytes;
     this.mergeThreshold = options.sendMergeThresholdBytes ?? Math.floor(options.sendSoftLimitBytes / 2);
+    this.nested = options.nested ?? false;
   }
 
   /** True while frames can still be sent. */
@@ -85,8 +92,10 @@ export class Connection implements FrameSubscriber {
   }
 
   /** Takes a batch of committed frames of a watched thread. */
-  deliver(frames: readonly LoggedFrame[]): void {
+  deliver(batch: readonly LoggedFrame[]): void {
     if (!this.writable()) return;
+    const frames = this.nested ? batch : withoutNestedText(batch);
+    if (frames.length === 0) return;
     if (this.outbox.length > 0 || this.socket.bufferedAmount > this.mergeThreshold) {
       this.enqueue(frames);
       return;
@@ -195,4 +204,19 @@ export class Connection implements FrameSubscriber {
   markAlive(): void {
     this.alive = true;
   }
+}
+
+/**
+ * The batch without text of depth > 0. Read off the JSON without parsing it: `"depth":0` can only be
+ * the field itself (quotes inside content are escaped, and JSON numbers have no leading zeros).
+ */
+function withoutNestedText(frames: readonly LoggedFrame[]): readonly LoggedFrame[] {
+  let kept: LoggedFrame[] | undefined;
+  for (let i = 0; i < frames.length; i++) {
+    const frame = frames[i] as LoggedFrame;
+    const nestedText = frame.json.startsWith(CHUNK_PREFIX) && !frame.json.includes('"depth":0');
+    if (nestedText && kept === undefined) kept = frames.slice(0, i);
+    else if (!nestedText) kept?.push(frame);
+  }
+  return kept ?? frames;
 }

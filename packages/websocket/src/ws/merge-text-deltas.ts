@@ -3,7 +3,8 @@ import type { ChunkFrame } from "@agentwire/protocol";
 /** A frame waiting in a slow socket's outbox; `chunk` is set for a text delta that may still merge. */
 export type Outgoing = { json: string; seq?: number; chunk?: ChunkFrame & { seq: number } };
 
-const CHUNK_PREFIX = '{"type":"chunk"';
+/** How a chunk frame's JSON starts (frames are encoded with `type` first). */
+export const CHUNK_PREFIX = '{"type":"chunk"';
 
 /**
  * Appends frames to a slow socket's outbox, merging each text delta into the one before it when both

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { RawData, WebSocket } from "ws";
+import { PROTOCOL_V1_NESTED } from "../auth/extract-token.js";
 import type { HostAllowlist } from "../auth/host-allowlist.js";
 import { isOriginAllowed } from "../auth/is-origin-allowed.js";
 import type { UserResolver } from "../auth/resolve-user.js";
@@ -96,6 +97,7 @@ export async function wsRoute(app: FastifyInstance, opts: WsRouteOptions) {
           sendMergeThresholdBytes: limits.sendMergeThresholdBytes,
         }),
         sendHardLimitBytes: limits.sendHardLimitBytes,
+        nested: socket.protocol === PROTOCOL_V1_NESTED,
       });
       const admission = admissions.get(request);
       if (admission) admission.upgraded = true;
