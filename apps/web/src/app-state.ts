@@ -16,7 +16,8 @@ export type AppState = {
   threads: ThreadSummary[];
   /** By thread id; a message not yet given a thread lives under its draft key. */
   views: Record<string, ThreadView>;
-  providers: ProviderInfo[];
+  /** `GET /api/providers`; null until it answered (or when it failed): unknown is not "none". */
+  providers: ProviderInfo[] | null;
   provider?: string;
   model?: string;
   notices: Notice[];
@@ -24,6 +25,11 @@ export type AppState = {
   workflowId: string;
   graph?: GraphView;
 };
+
+/** The server answered that it has no provider: nothing can be sent until one is configured. */
+export function noProvider(state: AppState): boolean {
+  return state.providers !== null && state.providers.length === 0;
+}
 
 /** Where the view of a route lives in `views`. */
 export function viewKey(route: Route): string {

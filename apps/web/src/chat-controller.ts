@@ -5,6 +5,7 @@ import { clientToolsManifest, type NoticeLevel, runClientTool } from "./editor/c
 import { AuthRequiredError, createHttpApi } from "./net/http-api.js";
 import { ReconnectingSocket } from "./net/reconnecting-socket.js";
 import { loadSettings, type Settings, saveSettings } from "./net/settings.js";
+import { subprotocols } from "./net/subprotocols.js";
 import { parseRoute, type Route, routeHash } from "./route.js";
 import { applyFrame, hasGap } from "./state/apply-frame.js";
 import {
@@ -50,7 +51,7 @@ export class ChatController {
       route: parseRoute(location.hash),
       threads: [],
       views: {},
-      providers: [],
+      providers: null,
       ...(this.settings.provider !== undefined && { provider: this.settings.provider }),
       ...(this.settings.model !== undefined && { model: this.settings.model }),
       notices: [],
@@ -59,10 +60,7 @@ export class ChatController {
     const wsUrl = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
     this.socket = new ReconnectingSocket({
       url: wsUrl,
-      protocols: () => {
-        const token = this.settings.token;
-        return token ? ["agentwire.v1", `agentwire.bearer.${token}`] : ["agentwire.v1"];
-      },
+      protocols: () => subprotocols(this.settings.token),
       onFrame: (frame) => this.onFrame(frame),
       onOpen: () => this.onOpen(),
       onStatus: (connection) => this.set((s) => ({ ...s, connection })),

@@ -4,6 +4,7 @@ import { clientToolsManifest, type GraphView, runClientTool } from "../src/edito
 import { backoffDelay } from "../src/net/backoff.js";
 import { unwrap } from "../src/net/http-api.js";
 import { parseServerFrame } from "../src/net/parse-server-frame.js";
+import { subprotocols } from "../src/net/subprotocols.js";
 import { parseRoute, routeHash } from "../src/route.js";
 import { contentText } from "../src/state/content-text.js";
 import { safeHref } from "../src/ui/safe-href.js";
@@ -70,6 +71,12 @@ describe("small client pieces", () => {
     expect(backoffDelay(3, () => 1)).toBe(4000);
     expect(backoffDelay(3, () => 0)).toBe(2000);
     expect(backoffDelay(30, () => 1)).toBe(15000);
+  });
+
+  it("offers the nested v1 first, plain v1 as the fallback, and the token last", () => {
+    expect(subprotocols(undefined)).toEqual(["agentwire.v1+nested", "agentwire.v1"]);
+    expect(subprotocols("")).toEqual(["agentwire.v1+nested", "agentwire.v1"]);
+    expect(subprotocols("t0k")).toEqual(["agentwire.v1+nested", "agentwire.v1", "agentwire.bearer.t0k"]);
   });
 
   it("reads bare and wrapped lists", () => {

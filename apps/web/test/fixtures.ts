@@ -194,3 +194,134 @@ export function nestedRows(): StoredMessage[] {
     row({ id: "m_a2", role: "assistant", content: "A is cheaper.", execution_tree: nestedTree, usage }),
   ];
 }
+
+/**
+ * MAX_TOTAL_SUBTASKS=1 and two subtasks, as the real server sends it: the second is refused before
+ * it starts, the budget trips, and the first is cut short.
+ */
+export function budgetTurn(): ServerFrame[] {
+  const refused = "stopped: the turn's budget is exhausted";
+  const cut = 'subtask "Part A" stopped: the turn\'s budget is exhausted';
+  // The scripted provider reports no tokens.
+  const spent: TurnUsage = {
+    ...usage,
+    input_tokens: 0,
+    output_tokens: 0,
+    cost_usd: 0,
+    cost_known: false,
+    llm_calls: 2,
+    tool_calls: 2,
+    subtasks: 1,
+  };
+  return stamp("th_b", 1, [
+    { type: "message", message: row({ id: "u_b", role: "user", content: "Deep" }) },
+    { type: "agent_state", state: "thinking" },
+    chunk("Split."),
+    {
+      type: "message",
+      message: row({
+        id: "a_b0",
+        role: "assistant",
+        content: "Split.",
+        tool_calls: [
+          { id: "A", name: "run_subtask", args: { title: "Part A", instructions: "Do A" } },
+          { id: "B", name: "run_subtask", args: { title: "Part B", instructions: "Do B" } },
+        ],
+      }),
+    },
+    { type: "agent_state", state: "executing" },
+    toolStart("A", "run_subtask", { title: "Part A", instructions: "Do A" }),
+    toolStart("B", "run_subtask", { title: "Part B", instructions: "Do B" }),
+    chunk("Starting A.", "A", 1),
+    toolEnd("B", "run_subtask", refused, null, 0, { is_error: true }),
+    { type: "budget_exceeded", reason: "subtasks", limit: 1, observed: 2 },
+    toolEnd("A", "run_subtask", cut, null, 0, { is_error: true }),
+    {
+      type: "message",
+      message: row({ id: "t_a", role: "tool", tool_call_id: "A", content: cut, is_error: true }),
+    },
+    {
+      type: "message",
+      message: row({ id: "t_b", role: "tool", tool_call_id: "B", content: refused, is_error: true }),
+    },
+    {
+      type: "message",
+      message: row({
+        id: "a_b",
+        role: "assistant",
+        // The turn's last assistant text: the model wrote nothing after the tool calls.
+        content: "Split.",
+        status: "budget_exceeded",
+        usage: spent,
+        execution_tree: {
+          version: 1,
+          nodes: [
+            {
+              id: "A",
+              parent_id: null,
+              name: "run_subtask",
+              title: "Part A",
+              result_preview: cut,
+              is_error: true,
+              duration_ms: 5,
+            },
+            {
+              id: "B",
+              parent_id: null,
+              name: "run_subtask",
+              title: "Part B",
+              result_preview: refused,
+              is_error: true,
+              duration_ms: 5,
+            },
+          ],
+        },
+      }),
+    },
+    { type: "usage", ...spent },
+    { type: "agent_state", state: "idle" },
+    done(),
+  ]);
+}
+
+/** ask_user answered, as the real server sends it, and the rows it stores. */
+export function askTurn(): { frames: ServerFrame[]; rows: StoredMessage[] } {
+  const ask = { id: "q1", name: "ask_user", args: { question: "Which colour?" } };
+  const tree: ExecutionTreeSnapshot = {
+    version: 1,
+    nodes: [
+      {
+        id: "q1",
+        parent_id: null,
+        name: "ask_user",
+        args_preview: '{"question":"Which colour?"}',
+        result_preview: "blue",
+        duration_ms: 5,
+      },
+    ],
+  };
+  const rows = [
+    row({ id: "u_q", role: "user", content: "Ask me" }),
+    row({ id: "a_q1", role: "assistant", content: "", tool_calls: [ask] }),
+    row({ id: "t_q", role: "tool", tool_call_id: "q1", content: "blue" }),
+    row({ id: "a_q2", role: "assistant", content: "You chose blue.", execution_tree: tree, usage }),
+  ];
+  const frames = stamp("th_q", 1, [
+    { type: "message", message: rows[0]! },
+    { type: "agent_state", state: "thinking" },
+    { type: "message", message: rows[1]! },
+    { type: "agent_state", state: "executing" },
+    toolStart("q1", "ask_user", ask.args),
+    { type: "question", tool_call_id: "q1", question: "Which colour?" },
+    { type: "agent_state", state: "waiting_on_user" },
+    toolEnd("q1", "ask_user", "blue"),
+    { type: "message", message: rows[2]! },
+    { type: "agent_state", state: "thinking" },
+    chunk("You chose blue."),
+    { type: "message", message: rows[3]! },
+    { type: "usage", ...usage },
+    { type: "agent_state", state: "idle" },
+    done(),
+  ]);
+  return { frames, rows };
+}

@@ -1,14 +1,33 @@
 import { describe, expect, it } from "vitest";
 import { applyFrames } from "../src/state/apply-frame.js";
 import { threadFromHistory, turnFromRows } from "../src/state/rebuild-from-history.js";
-import { chunk, done, nestedRows, nestedTree, nestedTurn, row, stamp, usage } from "./fixtures.js";
+import { emptyThread } from "../src/state/thread-view.js";
+import { countCards, usageLine } from "../src/ui/usage-line.js";
+import {
+  askTurn,
+  budgetTurn,
+  chunk,
+  done,
+  nestedRows,
+  nestedTree,
+  nestedTurn,
+  row,
+  stamp,
+  usage,
+} from "./fixtures.js";
 import { shape } from "./shape.js";
 
 describe("threadFromHistory", () => {
-  it("rebuilds the same cards as the live turn from execution_tree, without subtask text", () => {
+  it("rebuilds the finished live turn from execution_tree: the same cards, results and text", () => {
     const live = applyFrames(threadFromHistory("th_1", []), nestedTurn()).turns[0]!;
     const history = threadFromHistory("th_1", nestedRows()).turns[0]!;
-    expect(shape(history)).toEqual(shape(live, false));
+    // Subtask text included: a finished live subtask keeps none either.
+    expect(shape(history)).toEqual(shape(live));
+    for (const id of ["s1", "s2", "a1", "b1"]) {
+      expect(history.cards[id]?.resultPreview).toBe(live.cards[id]?.resultPreview);
+      expect(history.cards[id]?.status).toBe(live.cards[id]?.status);
+    }
+    expect(history.usage).toEqual(live.usage);
     expect(history.source).toBe("history");
     expect(history.running).toBe(false);
     expect(history.usage).toEqual(usage);
@@ -98,6 +117,39 @@ describe("threadFromHistory", () => {
   });
 });
 
+describe("a reload shows what the live page showed", () => {
+  it("a refused and a cut-short subtask, and the usage line that counts them", () => {
+    const frames = budgetTurn();
+    const live = applyFrames(emptyThread(), frames).turns[0]!;
+    const stored = frames.flatMap((f) => (f.type === "message" ? [f.message] : []));
+    const history = threadFromHistory("th_b", stored).turns[0]!;
+    expect(shape(history)).toEqual(shape(live));
+    expect(history.cards.B?.status).toBe("refused");
+    expect(history.cards.A?.status).toBe("stopped");
+    const line = "2 model calls · 2 subtasks (1 refused)";
+    expect(usageLine(live.usage, countCards(live))).toBe(line);
+    expect(usageLine(history.usage, countCards(history))).toBe(line);
+  });
+
+  it("ask_user: the question and its answer, in place, from the card alone", () => {
+    const { frames, rows } = askTurn();
+    const live = applyFrames(emptyThread(), frames).turns[0]!;
+    const history = threadFromHistory("th_q", rows).turns[0]!;
+    expect(shape(live)).toEqual([
+      { card: "ask_user#q1", status: "done", depth: 0, children: [] },
+      "You chose blue.",
+    ]);
+    expect(shape(history)).toEqual(shape(live));
+    for (const turn of [live, history]) {
+      expect(turn.cards.q1).toMatchObject({
+        question: "Which colour?",
+        resultPreview: "blue",
+        status: "done",
+      });
+    }
+  });
+});
+
 describe("reopening a thread during a turn", () => {
   it("replaces the stored part of the turn with the full resume replay, once", () => {
     // Opened while the turn ran: only the user row and the first assistant row were stored.
@@ -115,12 +167,8 @@ describe("reopening a thread during a turn", () => {
     const live = view.turns[1]!;
     expect(live.source).toBe("live");
     expect(shape(live)[0]).toBe("Splitting the work.");
-    expect(live.cards.s1?.children[0]).toEqual({
-      kind: "text",
-      key: "s1:0",
-      text: "Looking up A",
-      thinking: false,
-    });
+    expect(live.cards.s1?.children).toEqual([{ kind: "card", id: "a1" }]);
+    expect(shape(live)).toEqual(shape(threadFromHistory("th_1", nestedRows()).turns[0]!));
   });
 
   it("keeps a settled turn from history when a resume replays it, then applies live turns", () => {

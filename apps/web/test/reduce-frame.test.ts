@@ -2,7 +2,19 @@ import { describe, expect, it } from "vitest";
 import { applyFrames } from "../src/state/apply-frame.js";
 import { reduceFrames } from "../src/state/reduce-frame.js";
 import { emptyThread } from "../src/state/thread-view.js";
-import { chunk, done, nestedTurn, plainToolTurn, row, stamp, toolEnd, toolStart, usage } from "./fixtures.js";
+import { phaseOf } from "../src/ui/agent-status.js";
+import {
+  budgetTurn,
+  chunk,
+  done,
+  nestedTurn,
+  plainToolTurn,
+  row,
+  stamp,
+  toolEnd,
+  toolStart,
+  usage,
+} from "./fixtures.js";
 import { shape } from "./shape.js";
 
 describe("reduceFrame", () => {
@@ -38,9 +50,44 @@ describe("reduceFrame", () => {
     expect(turn.cards.call_1?.status).toBe("running");
   });
 
-  it("nests parallel subtasks' text and cards in their run_subtask containers", () => {
-    const view = applyFrames(emptyThread(), nestedTurn());
-    const turn = view.turns[0]!;
+  it("nests parallel subtasks' text and cards in their run_subtask containers while they run", () => {
+    // Up to the end of b1: both subtasks still run.
+    const turn = applyFrames(emptyThread(), nestedTurn().slice(0, 10)).turns[0]!;
+    expect(shape(turn)).toEqual([
+      "Splitting the work.",
+      {
+        card: "run_subtask#s1",
+        title: "Prices A",
+        status: "running",
+        depth: 0,
+        children: [
+          "Looking up A",
+          { card: "web_fetch#a1", status: "running", depth: 1, children: [] },
+          " now.",
+        ],
+      },
+      {
+        card: "run_subtask#s2",
+        title: "Prices B",
+        status: "running",
+        depth: 0,
+        children: ["Looking up B", { card: "web_fetch#b1", status: "error", depth: 1, children: [] }],
+      },
+    ]);
+    expect(turn.cards.b1?.resultPreview).toBe("boom");
+  });
+
+  it("keeps only a subtask's cards and result once it ended: its text is not shown twice", () => {
+    const frames = nestedTurn();
+    const endOfS1 = frames.findIndex(
+      (f) => f.type === "tool_call_update" && f.tool_call_id === "s1" && f.status === "end",
+    );
+    let turn = applyFrames(emptyThread(), frames.slice(0, endOfS1 + 1)).turns[0]!;
+    expect(turn.cards.s1?.children).toEqual([{ kind: "card", id: "a1" }]);
+    expect(turn.cards.s1?.resultPreview).toBe("A: 3");
+    // s2 still runs: its text stays until it ends.
+    expect(turn.cards.s2?.children[0]).toMatchObject({ kind: "text", text: "Looking up B" });
+    turn = applyFrames(emptyThread(), frames).turns[0]!;
     expect(shape(turn)).toEqual([
       "Splitting the work.",
       {
@@ -48,18 +95,75 @@ describe("reduceFrame", () => {
         title: "Prices A",
         status: "done",
         depth: 0,
-        children: ["Looking up A", { card: "web_fetch#a1", status: "done", depth: 1, children: [] }, " now."],
+        children: [{ card: "web_fetch#a1", status: "done", depth: 1, children: [] }],
       },
       {
         card: "run_subtask#s2",
         title: "Prices B",
         status: "done",
         depth: 0,
-        children: ["Looking up B", { card: "web_fetch#b1", status: "error", depth: 1, children: [] }],
+        children: [{ card: "web_fetch#b1", status: "error", depth: 1, children: [] }],
       },
       "A is cheaper.",
     ]);
-    expect(turn.cards.b1?.resultPreview).toBe("boom");
+  });
+
+  it("shows a subtask the budget refused as refused and one it cut short as stopped, not as failures", () => {
+    const turn = applyFrames(emptyThread(), budgetTurn()).turns[0]!;
+    expect(turn.cards.B?.status).toBe("refused");
+    expect(turn.cards.A?.status).toBe("stopped");
+    expect(turn.cards.A?.children).toEqual([]);
+    expect(turn.budget).toEqual({ reason: "subtasks", limit: 1, observed: 2 });
+  });
+
+  it("puts an approval prompt where it came up, before the text that follows it", () => {
+    const frames = stamp("th_1", 1, [
+      { type: "message", message: row({ id: "u", role: "user", content: "write" }) },
+      toolStart("w1", "save_note", { path: "n.txt" }),
+      {
+        type: "tool_approval_request",
+        approval_id: "ap1",
+        tool_name: "save_note",
+        permission_class: "workspace_write",
+        args: { path: "n.txt" },
+      },
+      toolEnd("w1", "save_note", "saved"),
+      chunk("Saved."),
+      done(),
+    ]);
+    const turn = applyFrames(emptyThread(), frames).turns[0]!;
+    expect(shape(turn)).toEqual([
+      { card: "save_note#w1", status: "done", depth: 0, children: [] },
+      { approval: "ap1" },
+      "Saved.",
+    ]);
+  });
+
+  it("says writing while answer text streams, thinking while it reasons, and drops both on the next step", () => {
+    const frames = stamp("th_1", 1, [
+      { type: "message", message: row({ id: "u", role: "user", content: "go" }) },
+      { type: "agent_state", state: "thinking" },
+    ]);
+    let view = applyFrames(emptyThread(), frames);
+    expect(phaseOf(view.turns[0])).toBe("thinking");
+    view = applyFrames(
+      view,
+      stamp("th_1", 3, [{ type: "chunk", content: "hmm", thinking: true, parent_id: null, depth: 0 }]),
+    );
+    expect(phaseOf(view.turns[0])).toBe("reasoning");
+    view = applyFrames(view, stamp("th_1", 4, [chunk("Let me look.")]));
+    expect(phaseOf(view.turns[0])).toBe("writing");
+    view = applyFrames(view, stamp("th_1", 5, [toolStart("c1", "read_file", { path: "x" })]));
+    expect(phaseOf(view.turns[0])).toBe("thinking");
+    view = applyFrames(view, stamp("th_1", 6, [{ type: "agent_state", state: "executing" }]));
+    expect(phaseOf(view.turns[0])).toBe("executing");
+    view = applyFrames(view, stamp("th_1", 7, [chunk("sub text", "c1", 1)]));
+    expect(phaseOf(view.turns[0])).toBe("writing");
+    view = applyFrames(view, stamp("th_1", 8, [{ type: "agent_state", state: "waiting_on_user" }]));
+    expect(phaseOf(view.turns[0])).toBe("waiting_on_user");
+    view = applyFrames(view, stamp("th_1", 9, [done()]));
+    expect(phaseOf(view.turns[0])).toBe("idle");
+    expect(view.turns[0]!.activity).toBeUndefined();
   });
 
   it("keeps a subtask card at its place when a child arrives before it (damaged stream)", () => {
@@ -204,5 +308,15 @@ describe("chunk merging", () => {
       { kind: "text", key: "root:0", text: "hmm ok", thinking: true },
       { kind: "text", key: "root:1", text: "Answer", thinking: false },
     ]);
+  });
+
+  it("drops reasoning when the turn ends: it is not stored, so a reload would not show it", () => {
+    const frames = stamp("th_1", 1, [
+      { type: "chunk", content: "hmm", thinking: true, parent_id: null, depth: 0 },
+      chunk("Answer"),
+      done(),
+    ]);
+    const turn = applyFrames(emptyThread(), frames).turns[0]!;
+    expect(turn.root).toEqual([{ kind: "text", key: "root:1", text: "Answer", thinking: false }]);
   });
 });

@@ -2,6 +2,7 @@ import type { Child, TurnView } from "../src/state/thread-view.js";
 
 export type Shape =
   | string
+  | { approval: string }
   | { card: string; title?: string; status: string; depth: number; children: Shape[] };
 
 /** A turn's tree as plain data; `withSubtaskText: false` drops text inside cards (history has none). */
@@ -9,6 +10,7 @@ export function shape(turn: TurnView, withSubtaskText = true): Shape[] {
   const walk = (children: Child[], nested: boolean): Shape[] =>
     children.flatMap((c): Shape[] => {
       if (c.kind === "text") return nested && !withSubtaskText ? [] : [c.text];
+      if (c.kind === "approval") return [{ approval: c.id }];
       const card = turn.cards[c.id]!;
       return [
         {

@@ -1,14 +1,16 @@
 import type { ExecutionTreeNode, StoredMessage } from "@agentwire/protocol";
 import { preview } from "@agentwire/protocol/preview";
+import { endStatus, questionFrom } from "./card-outcome.js";
 import { contentText } from "./content-text.js";
-import { PREVIEW_CHARS } from "./preview.js";
+import { PREVIEW_CHARS, RESULT_CHARS } from "./preview.js";
 import { emptyTurn, type ThreadView, type ToolCard, type TurnView } from "./thread-view.js";
 import { appendText, upsertCard } from "./tree-ops.js";
 
 /**
  * Rebuilds a thread's turns from its stored rows (`GET /api/threads/:id/messages`). The cards come
  * from the final assistant message's `execution_tree`, so a reload shows the same cards as the live
- * turn; subtask text is not stored, so containers hold only their nested cards.
+ * turn; subtask text is not stored, so containers hold only their nested cards and their result,
+ * which is also all a live subtask card keeps once it ended.
  */
 export function threadFromHistory(threadId: string, messages: StoredMessage[], title?: string): ThreadView {
   return {
@@ -48,9 +50,12 @@ export function turnFromRows(rows: StoredMessage[]): TurnView {
     return upsertCard(t, cardFromNode(node, nodes ?? []));
   };
 
+  let previous: string | undefined;
   for (const row of assistants) {
     if (row === final && nodes) turn = placeRemainingRoots(turn, nodes, placed, placeNode);
-    turn = appendText(turn, null, contentText(row.content), false);
+    const text = contentText(row.content);
+    if (!(row === final && repeatsEarlierText(row, previous))) turn = appendText(turn, null, text, false);
+    previous = text;
     for (const call of row.tool_calls ?? []) {
       const node = nodes?.find((n) => n.id === call.id && n.parent_id === null);
       if (node) turn = placeNode(turn, node);
@@ -65,6 +70,17 @@ export function turnFromRows(rows: StoredMessage[]): TurnView {
     for (const node of byDepth) if (!placed.has(node.id)) turn = placeNode(turn, node);
   }
   return { ...withOutcome(turn, final), settled: isSettled(rows) };
+}
+
+/**
+ * The final row holds the turn's last assistant text, which is the previous row's when the last
+ * model call wrote nothing (a budget or Stop before it began, or an empty answer): that text
+ * streamed once, so it shows once.
+ */
+function repeatsEarlierText(final: StoredMessage, previous: string | undefined): boolean {
+  return (
+    previous !== undefined && (final.tool_calls?.length ?? 0) === 0 && contentText(final.content) === previous
+  );
 }
 
 /**
@@ -91,30 +107,35 @@ function placeRemainingRoots(
 function cardFromNode(node: ExecutionTreeNode, nodes: ExecutionTreeNode[]): ToolCard {
   const known = new Set(nodes.map((n) => n.id));
   const parentId = node.parent_id !== null && known.has(node.parent_id) ? node.parent_id : null;
+  const question = node.name === "ask_user" ? questionFrom(node.args_preview) : undefined;
   return {
     id: node.id,
     name: node.name,
     parentId,
     depth: depthOf(node, nodes),
     argsPreview: preview(node.args_preview ?? "", PREVIEW_CHARS),
-    status: node.is_error === true ? "error" : "done",
+    status: endStatus(node.name, node.result_preview, node.is_error),
     durationMs: node.duration_ms,
     children: [],
-    ...(node.result_preview !== undefined && { resultPreview: preview(node.result_preview, PREVIEW_CHARS) }),
+    ...(node.result_preview !== undefined && { resultPreview: preview(node.result_preview, RESULT_CHARS) }),
     ...(node.title !== undefined && { title: node.title }),
+    ...(question !== undefined && { question }),
   };
 }
 
 function cardFromCall(id: string, name: string, args: unknown, result: StoredMessage | undefined): ToolCard {
+  const text = result && contentText(result.content);
+  const question = name === "ask_user" ? questionFrom(args) : undefined;
   return {
     id,
     name,
     parentId: null,
     depth: 0,
     argsPreview: preview(args, PREVIEW_CHARS),
-    status: result?.is_error === true ? "error" : "done",
+    status: endStatus(name, text, result?.is_error),
     children: [],
-    ...(result && { resultPreview: preview(contentText(result.content), PREVIEW_CHARS) }),
+    ...(text !== undefined && { resultPreview: preview(text, RESULT_CHARS) }),
+    ...(question !== undefined && { question }),
   };
 }
 

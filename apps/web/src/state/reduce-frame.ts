@@ -1,9 +1,10 @@
 import type { ServerFrame, ServerFrameOf, StoredMessage } from "@agentwire/protocol";
 import { preview } from "@agentwire/protocol/preview";
+import { endStatus, questionFrom } from "./card-outcome.js";
 import { contentText } from "./content-text.js";
-import { PREVIEW_CHARS, titleFrom } from "./preview.js";
+import { PREVIEW_CHARS, RESULT_CHARS, titleFrom } from "./preview.js";
 import { emptyThread, emptyTurn, lastTurn, type ThreadView, type TurnView } from "./thread-view.js";
-import { appendText, patchCard, upsertCard } from "./tree-ops.js";
+import { appendChild, appendText, dropText, patchCard, upsertCard } from "./tree-ops.js";
 
 /**
  * Applies one in-order server frame to a thread (the seq gate in `apply-frame.ts` decides order and
@@ -27,7 +28,8 @@ export function reduceFrame(view: ThreadView, frame: ServerFrame): ThreadView {
       return onTurn(view, (t) => {
         // Leaving waiting_on_user means the pending decisions were made (maybe in another tab).
         const left = t.state === "waiting_on_user" && frame.state !== "waiting_on_user";
-        const next = { ...t, state: frame.state, stateDetail: frame.detail };
+        const { activity: _activity, ...rest } = t;
+        const next = { ...rest, state: frame.state, stateDetail: frame.detail };
         return left ? resolveApprovals(next) : next;
       });
     case "question":
@@ -47,7 +49,8 @@ export function reduceFrame(view: ThreadView, frame: ServerFrame): ThreadView {
         t.approvals.some((a) => a.approvalId === frame.approval_id)
           ? t
           : {
-              ...t,
+              // The prompt stays where it came up, so the answer after it reads below it.
+              ...appendChild(t, null, { kind: "approval", id: frame.approval_id }),
               approvals: [
                 ...t.approvals,
                 {
@@ -150,8 +153,12 @@ function onUserMessage(view: ThreadView, message: StoredMessage): ThreadView {
 }
 
 function onChunk(turn: TurnView, frame: ServerFrameOf<"chunk">): TurnView {
+  if (frame.done === true && frame.depth === 0) {
+    return finishTurn(appendText(turn, frame.parent_id, frame.content, frame.thinking === true));
+  }
+  if (frame.content === "") return turn;
   const withText = appendText(turn, frame.parent_id, frame.content, frame.thinking === true);
-  return frame.done === true && frame.depth === 0 ? finishTurn(withText) : withText;
+  return { ...withText, activity: frame.thinking === true ? "reasoning" : "writing" };
 }
 
 function onToolUpdate(turn: TurnView, frame: ServerFrameOf<"tool_call_update">): TurnView {
@@ -159,7 +166,10 @@ function onToolUpdate(turn: TurnView, frame: ServerFrameOf<"tool_call_update">):
   const existing = turn.cards[frame.tool_call_id];
   let next = turn;
   if (frame.status === "start" || !existing) {
-    next = upsertCard(turn, {
+    const question = frame.name === "ask_user" ? questionFrom(frame.args) : undefined;
+    // A call starting ends the text run the status line called "writing".
+    const { activity: _activity, ...rest } = turn;
+    next = upsertCard(frame.status === "start" ? rest : turn, {
       id: frame.tool_call_id,
       name: frame.name,
       parentId: frame.parent_id,
@@ -169,21 +179,26 @@ function onToolUpdate(turn: TurnView, frame: ServerFrameOf<"tool_call_update">):
       status: "running",
       children: [],
       ...(title !== undefined && { title }),
+      ...(question !== undefined && { question: existing?.question ?? question }),
     });
   }
-  if (frame.status === "start") return next;
-  const patched = patchCard(next, frame.tool_call_id, {
-    status: frame.is_error === true ? "error" : "done",
-    resultPreview: preview(frame.result, PREVIEW_CHARS),
+  return frame.status === "start" ? next : onToolEnd(next, frame, title);
+}
+
+function onToolEnd(turn: TurnView, frame: ServerFrameOf<"tool_call_update">, title?: string): TurnView {
+  const ended = frame.name === "run_subtask" ? dropText(turn, frame.tool_call_id) : turn;
+  const patched = patchCard(ended, frame.tool_call_id, {
+    status: endStatus(frame.name, frame.result, frame.is_error),
+    resultPreview: preview(frame.result, RESULT_CHARS),
     ...(frame.duration_ms !== undefined && { durationMs: frame.duration_ms }),
     ...(title !== undefined && { title }),
   });
   // A question or client tool is answered once its tool call ends.
-  const question = patched.questions.some((q) => q.toolCallId === frame.tool_call_id && !q.resolved);
+  const waiting = patched.questions.some((q) => q.toolCallId === frame.tool_call_id && !q.resolved);
   const call = patched.clientCalls[frame.tool_call_id];
   return {
     ...patched,
-    questions: question
+    questions: waiting
       ? patched.questions.map((q) => (q.toolCallId === frame.tool_call_id ? { ...q, resolved: true } : q))
       : patched.questions,
     clientCalls:
@@ -193,13 +208,26 @@ function onToolUpdate(turn: TurnView, frame: ServerFrameOf<"tool_call_update">):
   };
 }
 
-/** The turn is over: nothing is pending any more and running cards never got their end. */
+/**
+ * The turn is over: nothing is pending any more, running cards never got their end, and the turn
+ * converges on what a reload rebuilds from the stored rows: subtask cards keep only their cards
+ * and results, and reasoning text (never stored) goes.
+ */
 export function finishTurn(turn: TurnView): TurnView {
   const cards = Object.fromEntries(
-    Object.entries(turn.cards).map(([id, c]) => [id, c.status === "running" ? { ...c, status: "done" } : c]),
+    Object.entries(turn.cards).map(([id, c]) => {
+      const children = c.children.filter((child) => child.kind !== "text");
+      const status = c.status === "running" ? "done" : c.status;
+      return [
+        id,
+        children.length === c.children.length && status === c.status ? c : { ...c, status, children },
+      ];
+    }),
   ) as TurnView["cards"];
+  const { activity: _activity, ...rest } = turn;
   return {
-    ...resolveApprovals(turn),
+    ...resolveApprovals(rest),
+    root: turn.root.filter((child) => child.kind !== "text" || !child.thinking),
     cards,
     running: false,
     state: "idle",

@@ -4,9 +4,15 @@ import type { AgentStateName, BudgetReason, ServerFrame, TurnUsage } from "@agen
 export type TextChild = { kind: "text"; key: string; text: string; thinking: boolean };
 /** A reference to a tool card, by its tool_call_id; the card itself lives in `TurnView.cards`. */
 export type CardChild = { kind: "card"; id: string };
-export type Child = TextChild | CardChild;
+/** A gated tool's approval prompt, where it came up in the turn (approvals are not stored: live only). */
+export type ApprovalChild = { kind: "approval"; id: string };
+export type Child = TextChild | CardChild | ApprovalChild;
 
-export type CardStatus = "running" | "done" | "error";
+/**
+ * How a tool call ended. `stopped`: cut short by Stop or the budget (not failed work); `refused`:
+ * never started (a run_subtask the budget or the depth limit turned down).
+ */
+export type CardStatus = "running" | "done" | "error" | "stopped" | "refused";
 
 /** One tool call at any depth. A run_subtask card holds its subtask's text and tool cards in `children`. */
 export type ToolCard = {
@@ -19,6 +25,12 @@ export type ToolCard = {
   resultPreview?: string;
   status: CardStatus;
   durationMs?: number;
+  /** ask_user: the question, shown with its answer (the result) in place of a tool card. */
+  question?: string;
+  /**
+   * A run_subtask card holds its subtask's text while it runs; when it ends only its nested cards
+   * and its result stay (text is not stored, so a reload shows the same).
+   */
   children: Child[];
 };
 
@@ -50,6 +62,8 @@ export type TurnView = {
   running: boolean;
   state: AgentStateName | null;
   stateDetail?: string;
+  /** What the latest frame showed the agent doing within `state`: streaming its answer or its reasoning. */
+  activity?: "writing" | "reasoning";
   questions: QuestionView[];
   approvals: ApprovalView[];
   clientCalls: Record<string, ClientCallView>;

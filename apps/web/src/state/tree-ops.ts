@@ -44,6 +44,22 @@ export function upsertCard(turn: TurnView, card: ToolCard): TurnView {
   return updateChildren(added, card.parentId, (children) => [...children, { kind: "card", id: card.id }]);
 }
 
+/** Adds a child that is not text or a card (an approval prompt) at the end of a container. */
+export function appendChild(turn: TurnView, containerId: string | null, child: Child): TurnView {
+  return updateChildren(ensureContainer(turn, containerId), containerId, (children) => [...children, child]);
+}
+
+/**
+ * A subtask ended: its streamed text goes, its nested cards and its result stay. The result stands
+ * for the text (it is the subtask's last answer), and the stored execution_tree holds no text, so
+ * the live card now looks as it will after a reload.
+ */
+export function dropText(turn: TurnView, cardId: string): TurnView {
+  const card = turn.cards[cardId];
+  if (!card || !card.children.some((c) => c.kind === "text")) return turn;
+  return updateChildren(turn, cardId, (children) => children.filter((c) => c.kind !== "text"));
+}
+
 /** Changes fields of an existing card. */
 export function patchCard(turn: TurnView, id: string, patch: Partial<ToolCard>): TurnView {
   const card = turn.cards[id];

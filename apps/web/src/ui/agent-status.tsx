@@ -1,25 +1,39 @@
 import type { TurnView } from "../state/thread-view.js";
 
-const words = {
-  thinking: "Thinking",
+/** What the status line says the agent is doing; also `data-state` for styles and tests. */
+export type Phase = "idle" | "thinking" | "reasoning" | "writing" | "executing" | "waiting_on_user";
+
+const words: Record<Phase, string> = {
+  idle: "",
+  thinking: "Thinking…",
+  reasoning: "Thinking…",
+  writing: "Writing…",
   executing: "Running tools",
-  waiting_on_user: "Waiting on you",
-  idle: "Idle",
+  waiting_on_user: "Waiting for your answer",
 };
+
+/**
+ * The running turn's phase. The server's agent_state says `thinking` for the whole model call, text
+ * included, so the latest frame decides within it: streaming text is `writing`.
+ */
+export function phaseOf(turn: TurnView | undefined): Phase {
+  if (!turn?.running) return "idle";
+  if (turn.state === "waiting_on_user") return "waiting_on_user";
+  if (turn.activity) return turn.activity;
+  return turn.state === "executing" ? "executing" : "thinking";
+}
 
 /** What the running turn is doing, announced politely to screen readers. */
 export function AgentStatus({ turn }: { turn: TurnView | undefined }) {
-  const text = turn?.running
-    ? `${words[turn.state ?? "thinking"]}${turn.stateDetail ? `: ${turn.stateDetail}` : ""}`
-    : "";
+  const phase = phaseOf(turn);
+  // The detail (a tool's name) belongs to the server's state, not to a text run inside it.
+  const fromState = phase !== "idle" && phase !== "writing" && phase !== "reasoning";
+  const detail = fromState && turn?.stateDetail ? `: ${turn.stateDetail}` : "";
   return (
-    <output
-      class="agent-status"
-      aria-live="polite"
-      data-state={turn?.running ? (turn.state ?? "thinking") : "idle"}
-    >
-      {turn?.running && <span class="spinner" aria-hidden="true" />}
-      {text}
+    <output class="agent-status" aria-live="polite" data-state={phase}>
+      {phase !== "idle" && <span class="spinner" aria-hidden="true" />}
+      {words[phase]}
+      {detail}
     </output>
   );
 }

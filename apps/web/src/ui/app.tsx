@@ -1,4 +1,4 @@
-import { viewKey } from "../app-state.js";
+import { noProvider, viewKey } from "../app-state.js";
 import type { ChatController } from "../chat-controller.js";
 import { ChatView } from "./chat-view.js";
 import { ControllerContext } from "./controller-context.js";
@@ -11,6 +11,16 @@ import { useStore } from "./use-store.js";
 
 const connectionText = { connecting: "Connecting…", open: "Connected", reconnecting: "Reconnecting…" };
 
+/** The connection state: a dot and a word; on a phone the word is for screen readers only. */
+function Connection({ status }: { status: keyof typeof connectionText }) {
+  return (
+    <output class={`conn conn-${status}`}>
+      <span class="conn-dot" aria-hidden="true" />
+      <span class="conn-text">{connectionText[status]}</span>
+    </output>
+  );
+}
+
 export function App({ controller }: { controller: ChatController }) {
   const state = useStore(controller.store);
   const { route } = state;
@@ -21,8 +31,8 @@ export function App({ controller }: { controller: ChatController }) {
       </a>
       <header class="top">
         <h1>agentwire</h1>
-        <ModelPicker providers={state.providers} provider={state.provider} model={state.model} />
-        <output class={`conn conn-${state.connection}`}>{connectionText[state.connection]}</output>
+        <ModelPicker providers={state.providers ?? []} provider={state.provider} model={state.model} />
+        <Connection status={state.connection} />
       </header>
       <div class="layout">
         <ThreadList threads={state.threads} current={route.threadId} />
@@ -35,6 +45,7 @@ export function App({ controller }: { controller: ChatController }) {
             <ChatView
               view={state.views[viewKey(route)]}
               connected={state.connection === "open"}
+              noProvider={noProvider(state)}
               empty="Start a conversation. The agent decides which tools to use."
             />
           )}

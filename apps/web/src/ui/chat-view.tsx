@@ -2,22 +2,27 @@ import { useEffect, useRef } from "preact/hooks";
 import { lastTurn, type ThreadView } from "../state/thread-view.js";
 import { AgentStatus } from "./agent-status.js";
 import { Composer } from "./composer.js";
+import { NoProviderNotice } from "./no-provider-notice.js";
 import { TurnBlock } from "./turn-view.js";
 
 /** A thread's transcript, the agent's status and the composer. */
 export function ChatView({
   view,
   connected,
+  noProvider,
   empty,
 }: {
   view: ThreadView | undefined;
   connected: boolean;
+  /** The server said it has no provider: say how to configure one instead of letting a message fail. */
+  noProvider: boolean;
   empty: string;
 }) {
   const log = useRef<HTMLDivElement>(null);
   const turns = view?.turns ?? [];
   const current = view ? lastTurn(view) : undefined;
   const running = current?.running ?? false;
+  const question = running ? current?.questions.find((q) => !q.resolved) : undefined;
 
   // Follow the stream while the reader is at the bottom; leave them alone when they scrolled up.
   const atBottom = useRef(true);
@@ -44,8 +49,15 @@ export function ChatView({
           turns.map((t) => <TurnBlock key={t.key} turn={t} />)
         )}
       </div>
+      {noProvider && <NoProviderNotice />}
       <AgentStatus turn={current} />
-      <Composer running={running} canStop={running && view?.threadId != null} connected={connected} />
+      <Composer
+        running={running}
+        canStop={running && view?.threadId != null}
+        connected={connected}
+        question={question}
+        unavailable={noProvider ? "no provider" : undefined}
+      />
     </div>
   );
 }

@@ -1,25 +1,38 @@
+import type { ComponentChild } from "preact";
 import type { Child, TurnView } from "../state/thread-view.js";
+import { ApprovalBox } from "./approval-box.js";
 import { Markdown } from "./markdown.js";
+import { QuestionCard } from "./question-box.js";
 import { ToolCardView } from "./tool-card.js";
 
-/** The text runs and tool cards of one container, in the order they happened. */
+/** The text runs, tool cards, questions and approval prompts of one container, in the order they happened. */
 export function ChildrenView({ children, turn }: { children: Child[]; turn: TurnView }) {
-  return (
-    <>
-      {children.map((child) => {
-        if (child.kind === "text") {
-          return child.thinking ? (
-            <details key={child.key} class="thinking">
-              <summary>Thinking</summary>
-              <Markdown text={child.text} />
-            </details>
-          ) : (
-            <Markdown key={child.key} text={child.text} />
-          );
-        }
-        const card = turn.cards[child.id];
-        return card ? <ToolCardView key={child.id} card={card} turn={turn} /> : null;
-      })}
-    </>
-  );
+  return <>{children.map((child) => childView(child, turn))}</>;
+}
+
+function childView(child: Child, turn: TurnView): ComponentChild {
+  switch (child.kind) {
+    case "text":
+      return child.thinking ? (
+        <details key={child.key} class="thinking">
+          <summary>Thinking</summary>
+          <Markdown text={child.text} />
+        </details>
+      ) : (
+        <Markdown key={child.key} text={child.text} />
+      );
+    case "approval": {
+      const approval = turn.approvals.find((a) => a.approvalId === child.id);
+      return approval ? <ApprovalBox key={`approval:${child.id}`} approval={approval} /> : null;
+    }
+    case "card": {
+      const card = turn.cards[child.id];
+      if (!card) return null;
+      return card.name === "ask_user" ? (
+        <QuestionCard key={child.id} card={card} turn={turn} />
+      ) : (
+        <ToolCardView key={child.id} card={card} turn={turn} />
+      );
+    }
+  }
 }

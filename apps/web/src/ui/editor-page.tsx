@@ -1,5 +1,5 @@
 import type { AppState } from "../app-state.js";
-import { viewKey } from "../app-state.js";
+import { noProvider, viewKey } from "../app-state.js";
 import { ChatView } from "./chat-view.js";
 import { useController } from "./controller-context.js";
 import { GraphPanel } from "./graph-panel.js";
@@ -26,6 +26,7 @@ export function EditorPage({ state }: { state: AppState }) {
       <ChatView
         view={view}
         connected={state.connection === "open"}
+        noProvider={noProvider(state)}
         empty="Editor context: the agent can use build_workflow and this page's UI tools (ui_show_graph, ui_notify)."
       />
     </div>

@@ -11,3 +11,8 @@ export function formatCost(usd: number, known: boolean): string {
 export function formatCount(n: number): string {
   return n.toLocaleString("en-US");
 }
+
+/** `1 subtask`, `2 subtasks`: a count with its noun in the right number. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${formatCount(n)} ${n === 1 ? one : many}`;
+}

@@ -17,7 +17,7 @@ export function ModelPicker({
   return (
     <div class="picker">
       <label>
-        Provider{" "}
+        <span class="picker-label">Provider</span>
         <select
           value={provider}
           onChange={(e) => {
@@ -33,7 +33,7 @@ export function ModelPicker({
         </select>
       </label>
       <label>
-        Model{" "}
+        <span class="picker-label">Model</span>
         <input
           list="model-options"
           value={model ?? ""}

@@ -1,22 +1,48 @@
 import type { ThreadSummary } from "@agentwire/protocol";
+import { useEffect, useState } from "preact/hooks";
+import { exactTime, relativeTime } from "./relative-time.js";
 
-/** The user's threads, newest first; plain links so the browser's history and keyboard just work. */
+/**
+ * The user's threads, newest first; plain links so the browser's history and keyboard just work.
+ * Each shows its title (the server takes it from the first message) and when it was last active,
+ * so two threads that began alike are still told apart.
+ */
 export function ThreadList({ threads, current }: { threads: ThreadSummary[]; current?: string }) {
+  const now = useMinuteClock();
   return (
     <nav class="threads" aria-label="Threads">
       <a class="new-chat" href="#/">
         + New chat
       </a>
-      <a href="#/editor">Editor demo</a>
+      <a class="editor-link" href="#/editor">
+        Editor demo
+      </a>
       <ul>
         {threads.map((t) => (
           <li key={t.id}>
-            <a href={`#/t/${encodeURIComponent(t.id)}`} aria-current={t.id === current ? "page" : undefined}>
-              {t.title || "Untitled"}
+            <a
+              href={`#/t/${encodeURIComponent(t.id)}`}
+              aria-current={t.id === current ? "page" : undefined}
+              title={`${t.title || "Untitled"} (${exactTime(t.updated_at)})`}
+            >
+              <span class="thread-title">{t.title || "Untitled"}</span>
+              <time class="thread-time" dateTime={t.updated_at}>
+                {relativeTime(t.updated_at, now)}
+              </time>
             </a>
           </li>
         ))}
       </ul>
     </nav>
   );
+}
+
+/** The current time, refreshed every minute so "5 min ago" does not go stale on an idle page. */
+function useMinuteClock(): Date {
+  const [now, setNow] = useState(() => new Date());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(new Date()), 60_000);
+    return () => clearInterval(timer);
+  }, []);
+  return now;
 }

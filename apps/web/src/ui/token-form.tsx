@@ -14,9 +14,17 @@ export function TokenForm() {
       }}
     >
       <h2>API token</h2>
-      <p>
-        This server needs an API token. Create one with <code>pnpm agentwire token create --user NAME</code>.
-      </p>
+      <p>This server needs an API token. Create one where the server runs:</p>
+      <ul class="token-commands">
+        <li>
+          in its container: <code>{"docker exec <container> agentwire token create --user NAME"}</code> (
+          <code>podman exec</code> likewise; <code>docker ps</code> names the container)
+        </li>
+        <li>
+          in a checkout of agentwire: <code>pnpm agentwire token create --user NAME</code>
+        </li>
+      </ul>
+      <p class="muted">The token is printed once; it stays in this browser only.</p>
       <label for="token-input">Token</label>
       <div class="row">
         <input

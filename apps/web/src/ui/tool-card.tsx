@@ -1,14 +1,25 @@
 import { useState } from "preact/hooks";
-import type { ToolCard as Card, TurnView } from "../state/thread-view.js";
+import type { ToolCard as Card, Child, TurnView } from "../state/thread-view.js";
 import { ChildrenView } from "./children-view.js";
 import { formatDuration } from "./format.js";
 
+/** What the result line is called, by how the call ended. */
+const resultLabels: Record<Card["status"], string> = {
+  running: "result",
+  done: "result",
+  error: "error",
+  stopped: "stopped",
+  refused: "not run",
+};
+
 /**
- * A tool call. run_subtask cards are containers holding their subtask's text and tool cards.
- * Cards below the top level start collapsed and open on click (or Enter/Space: it is a button).
+ * A tool call. run_subtask cards are containers holding their subtask's cards (and its text while
+ * it runs). Cards below the top level start collapsed and open on click (or Enter/Space: it is a
+ * button); a card holding a question that waits for the user opens by itself.
  */
 export function ToolCardView({ card, turn }: { card: Card; turn: TurnView }) {
-  const [open, setOpen] = useState(card.depth === 0);
+  const [chosen, setOpen] = useState<boolean | undefined>(undefined);
+  const open = chosen ?? (card.depth === 0 || waitsForUser(card.children, turn));
   const container = card.name === "run_subtask";
   const bodyId = `card-body-${card.id}`;
   const label = container ? (card.title ?? "Subtask") : card.name;
@@ -17,6 +28,7 @@ export function ToolCardView({ card, turn }: { card: Card; turn: TurnView }) {
       class={`card card-${card.status}${container ? " card-container" : ""}`}
       data-card-id={card.id}
       data-depth={card.depth}
+      data-status={card.status}
       aria-label={`${container ? "Subtask" : "Tool"} ${label}`}
     >
       <button
@@ -47,9 +59,13 @@ export function ToolCardView({ card, turn }: { card: Card; turn: TurnView }) {
             )
           )}
           {card.resultPreview !== undefined && card.resultPreview !== "" && (
-            <p class={`card-line${card.status === "error" ? " card-error" : ""}`}>
-              <span class="card-label">{card.status === "error" ? "error" : "result"}</span>{" "}
-              <code>{card.resultPreview}</code>
+            <p class={`card-line card-result-${card.status}`}>
+              <span class="card-label">{resultLabels[card.status]}</span>{" "}
+              {container ? (
+                <span class="card-result">{card.resultPreview}</span>
+              ) : (
+                <code>{card.resultPreview}</code>
+              )}
             </p>
           )}
         </div>
@@ -58,17 +74,32 @@ export function ToolCardView({ card, turn }: { card: Card; turn: TurnView }) {
   );
 }
 
+/** True when a question somewhere below waits for the user's answer. */
+function waitsForUser(children: Child[], turn: TurnView): boolean {
+  return children.some((child) => {
+    if (child.kind !== "card") return false;
+    const card = turn.cards[child.id];
+    if (!card) return false;
+    if (card.name === "ask_user" && turn.questions.some((q) => q.toolCallId === card.id && !q.resolved)) {
+      return true;
+    }
+    return waitsForUser(card.children, turn);
+  });
+}
+
+const icons: Record<Exclude<Card["status"], "running">, { glyph: string; label: string }> = {
+  done: { glyph: "✓", label: "done" },
+  error: { glyph: "✕", label: "failed" },
+  stopped: { glyph: "■", label: "stopped" },
+  refused: { glyph: "⊘", label: "refused" },
+};
+
 function StatusIcon({ status }: { status: Card["status"] }) {
   if (status === "running") return <span class="spinner" role="img" aria-label="running" />;
-  if (status === "error")
-    return (
-      <span class="status-icon error" role="img" aria-label="failed">
-        ✕
-      </span>
-    );
+  const { glyph, label } = icons[status];
   return (
-    <span class="status-icon ok" role="img" aria-label="done">
-      ✓
+    <span class={`status-icon ${status}`} role="img" aria-label={label}>
+      {glyph}
     </span>
   );
 }

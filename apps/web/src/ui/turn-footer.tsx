@@ -1,5 +1,6 @@
 import type { BudgetView, TurnView } from "../state/thread-view.js";
-import { formatCost, formatCount } from "./format.js";
+import { formatCount, formatDuration } from "./format.js";
+import { countCards, usageLine } from "./usage-line.js";
 
 const budgetNames: Record<BudgetView["reason"], string> = {
   subtasks: "subtask",
@@ -11,17 +12,33 @@ const budgetNames: Record<BudgetView["reason"], string> = {
   unknown: "turn",
 };
 
+/**
+ * What the limit was. A counted limit (subtasks, calls) refuses the one past it, so only the limit
+ * says something; tokens and bytes are counted after the fact and did go over.
+ */
+export function budgetDetail({ reason, limit, observed }: BudgetView): string {
+  if (limit === undefined) return "";
+  switch (reason) {
+    case "subtasks":
+    case "llm_calls":
+    case "tool_calls":
+      return ` (limit ${formatCount(limit)})`;
+    case "wall_clock":
+      return ` (limit ${formatDuration(limit)})`;
+    default:
+      return ` (limit ${formatCount(limit)}, used ${formatCount(observed ?? 0)})`;
+  }
+}
+
 /** How the turn ended: budget, stop, errors, and what it used and cost. */
 export function TurnFooter({ turn }: { turn: TurnView }) {
-  const { budget, usage } = turn;
+  const { budget } = turn;
+  const usage = usageLine(turn.usage, countCards(turn));
   return (
     <>
       {budget && (
         <p class="notice warning" data-budget={budget.reason}>
-          The {budgetNames[budget.reason]} budget ran out
-          {budget.limit !== undefined &&
-            ` (limit ${formatCount(budget.limit)}, used ${formatCount(budget.observed ?? 0)})`}
-          . The answer so far is kept.
+          The {budgetNames[budget.reason]} budget ran out{budgetDetail(budget)}. The answer so far is kept.
         </p>
       )}
       {turn.stopped && <p class="notice">Stopped. The answer so far is kept.</p>}
@@ -30,15 +47,7 @@ export function TurnFooter({ turn }: { turn: TurnView }) {
           {error}
         </p>
       ))}
-      {usage && (
-        <p class="usage">
-          {formatCount(usage.input_tokens)} in · {formatCount(usage.output_tokens)} out
-          {usage.cache_read_tokens > 0 && ` · ${formatCount(usage.cache_read_tokens)} cached`} ·{" "}
-          {usage.llm_calls} model calls · {usage.tool_calls} tool calls
-          {usage.subtasks > 0 && ` · ${usage.subtasks} subtasks`} ·{" "}
-          {formatCost(usage.cost_usd, usage.cost_known)}
-        </p>
-      )}
+      {usage && <p class="usage">{usage}</p>}
     </>
   );
 }

@@ -1,11 +1,12 @@
 import type { TurnView } from "../state/thread-view.js";
-import { ApprovalBox } from "./approval-box.js";
 import { ChildrenView } from "./children-view.js";
 import { QuestionBox } from "./question-box.js";
 import { TurnFooter } from "./turn-footer.js";
 
-/** One user message and the agent's answer to it. */
+/** One user message and the agent's answer to it; questions and approvals sit where they came up. */
 export function TurnBlock({ turn }: { turn: TurnView }) {
+  // A question normally shows in its ask_user card; one without a card still has to be answerable.
+  const loose = turn.questions.filter((q) => !turn.cards[q.toolCallId]);
   return (
     <article class="turn" data-turn={turn.key}>
       {turn.user && (
@@ -16,11 +17,8 @@ export function TurnBlock({ turn }: { turn: TurnView }) {
       )}
       <div class="bubble assistant">
         <ChildrenView children={turn.root} turn={turn} />
-        {turn.questions.map((q) => (
+        {loose.map((q) => (
           <QuestionBox key={q.toolCallId} question={q} />
-        ))}
-        {turn.approvals.map((a) => (
-          <ApprovalBox key={a.approvalId} approval={a} />
         ))}
         <TurnFooter turn={turn} />
       </div>

@@ -34,10 +34,10 @@ export class ChatPage {
   /** Waits until the current turn is over (the status line is idle and Send is back). */
   async waitForIdle(timeout = WAIT_MS): Promise<void> {
     await this.page.locator('output.agent-status[data-state="idle"]').waitFor({ state: "attached", timeout });
-    await this.page.getByRole("button", { name: "Send" }).waitFor({ timeout });
+    await this.page.getByRole("button", { name: "Send", exact: true }).waitFor({ timeout });
   }
 
-  async waitForState(state: "thinking" | "executing" | "waiting_on_user"): Promise<void> {
+  async waitForState(state: "thinking" | "writing" | "executing" | "waiting_on_user"): Promise<void> {
     await this.page
       .locator(`output.agent-status[data-state="${state}"]`)
       .waitFor({ state: "attached", timeout: WAIT_MS });
@@ -49,6 +49,7 @@ export class ChatPage {
     return all.split(text).length - 1;
   }
 
+  /** Every card (tool calls, subtasks, questions) in page order. */
   async cards(): Promise<CardInfo[]> {
     return this.page.$$eval("[data-card-id]", (nodes) =>
       nodes.map((n) => {
@@ -58,11 +59,21 @@ export class ChatPage {
           depth: Number(n.getAttribute("data-depth")),
           label: n.querySelector(":scope > .card-head .card-name")?.textContent ?? "",
           expanded: head?.getAttribute("aria-expanded") === "true",
-          status:
-            [...n.classList].find((c) => c.startsWith("card-") && c !== "card-container")?.slice(5) ?? "",
+          status: n.getAttribute("data-status") ?? "",
         };
       }),
     );
+  }
+
+  /** The conversation as a reader sees it: its rendered text, in order. */
+  async transcript(): Promise<string> {
+    return this.page.getByRole("log").innerText();
+  }
+
+  /** The turn's usage line ("" when there is none). */
+  async usageLine(): Promise<string> {
+    const line = this.page.locator(".usage");
+    return (await line.count()) === 0 ? "" : ((await line.last().textContent()) ?? "");
   }
 
   /** Waits for a card whose header shows `label` (a subtask's title or a tool's name). */
@@ -80,11 +91,12 @@ export class ChatPage {
     await this.page.getByRole("button", { name: "Stop" }).click();
   }
 
+  /** Answers in the question's own box. */
   async answerQuestion(question: string, answer: string): Promise<void> {
     const input = this.page.getByLabel(question);
     await input.waitFor({ timeout: WAIT_MS });
     await input.fill(answer);
-    await this.page.getByRole("button", { name: "Answer" }).click();
+    await this.page.locator("form.question").getByRole("button", { name: "Answer", exact: true }).click();
   }
 
   async decide(label: "Allow" | "Allow for this thread" | "Deny"): Promise<void> {

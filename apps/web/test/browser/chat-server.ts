@@ -1,6 +1,8 @@
+import { type BudgetLimits, createProviderRegistry } from "@agentwire/agents";
 import type { ScriptedResponder } from "@agentwire/agents/testing";
+import { chatCommandHandlers, createChatServices } from "../../../../packages/websocket/src/index.js";
 import { startChatServer as startScriptedChatServer } from "../../../../packages/websocket/test/chat/chat-harness.js";
-import type { TestServer } from "../../../../packages/websocket/test/harness.js";
+import { startTestServer, type TestServer } from "../../../../packages/websocket/test/harness.js";
 import { lookupPriceTool, saveNoteTool } from "./test-tools.js";
 
 export type ChatServerOptions = {
@@ -8,6 +10,8 @@ export type ChatServerOptions = {
   auth?: "none" | "token";
   /** Where save_note writes. */
   workspaceDir: string;
+  /** Turn budget limits, e.g. a subtask budget small enough to run out. */
+  limits?: Partial<BudgetLimits>;
 };
 
 /**
@@ -22,5 +26,16 @@ export function startChatServer(options: ChatServerOptions): Promise<TestServer>
     allowedOrigins: ["*"],
     policy: { workspaceWrite: "ask" },
     extraTools: [lookupPriceTool, saveNoteTool(options.workspaceDir)],
+    ...(options.limits && { limits: options.limits }),
+  });
+}
+
+/** The real server with the chat route and no provider at all: what a fresh start without API keys runs. */
+export function startServerWithoutProviders(): Promise<TestServer> {
+  const chat = createChatServices({ providers: createProviderRegistry({}) });
+  return startTestServer({
+    allowedOrigins: ["*"],
+    services: { chat },
+    handlers: chatCommandHandlers,
   });
 }

@@ -12,7 +12,19 @@ export class Gate {
   }
 }
 
-export type ScriptGates = { drop: Gate; away: Gate };
+export type ScriptGates = {
+  drop: Gate;
+  away: Gate;
+  /** Holds subtask A after its first text, so a test sees subtask text stream while it runs. */
+  subtask: Gate;
+  /** Holds the answer after its first text: the page is mid-stream. */
+  writing: Gate;
+};
+
+/** A fresh set of gates, all closed. */
+export function newGates(): ScriptGates {
+  return { drop: new Gate(), away: new Gate(), subtask: new Gate(), writing: new Gate() };
+}
 
 /**
  * One provider for every browser scenario: the conversation's first user message says which one
@@ -25,7 +37,11 @@ export function respondFor(gates: ScriptGates) {
     const lastResult = results[results.length - 1];
     switch (first) {
       case "Say hello":
-        return { text: ["Hello ", "from **agentwire**."] };
+        return { text: ["Hello ", "from **agentwire**."], usage: { inputTokens: 1200, outputTokens: 7 } };
+      case "Long answer":
+        return { text: Array.from({ length: 30 }, (_, i) => `Paragraph ${i + 1} of a long answer.\n\n`) };
+      case "Write slowly":
+        return { text: "Drafting the answer. ", hold: gates.writing.promise };
       case "Compare A and B":
         return results.length === 0
           ? {
@@ -40,15 +56,49 @@ export function respondFor(gates: ScriptGates) {
       case "Find price B": {
         const which = first.slice(-1);
         return results.length === 0
-          ? { text: `Looking up ${which}.`, toolCalls: [{ name: "lookup_price", args: { shop: which } }] }
+          ? {
+              text: `Looking up ${which}.`,
+              ...(which === "A" && { hold: gates.subtask.promise }),
+              toolCalls: [{ name: "lookup_price", args: { shop: which } }],
+            }
           : { text: `${which} costs ${which === "A" ? 3 : 4}.` };
       }
+      case "Deep work":
+        return results.length === 0
+          ? {
+              text: "Handing it to a subtask.",
+              toolCalls: [{ name: "run_subtask", args: { title: "Part A", instructions: "Split A" } }],
+            }
+          : { text: "Done." };
+      case "Split A":
+        // With MAX_TOTAL_SUBTASKS=2, A1 is the second subtask and A2 the third: refused.
+        return {
+          text: "Splitting A.",
+          toolCalls: [
+            { name: "run_subtask", args: { title: "A1", instructions: "Inner" } },
+            { name: "run_subtask", args: { title: "A2", instructions: "Inner" } },
+          ],
+        };
+      case "Inner":
+        return { text: "inner result" };
       case "Work slowly":
         return { text: "Working on it.", hold: "until-aborted" };
       case "Ask me":
         return results.length === 0
           ? { toolCalls: [{ name: "ask_user", args: { question: "Which colour?" } }] }
           : { text: `You chose ${lastResult?.content}.` };
+      case "Ask inside":
+        return results.length === 0
+          ? {
+              toolCalls: [
+                { name: "run_subtask", args: { title: "Pick a shade", instructions: "Ask nested" } },
+              ],
+            }
+          : { text: "Picked." };
+      case "Ask nested":
+        return results.length === 0
+          ? { toolCalls: [{ name: "ask_user", args: { question: "Which shade?" } }] }
+          : { text: `Shade ${lastResult?.content}.` };
       case "Write the file":
         return results.length === 0
           ? { toolCalls: [{ name: "save_note", args: { path: "note.txt", content: "hi" } }] }

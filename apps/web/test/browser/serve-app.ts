@@ -32,19 +32,20 @@ const types: Record<string, string> = {
 
 /**
  * Serves the built app at the server's own origin: requests for `/` and `/assets/*` are answered
- * from apps/web/dist by the browser itself, everything else (`/api`, `/ws`) reaches the real server.
+ * from apps/web/dist (or `dist`, a test file's own build) by the browser itself, everything else
+ * (`/api`, `/ws`) reaches the real server.
  * Same origin as production, and independent of whether the server already serves the static files.
  * The page gets the server's own Content-Security-Policy, so every browser test runs under it.
  */
-export async function serveApp(page: Page, origin: string): Promise<void> {
+export async function serveApp(page: Page, origin: string, dist = DIST): Promise<void> {
   await page.route(
     (url) =>
       url.origin === origin &&
       (url.pathname === "/" || url.pathname === "/index.html" || url.pathname.startsWith("/assets/")),
     async (route) => {
       const path = new URL(route.request().url()).pathname;
-      const file = normalize(join(DIST, path === "/" ? "index.html" : path));
-      if (!file.startsWith(DIST)) return route.fulfill({ status: 404 });
+      const file = normalize(join(dist, path === "/" ? "index.html" : path));
+      if (!file.startsWith(dist)) return route.fulfill({ status: 404 });
       try {
         await route.fulfill({
           body: await readFile(file),

@@ -1,0 +1,37 @@
+import type { CardStatus } from "./thread-view.js";
+
+/**
+ * The results the agent core gives a call that Stop or the budget cut short, or that never started
+ * (`stoppedOutcome` and `subtaskOutcome` in @agentwire/agents). The protocol has no field for it,
+ * so the page reads these exact texts; anything else that is an error stays an error.
+ */
+const CUT_SHORT = /^(?:subtask ".*" )?(?:stopped: the turn's budget is exhausted|cancelled)$/s;
+/** Without the `subtask "…"` prefix the run_subtask call never started a subtask. */
+const NEVER_STARTED = /^(?:stopped: the turn's budget is exhausted|cancelled)$/;
+const DEPTH_LIMIT = /^run_subtask is not available: the maximum subtask depth/;
+
+/** How an ended call shows: done, failed, stopped (cut short) or refused (a subtask that never ran). */
+export function endStatus(name: string, result: unknown, isError: boolean | undefined): CardStatus {
+  if (isError !== true) return "done";
+  if (typeof result !== "string") return "error";
+  if (name === "run_subtask" && (NEVER_STARTED.test(result) || DEPTH_LIMIT.test(result))) return "refused";
+  return CUT_SHORT.test(result) ? "stopped" : "error";
+}
+
+/** ask_user's question from its arguments (an object, or the JSON text of a stored preview). */
+export function questionFrom(args: unknown): string | undefined {
+  let value = args;
+  if (typeof args === "string") {
+    try {
+      value = JSON.parse(args);
+    } catch {
+      // A preview cut at its length limit is no longer JSON: show it as it is.
+      return args || undefined;
+    }
+  }
+  if (typeof value === "object" && value !== null && "question" in value) {
+    const question = (value as { question: unknown }).question;
+    if (typeof question === "string") return question;
+  }
+  return undefined;
+}
