@@ -1,29 +1,34 @@
 import type { CliIo, ExitCode } from "./cli-io.js";
-import { runChatCommand } from "./commands/chat-command.js";
-import { runMcpCommand } from "./commands/mcp-command.js";
-import { runTokenCommand } from "./commands/token-command.js";
 
 const USAGE = `usage: agentwire <command>
 commands:
-  chat ["question"] [--thread ID] [--url URL] [--token T] [--provider P] [--model M]
-  mcp approve NAME
+  chat ["question"] [--url URL] [--token T] [--thread ID] [--provider P] [--model M] [--verbose]
+                    talk to a running server (agentwire chat --help for more)
   token create --user NAME | token list [--user NAME] | token revoke ID
+                    API tokens in the server's database (DATABASE_URL, else DATABASE_PATH)
+  mcp approve NAME  pin an MCP server's current tool definitions as approved
 `;
 
-/** The CLI's command table: subcommand → handler. */
-const commands: Record<string, (args: string[], io: CliIo) => ExitCode | Promise<ExitCode>> = {
-  chat: runChatCommand,
-  mcp: runMcpCommand,
-  token: runTokenCommand,
+type Command = (args: string[], io: CliIo) => Promise<ExitCode>;
+
+/**
+ * The CLI's command table: subcommand → handler, each imported only when it runs, so `--help` and
+ * `chat` never load the server and database code that `token` and `mcp` need.
+ */
+const commands: Record<string, () => Promise<Command>> = {
+  chat: async () => (await import("./commands/chat-command.js")).runChatCommand,
+  mcp: async () => (await import("./commands/mcp-command.js")).runMcpCommand,
+  token: async () => (await import("./commands/token-command.js")).runTokenCommand,
 };
 
 /** Dispatches `agentwire <command> ...args` and returns the exit code. */
 export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
   const [name, ...args] = argv;
-  const command = name === undefined ? undefined : commands[name];
-  if (command === undefined) {
-    io.stderr(USAGE);
-    return name === undefined || name === "help" || name === "--help" ? 0 : 2;
+  const load = name === undefined || !Object.hasOwn(commands, name) ? undefined : commands[name];
+  if (load === undefined) {
+    const asked = name === undefined || name === "help" || name === "--help" || name === "-h";
+    (asked ? io.stdout : io.stderr)(USAGE);
+    return asked ? 0 : 2;
   }
-  return command(args, io);
+  return (await load())(args, io);
 }

@@ -1,13 +1,20 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { createProviderRegistry } from "@agentwire/agents";
+import { chatCommandHandlers, createChatServices } from "@agentwire/websocket";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ChatTestServer, startChatServer } from "../../../packages/websocket/test/chat/chat-harness.js";
+import { startTestServer, type TestServer } from "../../../packages/websocket/test/harness.js";
+import { freePort } from "../../../packages/websocket/test/support/free-port.js";
 
 const root = join(import.meta.dirname, "../../..");
 let server: ChatTestServer | undefined;
+let noProvider: TestServer | undefined;
 afterEach(async () => {
   await server?.close();
+  await noProvider?.close();
   server = undefined;
+  noProvider = undefined;
 });
 
 function cli(args: string[]) {
@@ -29,7 +36,7 @@ function cli(args: string[]) {
 }
 
 describe("agentwire chat", () => {
-  it("asks one question, renders subtasks collapsed, and warns that --agent is deprecated", async () => {
+  it("writes plain text into a pipe: subtasks folded, the question once, and --agent deprecated", async () => {
     server = await startChatServer((request) => {
       const first = request.messages[0];
       const task = first?.role === "user" ? first.content : "";
@@ -51,16 +58,39 @@ describe("agentwire chat", () => {
     );
     run.proc.stdin.write("blue\n");
     expect(await run.exit).toBe(0);
-    expect(run.out()).toContain("Delegating.");
-    expect(run.out()).toContain("▸ run_subtask Sub");
-    expect(run.out()).toMatch(/✓ run_subtask \(\d+ ms, 1 nested call\)/);
-    expect(run.out()).toContain("All done.");
-    expect(run.out()).not.toContain("child ok");
+    // Piped: plain text only (no status area, no escape sequence), the question once, the answer echoed.
+    expect(
+      run
+        .out()
+        .replace(/thread \S+/, "thread ID")
+        .replace(/\d+ ms/, "N ms"),
+    ).toBe(
+      [
+        "· thread ID",
+        "Delegating.",
+        "  ▸ Sub",
+        "? colour?",
+        "> blue",
+        "  ✓ Sub (N ms, 1 nested call)",
+        " All done.",
+        "· 0 in / 0 out tokens, 4 model calls, 2 tool calls",
+        "",
+      ].join("\n"),
+    );
     expect(run.err()).toContain("--agent is deprecated");
     const answered = server.provider.requests.find((r) =>
       r.messages.some((m) => m.role === "tool" && m.content === "blue"),
     );
     expect(answered).toBeDefined();
+  });
+
+  it("stops a turn whose question finds the input already ended, and says so", async () => {
+    server = await startChatServer([{ toolCalls: [{ name: "ask_user", args: { question: "colour?" } }] }]);
+    const run = cli(["pick", "--url", server.wsUrl]);
+    run.proc.stdin.end();
+    expect(await run.exit).toBe(1);
+    expect(run.out()).toContain("? colour?\n> \n! no answer (input ended): stopping the turn\n");
+    expect(run.out()).toContain("■ stopped");
   });
 
   it("sends stop on Ctrl-C and exits when the turn ends", async () => {
@@ -81,6 +111,46 @@ describe("agentwire chat", () => {
     server = await startChatServer([], { auth: "token" });
     const run = cli(["hi", "--url", server.wsUrl]);
     expect(await run.exit).toBe(1);
-    expect(run.err()).toContain("HTTP 401");
+    expect(run.err()).toContain("HTTP 401 (it wants an API token: --token or AGENTWIRE_TOKEN)");
+  });
+
+  it("connects with --token and takes an http:// address for the server", async () => {
+    server = await startChatServer([{ text: "hello there" }], { auth: "token" });
+    const token = await server.createToken("ann");
+    const run = cli(["hi", "--url", server.httpUrl, "--token", token]);
+    expect(await run.exit).toBe(0);
+    expect(run.out()).toContain("hello there");
+    expect(run.err()).toBe("");
+    expect(await server.repos.threads.list("ann")).toHaveLength(1);
+  });
+
+  it("says before the first message that the server has no provider, and which variables set one", async () => {
+    noProvider = await startTestServer({
+      services: { chat: createChatServices({ providers: createProviderRegistry({}) }) },
+      handlers: chatCommandHandlers,
+    });
+    const run = cli(["hi", "--url", noProvider.wsUrl]);
+    expect(await run.exit).toBe(1);
+    expect(run.err()).toBe(
+      "agentwire chat: no provider configured on the server: set OPENAI_API_KEY, ANTHROPIC_API_KEY or OPENAI_COMPAT_ENDPOINTS\n",
+    );
+    expect(run.out()).toBe("");
+    // Nothing was sent: no thread exists.
+    expect(await noProvider.repos.threads.list("local")).toEqual([]);
+  });
+
+  it("names the providers the server has when --provider asks for another", async () => {
+    server = await startChatServer([]);
+    const run = cli(["hi", "--provider", "openai", "--url", server.wsUrl]);
+    expect(await run.exit).toBe(1);
+    expect(run.err()).toContain('provider "openai" is not configured on the server; it has: scripted');
+    expect(server.provider.calls).toBe(0);
+  });
+
+  it("explains a server that is not running", async () => {
+    const port = await freePort();
+    const run = cli(["hi", "--url", `ws://127.0.0.1:${port}/ws`]);
+    expect(await run.exit).toBe(1);
+    expect(run.err()).toContain(`nothing answers at 127.0.0.1:${port}: start the server (pnpm start)`);
   });
 });

@@ -1,33 +1,52 @@
 import type { ServerFrame } from "@agentwire/protocol";
 import { describe, expect, it } from "vitest";
-import { initialRenderState, renderFrame } from "../src/commands/render-frame.js";
+import { type RenderOptions, renderFrame } from "../src/chat/render-frame.js";
+import { statusLines } from "../src/chat/status-lines.js";
+import { initialTurnState, type TurnState } from "../src/chat/turn-state.js";
 
-const render = (frames: ServerFrame[]) => {
-  const state = initialRenderState();
-  return frames.map((f) => renderFrame(f, state)).join("");
-};
+const plain: RenderOptions = { verbose: false, live: false };
+
+/** Renders frames in order; each may carry the local time (ms) it arrived at. */
+const render = (
+  frames: (ServerFrame | [ServerFrame, number])[],
+  options = plain,
+  state = initialTurnState(0),
+) =>
+  frames
+    .map((f) =>
+      Array.isArray(f) ? renderFrame(f[0], state, options, f[1]) : renderFrame(f, state, options, 0),
+    )
+    .join("");
 const tool = (f: Partial<ServerFrame & { type: "tool_call_update" }>) =>
   ({ type: "tool_call_update", parent_id: null, depth: 0, ...f }) as ServerFrame;
+const chunk = (content: string, parent_id: string | null = null, depth = 0) =>
+  ({ type: "chunk", content, parent_id, depth }) as ServerFrame;
 
 describe("renderFrame", () => {
-  it("streams root text and hides nested text", () => {
-    expect(
-      render([
-        { type: "chunk", content: "Hel", parent_id: null, depth: 0 },
-        { type: "chunk", content: "secret", parent_id: "s", depth: 1 },
-        { type: "chunk", content: "lo", parent_id: null, depth: 0 },
-      ]),
-    ).toBe("Hello");
+  it("streams root text and keeps nested text out of it", () => {
+    expect(render([chunk("Hel"), chunk("secret", "s", 1), chunk("lo")])).toBe("Hello");
   });
 
-  it("shows root tool calls indented and collapses a subtask's nested calls into a count", () => {
+  it("removes control characters from the model's text (no escape sequence reaches the terminal)", () => {
+    expect(render([chunk("a\u001b[2Jb\r\nc\u0007")])).toBe("ab\nc");
+  });
+
+  it("names each call on its finish line and folds a subtask's nested calls into a count", () => {
     const out = render([
-      { type: "chunk", content: "Plan:", parent_id: null, depth: 0 },
+      chunk("Plan:"),
       tool({ tool_call_id: "s1", name: "run_subtask", status: "start", title: "Research" }),
       tool({ tool_call_id: "a", name: "web_fetch", status: "start", parent_id: "s1", depth: 1 }),
-      tool({ tool_call_id: "s2", name: "run_subtask", status: "start", parent_id: "s1", depth: 1 }),
+      tool({
+        tool_call_id: "s2",
+        name: "run_subtask",
+        status: "start",
+        parent_id: "s1",
+        depth: 1,
+        title: "Deep",
+      }),
       tool({ tool_call_id: "b", name: "read_file", status: "start", parent_id: "s2", depth: 2 }),
-      tool({ tool_call_id: "s1", name: "run_subtask", status: "end", duration_ms: 12 }),
+      tool({ tool_call_id: "b", name: "read_file", status: "end", parent_id: "s2", depth: 2, result: "x" }),
+      tool({ tool_call_id: "s1", name: "run_subtask", status: "end", duration_ms: 12, result: "found it" }),
       tool({ tool_call_id: "r", name: "read_file", status: "start", args: { path: "x" } }),
       tool({
         tool_call_id: "r",
@@ -39,13 +58,166 @@ describe("renderFrame", () => {
       }),
     ]);
     expect(out).toBe(
-      'Plan:\n  ▸ run_subtask Research\n  ✓ run_subtask (12 ms, 3 nested calls)\n  ▸ read_file {"path":"x"}\n  ✗ read_file (1 ms): not found\n',
+      'Plan:\n  ▸ Research\n  ✓ Research (12 ms, 3 nested calls)\n  ▸ read_file {"path":"x"}\n  ✗ read_file {"path":"x"} (1 ms): not found\n',
     );
   });
 
-  it("names budget breaches and errors", () => {
+  it("leaves start lines to the status area on a terminal", () => {
+    const out = render(
+      [
+        tool({ tool_call_id: "s1", name: "run_subtask", status: "start", title: "Part A" }),
+        tool({ tool_call_id: "s1", name: "run_subtask", status: "end", duration_ms: 20, result: "A" }),
+      ],
+      { verbose: false, live: true },
+    );
+    expect(out).toBe("  ✓ Part A (20 ms)\n");
+  });
+
+  it("times a call by the longer of the server's duration and the wait between its frames", () => {
+    // A call resumed after the user answered carries the resumed part only (0 ms here).
+    const out = render([
+      [tool({ tool_call_id: "s1", name: "run_subtask", status: "start", title: "Ask" }), 1000],
+      [tool({ tool_call_id: "s1", name: "run_subtask", status: "end", duration_ms: 0, result: "ok" }), 4500],
+    ]);
+    expect(out).toContain("  ✓ Ask (3500 ms)\n");
+    expect(
+      render([tool({ tool_call_id: "x", name: "read_file", status: "end", duration_ms: 12345.6 })]),
+    ).toBe("  ✓ read_file (12.3 s)\n");
+  });
+
+  it("shows subtask results, nested ones indented by depth, with --verbose", () => {
+    const out = render(
+      [
+        tool({ tool_call_id: "s1", name: "run_subtask", status: "start", title: "Outer" }),
+        tool({
+          tool_call_id: "s2",
+          name: "run_subtask",
+          status: "start",
+          parent_id: "s1",
+          depth: 1,
+          title: "Inner",
+        }),
+        tool({
+          tool_call_id: "s2",
+          name: "run_subtask",
+          status: "end",
+          parent_id: "s1",
+          depth: 1,
+          result: "inner says hi",
+          duration_ms: 3,
+        }),
+        tool({
+          tool_call_id: "s1",
+          name: "run_subtask",
+          status: "end",
+          result: "line 1\nline 2",
+          duration_ms: 5,
+        }),
+      ],
+      { verbose: true, live: true },
+    );
+    expect(out).toBe(
+      "    ✓ Outer › Inner (3 ms)\n      inner says hi\n  ✓ Outer (5 ms, 1 nested call)\n    line 1\n    line 2\n",
+    );
+  });
+
+  it("shows an ask_user call only through its question, once, without its arguments", () => {
+    const out = render([
+      tool({ tool_call_id: "q", name: "ask_user", status: "start", args: { question: "Colour?" } }),
+      { type: "question", tool_call_id: "q", question: "Colour?" },
+      tool({ tool_call_id: "q", name: "ask_user", status: "end", result: "blue", duration_ms: 0 }),
+    ]);
+    expect(out).toBe("? Colour?\n");
+    // Cancelled by a stop: the failure shows, still without the question's JSON.
+    const cancelled = render([
+      tool({ tool_call_id: "q", name: "ask_user", status: "start", args: { question: "Colour?" } }),
+      tool({
+        tool_call_id: "q",
+        name: "ask_user",
+        status: "end",
+        is_error: true,
+        result: "cancelled",
+        duration_ms: 3,
+      }),
+    ]);
+    expect(cancelled).toBe("  ✗ ask_user (3 ms): cancelled\n");
+  });
+
+  it("always shows an error below depth 0, by its place in the tree", () => {
+    const out = render([
+      tool({ tool_call_id: "s1", name: "run_subtask", status: "start", title: "Outer" }),
+      tool({
+        tool_call_id: "s2",
+        name: "run_subtask",
+        status: "start",
+        parent_id: "s1",
+        depth: 1,
+        title: "Inner",
+      }),
+      tool({
+        tool_call_id: "s2",
+        name: "run_subtask",
+        status: "end",
+        parent_id: "s1",
+        depth: 1,
+        is_error: true,
+        result: "run_subtask is not available: the maximum subtask depth (1) is reached",
+        duration_ms: 0,
+      }),
+    ]);
+    expect(out).toContain(
+      "    ✗ Outer › Inner (0 ms): run_subtask is not available: the maximum subtask depth (1) is reached\n",
+    );
+  });
+
+  it("names budget breaches and errors, and counts in good grammar", () => {
     expect(render([{ type: "budget_exceeded", reason: "llm_calls", limit: 2, observed: 3 }])).toBe(
       "! budget exceeded: llm_calls (limit 2, reached 3)\n",
     );
+    const usage = {
+      type: "usage",
+      input_tokens: 5,
+      output_tokens: 7,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+      reasoning_tokens: 0,
+      cost_usd: 0,
+      cost_known: false,
+      llm_calls: 1,
+      tool_calls: 1,
+      subtasks: 0,
+    } as ServerFrame;
+    expect(render([usage])).toBe("· 5 in / 7 out tokens, 1 model call, 1 tool call\n");
+  });
+});
+
+describe("statusLines", () => {
+  const running = (state: TurnState) => {
+    render(
+      [
+        [tool({ tool_call_id: "a", name: "run_subtask", status: "start", title: "Part A" }), 0],
+        [tool({ tool_call_id: "b", name: "run_subtask", status: "start", title: "Part B" }), 500],
+        [tool({ tool_call_id: "n", name: "web_fetch", status: "start", parent_id: "a", depth: 1 }), 600],
+        [chunk("Reading page 2 of 3", "b", 1), 700],
+      ],
+      { verbose: false, live: true },
+      state,
+    );
+  };
+
+  it("lists every running call at once, with its time and what happens inside it", () => {
+    const state = initialTurnState(0);
+    running(state);
+    expect(statusLines(state, 2000, 120).map((l) => l.slice(2))).toEqual([
+      "Part A · 2.0 s · web_fetch",
+      "Part B · 1.5 s · “Reading page 2 of 3”",
+    ]);
+  });
+
+  it("says what the turn does when no call runs, and fits each line in the terminal", () => {
+    const state = initialTurnState(0);
+    expect(statusLines(state, 1234, 120)[0]?.slice(2)).toBe("thinking · 1.2 s");
+    running(state);
+    for (const line of statusLines(state, 2000, 20)) expect([...line].length).toBeLessThanOrEqual(19);
   });
 });

@@ -1,0 +1,174 @@
+import type { ServerFrame, ToolCallUpdateFrame } from "@agentwire/protocol";
+import { preview } from "@agentwire/protocol/preview";
+import { formatDuration, plural, terminalText } from "./terminal-text.js";
+import { type CallInfo, callPath, type TurnState } from "./turn-state.js";
+
+/** How a turn is shown. */
+export type RenderOptions = {
+  /** Show subtask (and tool) results under their finish lines. */
+  verbose: boolean;
+  /** A status area shows running calls: no `▸` start lines. Off when stdout is not a terminal. */
+  live: boolean;
+};
+
+// A terminal line has room for little beside the tool name; an error deserves more.
+const ARGS_CHARS = 60;
+const ERROR_CHARS = 240;
+const TOOL_RESULT_CHARS = 240;
+const ASK_USER = "ask_user";
+const RUN_SUBTASK = "run_subtask";
+
+/**
+ * Turns one frame into the text it adds for good (the status area is drawn from the state instead).
+ * Root text streams as is; each depth-0 call gets a finish line naming it, with its real wait; what
+ * happens below depth 0 is folded into its root call, except errors, which are always shown.
+ * `now` is the local clock in ms, to measure waits the frames cannot know (a call that waited for the user).
+ */
+export function renderFrame(
+  frame: ServerFrame,
+  state: TurnState,
+  options: RenderOptions,
+  now: number,
+): string {
+  const line = (text: string) => {
+    const out = `${state.atLineStart ? "" : "\n"}${text}\n`;
+    state.atLineStart = true;
+    return out;
+  };
+  switch (frame.type) {
+    case "chunk": {
+      if (frame.thinking) {
+        state.phase = "thinking";
+        return "";
+      }
+      if (!frame.content) return "";
+      const content = terminalText(frame.content);
+      if (frame.depth > 0) {
+        if (frame.parent_id) noteSubtaskText(state, frame.parent_id, content);
+        return "";
+      }
+      state.phase = "writing";
+      state.atLineStart = content.endsWith("\n");
+      return content;
+    }
+    case "tool_call_update":
+      return frame.status === "start"
+        ? callStarted(frame, state, options, now, line)
+        : callEnded(frame, state, options, now, line);
+    case "agent_state":
+      state.phase =
+        frame.state === "executing" ? "working" : frame.state === "waiting_on_user" ? "waiting" : "thinking";
+      return "";
+    case "question":
+      return line(`? ${terminalText(frame.question)}`);
+    case "budget_exceeded":
+      return line(`! budget exceeded: ${frame.reason} (limit ${frame.limit}, reached ${frame.observed})`);
+    case "error":
+      state.failed = true;
+      return line(`! ${frame.code}: ${terminalText(frame.message)}`);
+    case "generation_stopped":
+      return line("■ stopped");
+    case "usage":
+      return line(
+        `· ${frame.input_tokens} in / ${frame.output_tokens} out tokens, ${plural(frame.llm_calls, "model call")}, ` +
+          `${plural(frame.tool_calls, "tool call")}${frame.cost_known ? `, $${frame.cost_usd.toFixed(4)}` : ""}`,
+      );
+    case "thread":
+      return line(`· thread ${frame.thread_id}`);
+    default:
+      return "";
+  }
+}
+
+function callStarted(
+  frame: ToolCallUpdateFrame,
+  state: TurnState,
+  options: RenderOptions,
+  now: number,
+  line: (text: string) => string,
+): string {
+  const parent = frame.parent_id === null ? undefined : state.calls.get(frame.parent_id);
+  // A subtask by its title; ask_user by its name alone (its question shows once, as the question).
+  const label =
+    frame.name === RUN_SUBTASK
+      ? terminalText(frame.title ?? preview(frame.args, ARGS_CHARS))
+      : frame.name === ASK_USER
+        ? ASK_USER
+        : `${frame.name} ${terminalText(preview(frame.args, ARGS_CHARS))}`.trim();
+  const call: CallInfo = {
+    name: frame.name,
+    label,
+    parentId: frame.parent_id,
+    rootId:
+      frame.depth === 0 ? frame.tool_call_id : (parent?.rootId ?? frame.parent_id ?? frame.tool_call_id),
+    depth: frame.depth,
+    startedAt: now,
+    nested: 0,
+    ended: false,
+  };
+  state.calls.set(frame.tool_call_id, call);
+  if (frame.depth > 0) {
+    const root = state.calls.get(call.rootId);
+    if (root) {
+      root.nested += 1;
+      root.activity = frame.name === RUN_SUBTASK ? `› ${label}` : frame.name;
+    }
+    return "";
+  }
+  state.phase = "working";
+  // The question frame shows an ask_user call; a status area shows the others while they run.
+  if (frame.name === ASK_USER || options.live) return "";
+  return line(`  ▸ ${label}`);
+}
+
+function callEnded(
+  frame: ToolCallUpdateFrame,
+  state: TurnState,
+  options: RenderOptions,
+  now: number,
+  line: (text: string) => string,
+): string {
+  const call = state.calls.get(frame.tool_call_id);
+  if (call) call.ended = true;
+  if (frame.name === ASK_USER && !frame.is_error) return "";
+  // The frame's duration is the server's; a call that waited for the user was resumed with a fresh
+  // clock, so the wait seen here between its start and end frames counts when it is longer.
+  const waited = Math.max(frame.duration_ms ?? 0, call ? now - call.startedAt : 0);
+  const nested = call?.nested ? `, ${plural(call.nested, "nested call")}` : "";
+  const name = call ? (frame.depth > 0 ? callPath(state, call) : call.label) : frame.name;
+  const time = `(${formatDuration(waited)}${nested})`;
+  const indent = "  ".repeat(frame.depth + 1);
+  if (frame.is_error) {
+    return line(`${indent}✗ ${name} ${time}: ${terminalText(preview(frame.result, ERROR_CHARS))}`);
+  }
+  const isSubtask = frame.name === RUN_SUBTASK;
+  if (frame.depth > 0 && !(options.verbose && isSubtask)) return "";
+  const finished = line(`${indent}✓ ${name} ${time}`);
+  if (!options.verbose) return finished;
+  const result = isSubtask
+    ? resultText(frame.result)
+    : terminalText(preview(frame.result, TOOL_RESULT_CHARS));
+  if (!result) return finished;
+  const body = result
+    .split("\n")
+    .map((text) => `${indent}  ${text}`.trimEnd())
+    .join("\n");
+  return `${finished}${body}\n`;
+}
+
+function resultText(result: unknown): string {
+  if (result === undefined) return "";
+  return terminalText(typeof result === "string" ? result : JSON.stringify(result, null, 2)).trim();
+}
+
+const TEXT_TAIL = 200;
+
+/** Keeps the last line of a subtask's text as its root call's activity. */
+function noteSubtaskText(state: TurnState, subtaskId: string, content: string): void {
+  const text = ((state.subtaskText.get(subtaskId) ?? "") + content).slice(-TEXT_TAIL);
+  state.subtaskText.set(subtaskId, text);
+  const lastLine = text.split("\n").findLast((l) => l.trim() !== "");
+  const subtask = state.calls.get(subtaskId);
+  const root = subtask ? state.calls.get(subtask.rootId) : undefined;
+  if (root && lastLine) root.activity = `“${lastLine.trim()}”`;
+}
