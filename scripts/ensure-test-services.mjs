@@ -14,22 +14,35 @@ const hasPostgres = () =>
   );
 const hasCommand = (name) => spawnSync("sh", ["-c", `command -v ${name}`], { stdio: "ignore" }).status === 0;
 
-const missing = [];
-if (!existsSync(chromium)) missing.push("chromium");
-if (!hasPostgres()) missing.push("postgresql");
-if (!hasCommand("redis-server")) missing.push("redis-server");
+const whatIsMissing = () => [
+  ...(existsSync(chromium) ? [] : ["chromium"]),
+  ...(hasPostgres() ? [] : ["postgresql"]),
+  ...(hasCommand("redis-server") ? [] : ["redis-server"]),
+];
+const missing = whatIsMissing();
 
 if (missing.length > 0) {
   if (process.env.AGENTWIRE_SKIP_SERVICES === "1") {
-    console.warn(
-      `AGENTWIRE_SKIP_SERVICES=1: not installing ${missing.join(", ")}; their tests will be skipped`,
-    );
+    // Only the database servers' tests skip; the browser tests have no skip and fail without chromium.
+    const servers = missing.filter((name) => name !== "chromium");
+    if (servers.length > 0) {
+      console.warn(
+        `AGENTWIRE_SKIP_SERVICES=1: not installing ${servers.join(", ")}; their tests will be skipped`,
+      );
+    }
+    if (missing.includes("chromium")) {
+      console.warn(
+        `AGENTWIRE_SKIP_SERVICES=1: not installing chromium; the browser tests will FAIL without ${chromium} (set CHROMIUM_PATH to another Chromium)`,
+      );
+    }
     process.exit(0);
   }
   const root = process.getuid?.() === 0;
   const sudo = root ? [] : ["sudo", "-n"];
   if (!root && !hasCommand("sudo")) fail(`not root and no sudo to install them`);
-  console.log(`test services missing: ${missing.join(", ")}; installing Debian's packages with apt-get`);
+  console.log(
+    `test services missing: ${missing.join(", ")}; installing Debian's packages with apt-get (a minute or two)`,
+  );
   const run = (args) => {
     const [cmd, ...rest] = [...sudo, ...args];
     execFileSync(cmd, rest, {
@@ -43,13 +56,16 @@ if (missing.length > 0) {
   } catch (error) {
     fail(`apt-get failed (${error.message})`);
   }
+  // e.g. CHROMIUM_PATH naming another place than the package installs to.
+  const still = whatIsMissing();
+  if (still.length > 0) fail(`still missing after apt-get: ${still.join(", ")} (CHROMIUM_PATH=${chromium})`);
   console.log(`installed ${missing.join(", ")}`);
 }
 
 function fail(why) {
   console.error(
     `the tests need ${missing.join(", ")} (Debian packages), and they could not be installed: ${why}.\n` +
-      "Install them (apt-get install chromium postgresql redis-server), or set AGENTWIRE_SKIP_SERVICES=1 to skip those tests loudly.",
+      "Install them (apt-get install chromium postgresql redis-server), or set AGENTWIRE_SKIP_SERVICES=1 to skip the Postgres and Redis tests loudly (the browser tests need chromium regardless).",
   );
   process.exit(1);
 }

@@ -3,7 +3,10 @@
 import { createLogger } from "@agentwire/websocket";
 import { ConfigError, describeConfig, loadConfig } from "./config.js";
 import { installSignalHandlers } from "./install-signal-handlers.js";
+import { plainLogDestination } from "./plain-log-lines.js";
 import { startServer } from "./start-server.js";
+import { startSummary } from "./start-summary.js";
+import { findWebDist } from "./web-app.js";
 
 let config: ReturnType<typeof loadConfig>;
 try {
@@ -14,12 +17,21 @@ try {
   process.exit(1);
 }
 
-const logger = createLogger({ level: config.logLevel });
+// On a terminal a person reads: a summary, then warnings and errors only, as plain lines, unless
+// LOG_LEVEL asks for more. Anywhere else (a pipe, a container log, systemd): JSON lines, as configured.
+const tty = process.stdout.isTTY === true;
+const logLevelFromEnv = Boolean(process.env.LOG_LEVEL);
+const level = tty && !logLevelFromEnv ? "warn" : config.logLevel;
+const logger = createLogger({ level, ...(tty && { destination: plainLogDestination() }) });
 logger.info({ config: describeConfig(config) }, "starting");
 try {
   const server = await startServer(config, { logger });
   installSignalHandlers(() => server.close(), logger);
   logger.info({ url: server.url }, "agentwire listening");
+  if (tty) {
+    const facts = { url: server.url, webDist: findWebDist(), logLevel: level, logLevelFromEnv };
+    process.stdout.write(startSummary(config, facts));
+  }
 } catch (err) {
   logger.fatal({ err }, "failed to start");
   process.exit(1);

@@ -4,6 +4,7 @@ import { type AuthSettings, LOCAL_USER_ID } from "../auth/resolve-user.js";
 import { commandTable } from "../commands/command-table.js";
 import type { Repositories } from "../db/repositories.js";
 import type { ReadinessChecks } from "../http/health-routes.js";
+import { QuietRequestLogs } from "../logging/quiet-request-logs.js";
 import type { FrameLog } from "../turns/frame-log.js";
 import type { CommandHandlers } from "../ws/command-router.js";
 import type { ConnectionQuota } from "../ws/connection-quota.js";
@@ -60,6 +61,8 @@ export async function createServer(options: CreateServerOptions): Promise<Agentw
     genReqId: () => randomUUID(),
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
+    // Fastify's two info lines per request are noise: one debug line instead.
+    logController: new QuietRequestLogs(),
     // A held request (a header or a body dripped byte by byte) is answered 408 and closed.
     requestTimeout: limits.requestTimeoutMs,
     http: {
