@@ -140,7 +140,8 @@ describe("a prompt-injected model against the built-in tools, through a real tur
   });
 
   it("refuses web_fetch of the server itself, cloud metadata and an IPv4-mapped loopback", async () => {
-    server = await startBuiltinServer();
+    // Requests are logged at debug: the check below that nothing reached /health needs those lines.
+    server = await startBuiltinServer({ logLevel: "debug" });
     const port = new URL(server.httpUrl).port;
     const client = await server.connect();
     const urls = [
@@ -175,6 +176,7 @@ describe("a prompt-injected model against the built-in tools, through a real tur
     let tools: ReturnType<typeof createBuiltinServerTools> | undefined;
     let allowed = "";
     server = await startChatServer(injectedModel(), {
+      logLevel: "debug",
       serverTools: (scope) => {
         tools ??= createBuiltinServerTools({
           repos: server?.repos as NonNullable<typeof server>["repos"],
