@@ -56,5 +56,11 @@ export const ThreadSummary = z.object({
   title: z.string(),
   created_at: z.string(),
   updated_at: z.string(),
+  /**
+   * Whether work is live on the thread: a turn `running`, one `waiting_on_user` (for an answer or an
+   * approval; `question` holds the question), or `idle`. Set by `GET /api/threads`.
+   */
+  state: z.enum(["running", "waiting_on_user", "idle"]).optional(),
+  question: z.string().optional(),
 });
 export type ThreadSummary = z.infer<typeof ThreadSummary>;

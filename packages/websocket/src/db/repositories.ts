@@ -122,6 +122,8 @@ export interface TurnsRepo {
   end(userId: string, turnId: string, end: TurnEnd): Promise<void>;
   /** Threads of the user with a turn waiting on them (a question or an approval). */
   waitingThreads(userId: string): Promise<string[]>;
+  /** The user's turns that are running or waiting on them (at most one per thread). */
+  activeTurns(userId: string): Promise<TurnRow[]>;
   /** Updates the user's turn; false when it is not theirs. */
   update(userId: string, turnId: string, update: TurnUpdate): Promise<boolean>;
   /** Every turn still marked running, system-wide (recovery ends them; not scoped by user). */

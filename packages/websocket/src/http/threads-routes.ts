@@ -1,4 +1,4 @@
-import { isPrintable } from "@agentwire/protocol";
+import { isPrintable, type ThreadSummary } from "@agentwire/protocol";
 import type { FastifyInstance } from "fastify";
 import { type Repositories, toThreadSummary } from "../db/repositories.js";
 import { NotFoundError } from "../errors/agentwire-error.js";
@@ -15,7 +15,7 @@ export async function threadsRoutes(app: FastifyInstance, opts: { repos: Reposit
   // never started one), for a client whose socket closed before the `thread` frame arrived.
   app.get<{ Querystring: { request_id?: string } }>("/api/threads", async (request) => {
     const requestId = request.query.request_id;
-    if (requestId === undefined) return { threads: await repos.threads.list(request.userId) };
+    if (requestId === undefined) return { threads: await listWithState(repos, request.userId) };
     // Only printable ids are stored with a turn (Postgres text holds no NUL): others started none.
     if (!isPrintable(requestId)) return { threads: [] };
     const turn = await repos.turns.findByRequestId(request.userId, requestId.slice(0, 200));
@@ -30,5 +30,25 @@ export async function threadsRoutes(app: FastifyInstance, opts: { repos: Reposit
   app.delete<{ Params: ThreadParams }>("/api/threads/:id", async (request, reply) => {
     if (!(await repos.threads.delete(request.userId, request.params.id))) throw new NotFoundError("thread");
     return reply.code(204).send();
+  });
+}
+
+/**
+ * The user's threads, each with its live state from the stored turns (the source of truth on every
+ * instance): a client coming back sees which threads have work running or a question waiting.
+ */
+async function listWithState(repos: Repositories, userId: string): Promise<ThreadSummary[]> {
+  const [threads, active] = await Promise.all([repos.threads.list(userId), repos.turns.activeTurns(userId)]);
+  const byThread = new Map(active.map((turn) => [turn.threadId, turn]));
+  return threads.map((thread) => {
+    const turn = byThread.get(thread.id);
+    if (!turn) return { ...thread, state: "idle" };
+    if (turn.status === "running") return { ...thread, state: "running" };
+    const suspension = turn.suspendedState?.state.suspension;
+    return {
+      ...thread,
+      state: "waiting_on_user",
+      ...(suspension?.kind === "question" && { question: suspension.question }),
+    };
   });
 }

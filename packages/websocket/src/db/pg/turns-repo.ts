@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { and, asc, desc, eq } from "drizzle-orm";
+import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import type { PgDb } from "../open-postgres.js";
 import { turns } from "../pg-schema/index.js";
 import type { TurnEnd, TurnRow, TurnStart, TurnsRepo, TurnUpdate } from "../repositories.js";
@@ -94,6 +94,15 @@ export class PgTurnsRepo implements TurnsRepo {
       .from(turns)
       .where(and(eq(turns.userId, userId), eq(turns.status, "waiting_user")));
     return rows.map((r) => r.threadId);
+  }
+
+  /** The user's turns that are running or waiting on them (at most one per thread). */
+  async activeTurns(userId: string): Promise<TurnRow[]> {
+    const rows = await this.db
+      .select()
+      .from(turns)
+      .where(and(eq(turns.userId, userId), inArray(turns.status, ["running", "waiting_user"])));
+    return rows.map(fromPgTurn);
   }
 
   /** Updates the user's turn; false when it is not theirs. */

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { and, asc, type Column, desc, eq, type SQL, sql } from "drizzle-orm";
+import { and, asc, type Column, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../open-database.js";
 import type { TurnEnd, TurnRow, TurnStart, TurnsRepo, TurnUpdate } from "../repositories.js";
 import { turns } from "../schema/index.js";
@@ -113,6 +113,15 @@ export class SqliteTurnsRepo implements TurnsRepo {
       .where(and(eq(turns.userId, userId), eq(turns.status, "waiting_user")))
       .all()
       .map((r) => r.threadId);
+  }
+
+  /** The user's turns that are running or waiting on them (at most one per thread). */
+  async activeTurns(userId: string): Promise<TurnRow[]> {
+    return this.db
+      .select()
+      .from(turns)
+      .where(and(eq(turns.userId, userId), inArray(turns.status, ["running", "waiting_user"])))
+      .all();
   }
 
   /** Updates the user's turn; false when it is not theirs. */
