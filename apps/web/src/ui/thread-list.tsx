@@ -26,6 +26,7 @@ export function ThreadList({ threads, current }: { threads: ThreadSummary[]; cur
               title={`${t.title || "Untitled"} (${exactTime(t.updated_at)})`}
             >
               <span class="thread-title">{t.title || "Untitled"}</span>
+              <ThreadState thread={t} />
               <time class="thread-time" dateTime={t.updated_at}>
                 {relativeTime(t.updated_at, now)}
               </time>
@@ -35,6 +36,18 @@ export function ThreadList({ threads, current }: { threads: ThreadSummary[]; cur
       </ul>
     </nav>
   );
+}
+
+/** Work live on a thread when the list was loaded: a turn running, or a question waiting for you. */
+function ThreadState({ thread }: { thread: ThreadSummary }) {
+  if (thread.state === "running") return <span class="thread-state running">running</span>;
+  if (thread.state === "waiting_on_user")
+    return (
+      <span class="thread-state waiting" title={thread.question}>
+        waiting for you
+      </span>
+    );
+  return null;
 }
 
 /** The current time, refreshed every minute so "5 min ago" does not go stale on an idle page. */
