@@ -345,13 +345,9 @@ function tracingOf(base: string | undefined, traces: string | undefined, instanc
   return url ? { url, instanceId } : undefined;
 }
 
-/** A service URL as it may be logged: any password replaced. */
+/** A service URL as it may be logged (the schema checked it parses): any password replaced. */
 function withoutPassword(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = "redacted";
-    return parsed.toString();
-  } catch {
-    return "(unparseable URL)";
-  }
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = "redacted";
+  return parsed.toString();
 }

@@ -92,8 +92,9 @@ export async function createServices(
   });
   const metrics = new AgentwireMetrics({
     openSockets: () => binding.openSockets(),
-    databasePool: () => binding.databasePool?.(),
-    redis: () => binding.redis?.(),
+    // Both exist before the services (only the socket count is bound later).
+    ...(binding.databasePool && { databasePool: binding.databasePool }),
+    ...(binding.redis && { redis: binding.redis }),
     turns: () => {
       const active = chat.turns.active();
       const suspended = active.filter((t) => t.status === "waiting_user").length;

@@ -6,7 +6,6 @@ import { installSignalHandlers } from "./install-signal-handlers.js";
 import { plainLogDestination } from "./plain-log-lines.js";
 import { startServer } from "./start-server.js";
 import { startSummary } from "./start-summary.js";
-import { findWebDist } from "./web-app.js";
 
 let config: ReturnType<typeof loadConfig>;
 try {
@@ -29,7 +28,7 @@ try {
   installSignalHandlers(() => server.close(), logger);
   logger.info({ url: server.url }, "agentwire listening");
   if (tty) {
-    const facts = { url: server.url, webDist: findWebDist(), logLevel: level, logLevelFromEnv };
+    const facts = { url: server.url, webDist: server.webDist, logLevel: level, logLevelFromEnv };
     process.stdout.write(startSummary(config, facts));
   }
 } catch (err) {

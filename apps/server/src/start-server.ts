@@ -34,6 +34,8 @@ export interface RunningServer {
   url: string;
   /** With METRICS_PORT: the loopback listener serving /metrics, e.g. http://127.0.0.1:9464. */
   metricsUrl: string | undefined;
+  /** The built web client's folder served at `/`; undefined when it was not built. */
+  webDist: string | undefined;
   /** Stops accepting, closes sockets with 1012, lets turns drain, then closes Redis and the database. Idempotent. */
   close(): Promise<void>;
 }
@@ -60,6 +62,13 @@ export async function startServer(config: Config, options: StartServerOptions = 
   let closeCluster = async () => {};
   let closeMetrics = async () => {};
   let closeServices = async () => {};
+  // What start-up opened, closed in order; the database last, whatever failed before it.
+  const teardown = () =>
+    closeServices()
+      .catch(() => undefined)
+      .then(() => closeMetrics().catch(() => undefined))
+      .then(() => closeCluster())
+      .finally(() => storage.close());
   try {
     if (config.authMode === "none" && !LOOPBACK.has(config.host)) {
       logger.warn(
@@ -148,21 +157,14 @@ export async function startServer(config: Config, options: StartServerOptions = 
       storage,
       url: `http://${host}:${port}`,
       metricsUrl: metrics?.url,
+      webDist: web,
       close: () => {
-        closing ??= app
-          .close()
-          .then(() => closeServices().catch(() => undefined))
-          .then(() => closeMetrics().catch(() => undefined))
-          .then(() => closeCluster())
-          .finally(() => storage.close());
+        closing ??= app.close().then(teardown);
         return closing;
       },
     };
   } catch (error) {
-    await closeServices().catch(() => undefined);
-    await closeMetrics().catch(() => undefined);
-    await closeCluster().catch(() => undefined);
-    await storage.close();
+    await teardown().catch(() => undefined);
     throw error;
   }
 }

@@ -1,4 +1,4 @@
-import { type Config, describeConfig } from "./config.js";
+import type { Config } from "./config.js";
 
 /** What the summary needs besides the config: facts known only once the server listens. */
 export interface StartFacts {
@@ -16,8 +16,8 @@ const NO_PROVIDER =
 
 /**
  * The few lines a person reads after `pnpm start` on a terminal: what to open, who may connect, which
- * models answer, where the rows go. Built from describeConfig and the non-secret provider fields
- * only, so no key, token or password can reach it.
+ * models answer, where the rows go. Built from non-secret fields only (service URLs reduced to host
+ * and path), so no key, token or password can reach it.
  */
 export function startSummary(config: Config, facts: StartFacts): string {
   const rows: [string, string][] = [
@@ -26,7 +26,7 @@ export function startSummary(config: Config, facts: StartFacts): string {
     ["providers", providersLine(config)],
     ["database", databaseLine(config)],
   ];
-  if (config.cluster) rows.push(["cluster", `Redis ${serviceAddress(describeConfig(config).redis)}`]);
+  if (config.cluster) rows.push(["cluster", `Redis ${serviceAddress(config.cluster.redisUrl)}`]);
   rows.push(["logs", logsLine(facts)]);
   const table = rows.map(([label, text]) => `  ${label.padEnd(10)} ${text}`).join("\n");
   return `\nagentwire is listening on ${facts.url}\n\n${table}\n\nCtrl-C stops it.\n\n`;
@@ -54,8 +54,10 @@ function providersLine(config: Config): string {
   const { openai, anthropic, compatEndpoints } = config.providers;
   // Provider id → how it is shown.
   const configured = new Map<string, string>();
-  if (openai) configured.set("openai", withModel("openai", openai.defaultModel));
-  if (anthropic) configured.set("anthropic", withModel("anthropic", anthropic.defaultModel));
+  const defaultModels = new Map<string, string | undefined>();
+  if (openai) defaultModels.set("openai", openai.defaultModel);
+  if (anthropic) defaultModels.set("anthropic", anthropic.defaultModel);
+  for (const [name, model] of defaultModels) configured.set(name, withModel(name, model));
   for (const e of compatEndpoints) configured.set(e.name, `${e.name} (${new URL(e.baseURL).host})`);
   if (config.scriptedProviderModule) configured.set("scripted", "scripted (tests only)");
   if (configured.size === 0) return NO_PROVIDER;
@@ -64,7 +66,7 @@ function providersLine(config: Config): string {
   if (!provider)
     return `${labels}; no default (set DEFAULT_PROVIDER and DEFAULT_MODEL, or choose one in the client)`;
   if (!configured.has(provider)) return `${labels}; DEFAULT_PROVIDER=${provider} is not one of them`;
-  const model = config.defaultModel ?? defaultModelOf(config, provider);
+  const model = config.defaultModel ?? defaultModels.get(provider);
   return `${labels}; default ${provider} / ${model ?? "no model (set DEFAULT_MODEL)"}`;
 }
 
@@ -72,26 +74,16 @@ function withModel(name: string, model: string | undefined): string {
   return model ? `${name} (${model})` : name;
 }
 
-function defaultModelOf(config: Config, provider: string): string | undefined {
-  if (provider === "openai") return config.providers.openai?.defaultModel;
-  if (provider === "anthropic") return config.providers.anthropic?.defaultModel;
-  return undefined;
-}
-
 function databaseLine(config: Config): string {
-  // describeConfig's value: the password already replaced, and only host, port and name shown here.
-  const database = String(describeConfig(config).database);
-  return config.postgres ? `Postgres ${serviceAddress(database)}` : `SQLite ${database}`;
+  return config.postgres
+    ? `Postgres ${serviceAddress(config.postgres.url)}`
+    : `SQLite ${config.databasePath}`;
 }
 
-/** host:port/name of a service URL, without user or password. */
-function serviceAddress(url: unknown): string {
-  try {
-    const u = new URL(String(url));
-    return `${u.host}${u.pathname === "/" ? "" : u.pathname}`;
-  } catch {
-    return "(unparseable URL)";
-  }
+/** host:port/name of a service URL (config checked it parses): never its user or password. */
+function serviceAddress(url: string): string {
+  const u = new URL(url);
+  return `${u.host}${u.pathname === "/" ? "" : u.pathname}`;
 }
 
 function logsLine(facts: StartFacts): string {

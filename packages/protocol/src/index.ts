@@ -7,6 +7,7 @@ export { contractJsonSchema } from "./json-schema.js";
 export * from "./message.js";
 export * from "./parse-client-frame.js";
 export * from "./preview.js";
-export { isPrintable, printable } from "./printable.js";
+export { isPrintable, printable, stripControl } from "./printable.js";
 export * from "./server-frames.js";
+export * from "./subprotocols.js";
 export * from "./usage.js";

@@ -18,21 +18,26 @@ export function findTooDeep(
   root: string,
   maxDepth: number = MAX_JSON_DEPTH,
 ): string | undefined {
+  if (!isContainer(value)) return undefined;
   const stack: Node[] = [{ value, depth: 1, parent: undefined, key: root }];
   for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
-    const v = node.value;
-    if (typeof v !== "object" || v === null) continue;
     if (node.depth > maxDepth) return pathOf(node);
-    if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++)
-        stack.push({ value: v[i], depth: node.depth + 1, parent: node, key: String(i) });
-    } else {
-      for (const key of Object.keys(v)) {
-        stack.push({ value: (v as Record<string, unknown>)[key], depth: node.depth + 1, parent: node, key });
-      }
+    // Only containers are stacked: most values of a frame are strings and numbers.
+    const v = node.value as Record<string, unknown>;
+    const keys = Array.isArray(v) ? undefined : Object.keys(v);
+    const n = keys ? keys.length : (v as unknown as unknown[]).length;
+    for (let i = 0; i < n; i++) {
+      const key = keys ? (keys[i] as string) : i;
+      const child = v[key];
+      if (isContainer(child))
+        stack.push({ value: child, depth: node.depth + 1, parent: node, key: String(key) });
     }
   }
   return undefined;
+}
+
+function isContainer(value: unknown): value is object {
+  return typeof value === "object" && value !== null;
 }
 
 function pathOf(node: Node): string {

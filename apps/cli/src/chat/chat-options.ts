@@ -1,6 +1,6 @@
 import type { CliIo, ExitCode } from "../cli-io.js";
 
-export const CHAT_USAGE = `usage: agentwire chat ["question"] [options]
+const CHAT_USAGE = `usage: agentwire chat ["question"] [options]
 Without a question: interactive (an empty line does nothing, Ctrl-D ends).
 Ctrl-C stops the running turn; a second Ctrl-C exits.
 options:

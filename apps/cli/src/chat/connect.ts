@@ -1,12 +1,13 @@
+import { PROTOCOL_V1, PROTOCOL_V1_NESTED } from "@agentwire/protocol/subprotocols";
 import WebSocket from "ws";
 
 /**
  * The subprotocols the CLI offers: it renders nesting (subtask text feeds its status area), with the
  * plain protocol after it for servers that do not know the capability.
  */
-export const CLI_SUBPROTOCOLS = ["agentwire.v1+nested", "agentwire.v1"];
+const CLI_SUBPROTOCOLS = [PROTOCOL_V1_NESTED, PROTOCOL_V1];
 
-export const NO_PROVIDER =
+const NO_PROVIDER =
   "no provider configured on the server: set OPENAI_API_KEY, ANTHROPIC_API_KEY or OPENAI_COMPAT_ENDPOINTS";
 
 /**

@@ -35,9 +35,8 @@ export class Interrupts {
 
   private readonly onSignal = () => {
     const now = this.clock();
-    const repeated = now - this.lastPress < SAME_PRESS_MS;
-    if (!repeated) this.lastPress = now;
-    if (repeated) return;
+    if (now - this.lastPress < SAME_PRESS_MS) return;
+    this.lastPress = now;
     (this.handler ?? this.idle)();
   };
 }

@@ -1,4 +1,4 @@
-import type { FetchLike } from "./bounded-retry-fetch.js";
+import { boundedRetryFetch, type FetchLike } from "./bounded-retry-fetch.js";
 
 /** PROVIDER_IDLE_TIMEOUT_MS when unset: the longest silence allowed once a response has started. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
@@ -10,6 +10,18 @@ export class ProviderStallError extends Error {
   constructor(readonly idleMs: number) {
     super(`the provider stalled: it sent nothing for ${formatDuration(idleMs)}, so the request was aborted`);
   }
+}
+
+/** The fetch every provider's SDK client is built with: bounded retry waits over idle-timed bodies. */
+export function providerFetch(options: {
+  maxRetryDelayMs: number;
+  idleTimeoutMs?: number | undefined;
+  fetch?: FetchLike | undefined;
+}): FetchLike {
+  return boundedRetryFetch(
+    options.maxRetryDelayMs,
+    idleTimeoutFetch(options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, options.fetch),
+  );
 }
 
 /**

@@ -5,30 +5,27 @@ import type { ProviderEvent } from "./provider-event.js";
  * a whole idle timeout, and at the defaults (60 s) a third attempt would run into the turn's wall clock,
  * which ends the turn as `budget_exceeded` instead of naming the stalled provider.
  */
-export const MAX_STALL_RETRIES = 1;
+const MAX_STALL_RETRIES = 1;
 
 /**
  * Runs one provider call and makes it again when its response stalled before it released any event
- * (up to `retries` times). Once an event is out the stall is the call's error: the consumer has shown
+ * (up to PROVIDER_MAX_RETRIES times, at most MAX_STALL_RETRIES). Once an event is out the stall is the call's error: the consumer has shown
  * that text, and a fresh answer would not continue it. Adapters hold back tool calls, usage and the
  * finish until the end, so in practice "released" means text or thinking reached the consumer.
  */
 export async function* retryStalledStream(
   attempt: () => AsyncIterable<ProviderEvent>,
-  retries: number,
+  maxRetries: number,
 ): AsyncGenerator<ProviderEvent> {
-  for (let made = 0; ; made++) {
+  const retries = Math.min(maxRetries, MAX_STALL_RETRIES);
+  attempts: for (let made = 0; ; made++) {
     let released = false;
-    let stalled = false;
     for await (const event of attempt()) {
-      if (!released && made < retries && event.type === "error" && event.error.stalled) {
-        // Leaving the loop ends the attempt; its request is already aborted.
-        stalled = true;
-        break;
-      }
+      // Leaving the loop ends the attempt; its request is already aborted.
+      if (!released && made < retries && event.type === "error" && event.error.stalled) continue attempts;
       released = true;
       yield event;
     }
-    if (!stalled) return;
+    return;
   }
 }

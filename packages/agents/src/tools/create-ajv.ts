@@ -34,9 +34,16 @@ export function createAjv(options: CreateAjvOptions = {}): Ajv {
   return ajv;
 }
 
-/** ajv's logger interface over a pino-style one; each distinct message once per Ajv (ajv repeats them). */
+// Per logger, not per Ajv: callers build an Ajv per turn (MCP tools), and a message is worth one line.
+const seenBy = new WeakMap<AjvLogger, Set<string>>();
+
+/** ajv's logger interface over a pino-style one; each distinct message once per logger (ajv repeats them). */
 function toAjvLogger(logger: AjvLogger): AjvInternalLogger {
-  const seen = new Set<string>();
+  let seen = seenBy.get(logger);
+  if (!seen) {
+    seen = new Set<string>();
+    seenBy.set(logger, seen);
+  }
   const once = (write: (obj: object, msg: string) => void, args: unknown[]) => {
     const msg = args.map(String).join(" ");
     if (seen.has(msg) || seen.size >= 100) return;

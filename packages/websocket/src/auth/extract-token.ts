@@ -1,3 +1,5 @@
+import { BEARER_PROTOCOL_PREFIX, PROTOCOL_V1, PROTOCOL_V1_NESTED } from "@agentwire/protocol";
+
 /** Where a request carried its token; logged, the token itself never is. */
 export type TokenCarrier = "header" | "subprotocol" | "query";
 
@@ -5,10 +7,6 @@ export interface PresentedToken {
   token: string;
   carrier: TokenCarrier;
 }
-
-/** The subprotocol a client must offer beside a bearer subprotocol; the only one the server echoes. */
-export const PROTOCOL_V1 = "agentwire.v1";
-const BEARER_PROTOCOL_PREFIX = "agentwire.bearer.";
 
 interface RequestLike {
   headers: Record<string, string | string[] | undefined>;
@@ -39,9 +37,6 @@ export function extractToken(request: RequestLike): PresentedToken | undefined {
   if (typeof apiKey === "string" && apiKey.length > 0) return { token: apiKey, carrier: "query" };
   return undefined;
 }
-
-/** Offered (before `agentwire.v1`) by a client that renders nested subtask text; echoed when offered. */
-export const PROTOCOL_V1_NESTED = "agentwire.v1+nested";
 
 /**
  * `handleProtocols` for ws: echo `agentwire.v1+nested` or `agentwire.v1`, never the bearer protocol

@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import type { ConnectionQuota } from "../ws/connection-quota.js";
+import { REDIS_NOW } from "./redis-time.js";
 
 export interface RedisConnectionQuotaOptions {
   prefix?: string;
@@ -11,12 +12,9 @@ export interface RedisConnectionQuotaOptions {
   onError?: (error: unknown) => void;
 }
 
-// Time comes from Redis (TIME), not from the instances, so their clocks need not agree.
-const NOW = `local t = redis.call("TIME") local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
-
 // Lapsed entries out, then count and add in one script: two instances cannot both admit the last slot.
 // KEYS[1] the user's set; ARGV: connection id, cap, ttl.
-const ACQUIRE = `${NOW}
+const ACQUIRE = `${REDIS_NOW}
 redis.call("ZREMRANGEBYSCORE", KEYS[1], "-inf", now)
 if not redis.call("ZSCORE", KEYS[1], ARGV[1]) and redis.call("ZCARD", KEYS[1]) >= tonumber(ARGV[2]) then
   return 0
@@ -27,7 +25,7 @@ return 1`;
 
 // A connection still open is counted again even if its entry lapsed (Redis was unreachable for a
 // while): it is really open. KEYS[1] the user's set; ARGV: ttl, connection ids.
-const REFRESH = `${NOW}
+const REFRESH = `${REDIS_NOW}
 local expiry = now + tonumber(ARGV[1])
 for i = 2, #ARGV do redis.call("ZADD", KEYS[1], expiry, ARGV[i]) end
 redis.call("PEXPIRE", KEYS[1], ARGV[1])

@@ -47,7 +47,6 @@ export class RedisFrameLog implements FrameLog {
   private readonly now: () => number;
   private readerId: number | undefined;
   private reading: Promise<void> | undefined;
-  private readonly sweeper: ReturnType<typeof setInterval>;
 
   /** `redis` runs commands; `reader` is a connection of its own for the blocking XREAD. */
   constructor(
@@ -63,10 +62,7 @@ export class RedisFrameLog implements FrameLog {
     this.now = options.now ?? Date.now;
     this.memory = new LogMemory(this.now);
     this.threads = this.memory.threads;
-    const idleMs = options.idleMs ?? 5 * 60_000;
-    // Without it every thread this instance ever touched would stay in memory.
-    this.sweeper = setInterval(() => this.memory.sweep(this.now() - idleMs), Math.min(idleMs, 60_000));
-    this.sweeper.unref();
+    this.memory.startSweeping(options.idleMs ?? 5 * 60_000);
   }
 
   async claim(threadId: string): Promise<void> {
@@ -193,7 +189,7 @@ export class RedisFrameLog implements FrameLog {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    clearInterval(this.sweeper);
+    this.memory.stopSweeping();
     // A commit already queued or running takes what is pending: never two at once.
     if (!this.committing && !this.scheduled) void this.commit();
     if (this.readerId !== undefined) void this.redis.client("UNBLOCK", this.readerId).catch(() => {});

@@ -1,10 +1,10 @@
 import type { Redis } from "ioredis";
 import type { UserRate, UserRateLimit } from "../ws/user-rate-limit.js";
+import { REDIS_NOW } from "./redis-time.js";
 
 // A token bucket in one script (read, refill, take, write), timed by Redis's clock so the instances'
 // clocks need not agree. KEYS[1] the user's bucket; ARGV: per minute, burst. Kept only while it refills.
-const TAKE = `local t = redis.call("TIME")
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+const TAKE = `${REDIS_NOW}
 local perMinute = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
 local state = redis.call("HMGET", KEYS[1], "tokens", "at")

@@ -43,9 +43,12 @@ export interface Cluster {
   /** True while Redis answers. */
   isReady(): Promise<boolean>;
   /** Each Redis connection's state and the threads followed on the stream (metrics). */
-  stats(): { connections: Record<string, boolean>; followedThreads: number };
+  stats(): ClusterStats;
   close(): Promise<void>;
 }
+
+/** Each Redis connection's state (by name) and the threads followed on the stream. */
+export type ClusterStats = { connections: Record<string, boolean>; followedThreads: number };
 
 /** Connects to Redis (commands, the blocking reader, pub/sub) and builds this instance's cluster parts. */
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {

@@ -1,6 +1,8 @@
 import type { LlmCallRecord, LoopEvent } from "@agentwire/agents";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { ClusterStats } from "../cluster/start-cluster.js";
 import type { TurnStatus } from "../db/schema/turns.js";
+import type { PoolStats } from "../server/storage.js";
 import type { TurnObserver } from "../turns/turn-observer.js";
 
 /** Live numbers read at scrape time. */
@@ -8,9 +10,9 @@ export type MetricsSources = {
   openSockets: () => number;
   turns: () => { running: number; suspended: number };
   /** The Postgres pool's connections; undefined on SQLite. */
-  databasePool?: () => { total: number; idle: number; waiting: number } | undefined;
+  databasePool?: () => PoolStats | undefined;
   /** The Redis connections' state; undefined without a cluster. */
-  redis?: () => { connections: Record<string, boolean>; followedThreads: number } | undefined;
+  redis?: () => ClusterStats | undefined;
 };
 
 /** The server's Prometheus metrics; also the TurnObserver that feeds them. */

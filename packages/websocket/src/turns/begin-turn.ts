@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ExecutionTreeBuilder } from "@agentwire/agents";
-import { type ChatMessageData, contentText, isPrintable } from "@agentwire/protocol";
+import { type ChatMessageData, contentText, isPrintable, preview, stripControl } from "@agentwire/protocol";
 import { AgentwireError } from "../errors/agentwire-error.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import { turnObserverOf } from "./compose-observers.js";
@@ -72,13 +72,8 @@ export async function beginTurn(
   return run;
 }
 
-// biome-ignore lint/complexity/useRegexLiterals: a literal with control characters trips noControlCharactersInRegex
-const CONTROL = new RegExp("[\\u0000-\\u001f\\u007f]+", "g");
-
 /** A thread's title from its first message. */
 export function titleOf(content: ChatMessageData["content"]): string {
   // Control characters out too: Postgres text cannot hold NUL, and a title is for reading.
-  const text = contentText(content).replace(CONTROL, " ").replace(/\s+/g, " ").trim();
-  if (!text) return "New chat";
-  return text.length <= 80 ? text : `${text.slice(0, 79)}…`;
+  return preview(stripControl(contentText(content)), 80) || "New chat";
 }

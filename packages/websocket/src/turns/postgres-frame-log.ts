@@ -43,12 +43,10 @@ export class PostgresFrameLog implements FrameLog {
   private scheduled = false;
   private committing = false;
   private closed = false;
-  private readonly idleMs: number;
   private readonly maxRecent: number;
   private readonly onError: (error: unknown, threadId: string) => void;
   private readonly now: () => number;
   private readonly scheduleCommit: (commit: () => void, delayMs: number) => void;
-  private readonly sweeper: ReturnType<typeof setInterval>;
   private readonly onRetry: (error: unknown, threadId: string) => void;
   private retryDelayMs = 0;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
@@ -57,7 +55,6 @@ export class PostgresFrameLog implements FrameLog {
     private readonly pool: pg.Pool,
     options: PostgresFrameLogOptions = {},
   ) {
-    this.idleMs = options.idleMs ?? 5 * 60_000;
     this.maxRecent = options.maxRecentFrames ?? 20_000;
     this.onError = options.onError ?? (() => {});
     this.onRetry = options.onRetry ?? (() => {});
@@ -65,8 +62,7 @@ export class PostgresFrameLog implements FrameLog {
     this.memory = new LogMemory(this.now);
     this.threads = this.memory.threads;
     this.scheduleCommit = options.schedule ?? defaultSchedule;
-    this.sweeper = setInterval(() => this.sweep(), Math.min(this.idleMs, 60_000));
-    this.sweeper.unref();
+    this.memory.startSweeping(options.idleMs ?? 5 * 60_000);
   }
 
   async claim(threadId: string): Promise<void> {
@@ -156,7 +152,7 @@ export class PostgresFrameLog implements FrameLog {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    clearInterval(this.sweeper);
+    this.memory.stopSweeping();
     if (this.retryTimer) clearTimeout(this.retryTimer);
     // A commit already queued or running takes what is pending: never two at once.
     if (!this.committing && !this.scheduled) void this.commit();
@@ -245,9 +241,7 @@ export class PostgresFrameLog implements FrameLog {
         } catch (error) {
           thread.storedTurnId = turns[i];
           if (isPassing(error)) {
-            thread.pending.unshift(...frames);
-            this.memory.dirty.add(thread);
-            this.memory.requeued();
+            this.memory.requeue(thread, frames);
             this.onRetry(error, thread.threadId);
             this.retryLater();
           } else {
@@ -311,10 +305,6 @@ export class PostgresFrameLog implements FrameLog {
     } finally {
       client.release();
     }
-  }
-
-  private sweep(): void {
-    this.memory.sweep(this.now() - this.idleMs);
   }
 }
 

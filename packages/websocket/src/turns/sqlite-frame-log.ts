@@ -45,14 +45,12 @@ export class SqliteFrameLog implements FrameLog {
   private readonly threads: Map<string, ThreadLog>;
   private scheduled = false;
   private closed = false;
-  private readonly idleMs: number;
   private readonly maxRecent: number;
   private readonly onError: (error: unknown, threadId: string) => void;
   private readonly now: () => number;
   private readonly scheduleCommit: (commit: () => void, delayMs: number) => void;
   private readonly minInterval: number;
   private lastCommitAt = Number.NEGATIVE_INFINITY;
-  private readonly sweeper: ReturnType<typeof setInterval>;
   private readonly loadSeq: Database.Statement<{ id: string }, { seq: number }>;
   private readonly insertBatch: Database.Statement<[string, number, number, string, string, number]>;
   private readonly pruneOtherTurns: Database.Statement<[string, string]>;
@@ -61,7 +59,6 @@ export class SqliteFrameLog implements FrameLog {
   private readonly writeAll: (ready: [ThreadLog, Pending[]][]) => void;
 
   constructor(sqlite: Database.Database, options: SqliteFrameLogOptions = {}) {
-    this.idleMs = options.idleMs ?? 5 * 60_000;
     this.maxRecent = options.maxRecentFrames ?? 20_000;
     this.onError = options.onError ?? (() => {});
     this.now = options.now ?? Date.now;
@@ -86,8 +83,7 @@ export class SqliteFrameLog implements FrameLog {
     this.writeAll = sqlite.transaction((ready: [ThreadLog, Pending[]][]) => {
       for (const [thread, frames] of ready) this.write(thread, frames);
     });
-    this.sweeper = setInterval(() => this.sweep(), Math.min(this.idleMs, 60_000));
-    this.sweeper.unref();
+    this.memory.startSweeping(options.idleMs ?? 5 * 60_000);
   }
 
   async claim(threadId: string): Promise<void> {
@@ -165,7 +161,7 @@ export class SqliteFrameLog implements FrameLog {
     if (this.closed) return;
     this.commit();
     this.closed = true;
-    clearInterval(this.sweeper);
+    this.memory.stopSweeping();
   }
 
   /** The thread's log in memory, loading its seq from disk the first time. */
@@ -236,9 +232,5 @@ export class SqliteFrameLog implements FrameLog {
     return (
       recentAfter(thread, afterSeq) ?? framesOf(this.selectAfter.all(thread.threadId, afterSeq), afterSeq)
     );
-  }
-
-  private sweep(): void {
-    this.memory.sweep(this.now() - this.idleMs);
   }
 }

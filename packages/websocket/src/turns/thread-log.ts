@@ -37,7 +37,7 @@ export function defaultSchedule(commit: () => void, delayMs: number): void {
 }
 
 /** How many of the thread's pending frames the next commit may take (all, or those before a hold). */
-export function committable(thread: ThreadLog): number {
+function committable(thread: ThreadLog): number {
   if (thread.heldFrom === 0) return thread.pending.length;
   let n = 0;
   while (n < thread.pending.length && (thread.pending[n] as Pending).seq < thread.heldFrom) n++;
@@ -45,7 +45,7 @@ export function committable(thread: ThreadLog): number {
 }
 
 /** The frame's JSON with its stamp (thread_id, seq) spliced in: encoded once, stored and sent as is. */
-export function stamp(thread: ThreadLog, frame: UnstampedFrame, seq: number): string {
+function stamp(thread: ThreadLog, frame: UnstampedFrame, seq: number): string {
   const body = JSON.stringify(frame);
   return body.length > 2
     ? `${body.slice(0, -1)}${thread.stampPrefix}${seq}}`
@@ -203,7 +203,8 @@ export function gated(subscriber: FrameSubscriber, afterSeq: number) {
 export class LogMemory {
   readonly threads = new Map<string, ThreadLog>();
   /** Threads with pending frames (held ones included). */
-  readonly dirty = new Set<ThreadLog>();
+  private readonly dirty = new Set<ThreadLog>();
+  private sweeper: ReturnType<typeof setInterval> | undefined;
   /** Commits begun (`take`) and ended (`committed`): a flush waits for a commit, not for a quiet moment. */
   private started = 0;
   private finished = 0;
@@ -285,8 +286,13 @@ export class LogMemory {
     return new Promise((resolve) => this.flushWaiters.push({ after, resolve }));
   }
 
-  /** Frames went back to the queue (a commit to retry): the flushes waiting now wait for the next commit. */
-  requeued(): void {
+  /**
+   * Puts taken frames back at the head of the thread's queue (a commit to retry): the flushes waiting
+   * now wait for the next commit.
+   */
+  requeue(thread: ThreadLog, frames: readonly Pending[]): void {
+    thread.pending.unshift(...frames);
+    this.dirty.add(thread);
     for (const waiter of this.flushWaiters) waiter.after = Math.max(waiter.after, this.started + 1);
   }
 
@@ -302,8 +308,18 @@ export class LogMemory {
     }
   }
 
+  /** Sweeps threads idle for `idleMs`, checking every `idleMs` (at most a minute apart), until `stopSweeping`. */
+  startSweeping(idleMs: number): void {
+    this.sweeper = setInterval(() => this.sweep(this.now() - idleMs), Math.min(idleMs, 60_000));
+    this.sweeper.unref();
+  }
+
+  stopSweeping(): void {
+    clearInterval(this.sweeper);
+  }
+
   /** Forgets threads idle since `cutoff` with nothing pending, held or subscribed (their frames stay stored). */
-  sweep(cutoff: number): void {
+  private sweep(cutoff: number): void {
     for (const [id, thread] of this.threads) {
       if (
         thread.touchedAt < cutoff &&

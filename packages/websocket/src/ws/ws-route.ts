@@ -1,6 +1,6 @@
+import { PROTOCOL_V1_NESTED } from "@agentwire/protocol";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { RawData, WebSocket } from "ws";
-import { PROTOCOL_V1_NESTED } from "../auth/extract-token.js";
 import type { HostAllowlist } from "../auth/host-allowlist.js";
 import { isOriginAllowed } from "../auth/is-origin-allowed.js";
 import type { UserResolver } from "../auth/resolve-user.js";

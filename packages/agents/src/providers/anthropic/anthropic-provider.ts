@@ -1,11 +1,11 @@
 import Anthropic from "@anthropic-ai/sdk";
-import { boundedRetryFetch, type FetchLike } from "../bounded-retry-fetch.js";
-import { DEFAULT_IDLE_TIMEOUT_MS, idleTimeoutFetch } from "../idle-timeout-fetch.js";
+import type { FetchLike } from "../bounded-retry-fetch.js";
+import { providerFetch } from "../idle-timeout-fetch.js";
 import type { Provider } from "../provider.js";
 import { streamFailure, toProviderErrorInfo } from "../provider-error.js";
 import type { ProviderErrorInfo, ProviderEvent } from "../provider-event.js";
 import type { ProviderRequest } from "../provider-request.js";
-import { MAX_STALL_RETRIES, retryStalledStream } from "../retry-stalled-stream.js";
+import { retryStalledStream } from "../retry-stalled-stream.js";
 import { AnthropicStreamState } from "./anthropic-stream-state.js";
 import { mapAnthropicRequest } from "./map-anthropic-request.js";
 
@@ -52,17 +52,13 @@ export class AnthropicProvider implements Provider {
       baseURL: options.baseURL ?? null,
       maxRetries: options.maxRetries,
       timeout: options.timeoutMs,
-      fetch: boundedRetryFetch(
-        options.maxRetryDelayMs,
-        idleTimeoutFetch(options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, options.fetch),
-      ),
+      fetch: providerFetch(options),
     });
   }
 
   /** Streams one model turn as provider events; a stall before any event makes the call again. */
   stream(request: ProviderRequest, signal: AbortSignal): AsyncIterable<ProviderEvent> {
-    const retries = Math.min(this.options.maxRetries, MAX_STALL_RETRIES);
-    return retryStalledStream(() => this.attempt(request, signal), retries);
+    return retryStalledStream(() => this.attempt(request, signal), this.options.maxRetries);
   }
 
   private async *attempt(request: ProviderRequest, signal: AbortSignal): AsyncIterable<ProviderEvent> {

@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import OpenAI from "openai";
-import { boundedRetryFetch, type FetchLike } from "../bounded-retry-fetch.js";
-import { DEFAULT_IDLE_TIMEOUT_MS, idleTimeoutFetch } from "../idle-timeout-fetch.js";
+import type { FetchLike } from "../bounded-retry-fetch.js";
+import { providerFetch } from "../idle-timeout-fetch.js";
 import type { Provider } from "../provider.js";
 import { streamFailure, toProviderErrorInfo } from "../provider-error.js";
 import type { ProviderErrorInfo, ProviderEvent } from "../provider-event.js";
 import type { ProviderRequest } from "../provider-request.js";
-import { MAX_STALL_RETRIES, retryStalledStream } from "../retry-stalled-stream.js";
+import { retryStalledStream } from "../retry-stalled-stream.js";
 import { type MaxTokensField, mapOpenAIRequest } from "./map-openai-request.js";
 import { OpenAIStreamState } from "./openai-stream-state.js";
 
@@ -56,17 +56,13 @@ export class OpenAIProvider implements Provider {
       project: null,
       maxRetries: options.maxRetries,
       timeout: options.timeoutMs,
-      fetch: boundedRetryFetch(
-        options.maxRetryDelayMs,
-        idleTimeoutFetch(options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, options.fetch),
-      ),
+      fetch: providerFetch(options),
     });
   }
 
   /** Streams one model turn as provider events; a stall before any event makes the call again. */
   stream(request: ProviderRequest, signal: AbortSignal): AsyncIterable<ProviderEvent> {
-    const retries = Math.min(this.options.maxRetries, MAX_STALL_RETRIES);
-    return retryStalledStream(() => this.attempt(request, signal), retries);
+    return retryStalledStream(() => this.attempt(request, signal), this.options.maxRetries);
   }
 
   private async *attempt(request: ProviderRequest, signal: AbortSignal): AsyncIterable<ProviderEvent> {

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { isPrintable } from "@agentwire/protocol";
 
 /** A value or a reason the model can read; confinement never throws for bad input. */
 export type Checked<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -6,14 +7,6 @@ export type Checked<T> = { ok: true; value: T } | { ok: false; reason: string };
 const MAX_PATH_CHARS = 4096;
 const MAX_COMPONENT_BYTES = 255;
 const MAX_DEPTH = 64;
-// C0 controls and DEL: NUL truncates C strings, the rest only serve to confuse logs and prompts.
-function hasControlChars(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x20 || c === 0x7f) return true;
-  }
-  return false;
-}
 
 /**
  * Splits a model-supplied workspace path into plain components, refusing anything that could
@@ -23,7 +16,8 @@ function hasControlChars(s: string): boolean {
 export function parseWorkspacePath(input: string): Checked<string[]> {
   if (input.length > MAX_PATH_CHARS) return fail(`path is longer than ${MAX_PATH_CHARS} characters`);
   if (input.includes("\u0000")) return fail("path contains a NUL byte");
-  if (hasControlChars(input)) return fail("path contains control characters");
+  // C0 controls and DEL: NUL truncates C strings, the rest only serve to confuse logs and prompts.
+  if (!isPrintable(input)) return fail("path contains control characters");
   if (input.startsWith("/") || input.startsWith("\\") || /^[A-Za-z]:[\\/]/.test(input)) {
     return fail("absolute paths are not allowed; use a path relative to your workspace");
   }
