@@ -160,7 +160,9 @@ describe("fuzzing inbound frames through a real socket", () => {
     const batch = fc.array(fuzzCaseArbitrary, { minLength: BATCH, maxLength: BATCH });
     const property = fc.asyncProperty(batch, async (cases) => {
       sent += cases.length;
-      const answers = await answersTo(cases);
+      const answers = await answersTo(cases).catch((error: Error) => {
+        throw new Error(`${error.message}\n  in the batch:\n  ${cases.map(describeCase).join("\n  ")}`);
+      });
       cases.forEach((c, i) => {
         try {
           checkAnswers(c, answers[i] ?? []);
