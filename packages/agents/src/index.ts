@@ -17,6 +17,7 @@ export * from "./providers/model-message.js";
 export * from "./providers/provider.js";
 export * from "./providers/provider-event.js";
 export * from "./providers/provider-request.js";
+export * from "./scratchpad/render-scratchpad.js";
 export * from "./subtask/finish-subtask-tool.js";
 export * from "./subtask/run-subtask-tool.js";
 export * from "./suspend/resume-unified-agent-loop.js";

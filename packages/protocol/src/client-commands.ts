@@ -4,10 +4,32 @@ import { printable } from "./printable.js";
 
 const id = printable(200);
 
-export const ChatContext = z.discriminatedUnion("kind", [
-  z.strictObject({ kind: z.literal("thread") }),
-  z.strictObject({ kind: z.literal("editor"), workflow_id: id }),
-]);
+/**
+ * Which context the message is sent in: `thread` (the default), `editor` (a workflow being edited, named
+ * by `workflow_id`), or an operator-defined scope by name; the server answers bad_request for a kind it
+ * does not define.
+ */
+export const ChatContext = z
+  .strictObject({
+    kind: z
+      .string()
+      .regex(/^[a-z][a-z0-9_-]{0,63}$/, "a context kind is 1-64 lowercase letters, digits, _ or -"),
+    workflow_id: id.optional(),
+  })
+  .superRefine((c, ctx) => {
+    if (c.kind === "editor" && c.workflow_id === undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["workflow_id"],
+        message: "the editor context needs a workflow_id",
+      });
+    if (c.kind !== "editor" && c.workflow_id !== undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["workflow_id"],
+        message: "only the editor context takes a workflow_id",
+      });
+  });
 export type ChatContext = z.infer<typeof ChatContext>;
 
 /** `media_generation` carries free-form options beside `mode`; they are validated by the media route. */
@@ -63,6 +85,15 @@ export const ToolResultData = z.strictObject({
   error: z.string().max(100_000).optional(),
 });
 export const PingData = z.strictObject({});
+/** The user's answer to a draft plan: run it, or give the feedback to the model, in a following turn. */
+export const PlanDecisionData = z.strictObject({
+  thread_id: id,
+  plan_id: id,
+  decision: z.enum(["approve", "revise"]),
+  feedback: z.string().max(100_000).optional(),
+});
+/** Asks for `thread_state` frames about all the user's threads on this socket. */
+export const SubscribeThreadsData = z.strictObject({});
 
 /** The data schema of every client command, by command name. */
 export const clientCommandData = {
@@ -74,6 +105,8 @@ export const clientCommandData = {
   client_tools_manifest: ClientToolsManifestData,
   tool_result: ToolResultData,
   ping: PingData,
+  plan_decision: PlanDecisionData,
+  subscribe_threads: SubscribeThreadsData,
 } as const;
 
 export type ClientCommandName = keyof typeof clientCommandData;
@@ -91,6 +124,8 @@ export const ToolApprovalResponseFrame = envelope("tool_approval_response");
 export const ClientToolsManifestFrame = envelope("client_tools_manifest");
 export const ToolResultFrame = envelope("tool_result");
 export const PingFrame = envelope("ping");
+export const PlanDecisionFrame = envelope("plan_decision");
+export const SubscribeThreadsFrame = envelope("subscribe_threads");
 
 /** Every frame a client may send. */
 export const ClientFrame = z.discriminatedUnion("command", [
@@ -102,6 +137,8 @@ export const ClientFrame = z.discriminatedUnion("command", [
   ClientToolsManifestFrame,
   ToolResultFrame,
   PingFrame,
+  PlanDecisionFrame,
+  SubscribeThreadsFrame,
 ]);
 export type ClientFrame = z.infer<typeof ClientFrame>;
 

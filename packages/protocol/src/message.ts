@@ -51,6 +51,10 @@ export const StoredMessage = z.object({
 });
 export type StoredMessage = z.infer<typeof StoredMessage>;
 
+/** Whether work is live on a thread: `GET /api/threads` and `thread_state` frames use it. */
+export const ThreadLiveState = z.enum(["running", "waiting_on_user", "idle"]);
+export type ThreadLiveState = z.infer<typeof ThreadLiveState>;
+
 export const ThreadSummary = z.object({
   id: z.string(),
   title: z.string(),
@@ -60,7 +64,7 @@ export const ThreadSummary = z.object({
    * Whether work is live on the thread: a turn `running`, one `waiting_on_user` (for an answer or an
    * approval; `question` holds the question), or `idle`. Set by `GET /api/threads`.
    */
-  state: z.enum(["running", "waiting_on_user", "idle"]).optional(),
+  state: ThreadLiveState.optional(),
   question: z.string().optional(),
 });
 export type ThreadSummary = z.infer<typeof ThreadSummary>;

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { ErrorCode } from "./error-codes.js";
-import { StoredMessage } from "./message.js";
+import { StoredMessage, ThreadLiveState } from "./message.js";
+import { Plan, PlanExecutionMode } from "./plan.js";
+import { ScratchpadItem } from "./scratchpad.js";
 import { TurnUsage } from "./usage.js";
 
 /** Fields every frame of a turn carries; stamped by the server's turn registry, not by the agent loop. */
@@ -128,6 +130,70 @@ export const NodeUpdateFrame = z.object({
   error: z.string().optional(),
   ...turnFields,
 });
+/**
+ * Before each model call of the turn's root level: what its context holds, in estimated tokens, against
+ * the context budget, and how many of the thread's older messages the rolling summary stands for.
+ */
+export const ContextUsageFrame = z.object({
+  type: z.literal("context_usage"),
+  tokens: z.number().int().min(0),
+  budget: z.number().int().min(0),
+  summary_tokens: z.number().int().min(0),
+  scratchpad_tokens: z.number().int().min(0),
+  history_tokens: z.number().int().min(0),
+  messages_summarized: z.number().int().min(0),
+  messages_verbatim: z.number().int().min(0),
+  ...turnFields,
+});
+/** Scratchpad items that were added or changed, each whole; a client replaces its copy by `id`. */
+export const ScratchpadPatchFrame = z.object({
+  type: z.literal("scratchpad_patch"),
+  items: z.array(ScratchpadItem),
+  ...turnFields,
+});
+/** create_plan's planner produced a plan; `tool_call_id` is the create_plan call its steps nest under. */
+export const PlanCreatedFrame = z.object({
+  type: z.literal("plan_created"),
+  tool_call_id: z.string(),
+  execution_mode: PlanExecutionMode,
+  plan: Plan,
+  ...turnFields,
+});
+/** A draft plan waits for the user's `plan_decision`. */
+export const PlanReadyForReviewFrame = z.object({
+  type: z.literal("plan_ready_for_review"),
+  tool_call_id: z.string(),
+  plan: Plan,
+  ...turnFields,
+});
+/** The reviewer call's verdict on a plan (agent_review mode); `round` counts from 1. */
+export const PlanReviewFrame = z.object({
+  type: z.literal("plan_review"),
+  tool_call_id: z.string(),
+  plan_id: z.string(),
+  verdict: z.enum(["approve", "reject"]),
+  notes: z.string(),
+  round: z.number().int().positive(),
+  ...turnFields,
+});
+/** A progress message from the agent (send_update) while the turn goes on. */
+export const ProgressUpdateFrame = z.object({
+  type: z.literal("progress_update"),
+  tool_call_id: z.string(),
+  message: z.string(),
+  ...nesting,
+  ...turnFields,
+});
+/**
+ * A thread of the user's changed its live state; sent to sockets that sent `subscribe_threads`. Not a
+ * turn frame: no `seq`, never replayed.
+ */
+export const ThreadStateFrame = z.object({
+  type: z.literal("thread_state"),
+  thread_id: z.string(),
+  state: ThreadLiveState,
+  question: z.string().optional(),
+});
 export const PongFrame = z.object({ type: z.literal("pong"), request_id: z.string().optional() });
 
 /** Every frame the server may send. */
@@ -147,6 +213,13 @@ export const ServerFrame = z.discriminatedUnion("type", [
   ErrorFrame,
   JobUpdateFrame,
   NodeUpdateFrame,
+  ContextUsageFrame,
+  ScratchpadPatchFrame,
+  PlanCreatedFrame,
+  PlanReadyForReviewFrame,
+  PlanReviewFrame,
+  ProgressUpdateFrame,
+  ThreadStateFrame,
   PongFrame,
 ]);
 export type ServerFrame = z.infer<typeof ServerFrame>;
@@ -166,6 +239,13 @@ export type ErrorFrame = z.infer<typeof ErrorFrame>;
 export type JobUpdateFrame = z.infer<typeof JobUpdateFrame>;
 export type NodeUpdateFrame = z.infer<typeof NodeUpdateFrame>;
 export type ChatResumedFrame = z.infer<typeof ChatResumedFrame>;
+export type ContextUsageFrame = z.infer<typeof ContextUsageFrame>;
+export type ScratchpadPatchFrame = z.infer<typeof ScratchpadPatchFrame>;
+export type PlanCreatedFrame = z.infer<typeof PlanCreatedFrame>;
+export type PlanReadyForReviewFrame = z.infer<typeof PlanReadyForReviewFrame>;
+export type PlanReviewFrame = z.infer<typeof PlanReviewFrame>;
+export type ProgressUpdateFrame = z.infer<typeof ProgressUpdateFrame>;
+export type ThreadStateFrame = z.infer<typeof ThreadStateFrame>;
 
 /** A frame without the registry's stamp: what the agent loop and handlers produce. */
 export type UnstampedFrame<F extends ServerFrame = ServerFrame> = F extends unknown

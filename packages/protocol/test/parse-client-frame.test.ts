@@ -16,6 +16,8 @@ describe("parseClientFrame", () => {
       },
       tool_result: { tool_call_id: "c1", ok: true, result: { shown: true } },
       ping: {},
+      plan_decision: { thread_id: "t1", plan_id: "p1", decision: "revise", feedback: "fewer steps" },
+      subscribe_threads: {},
     };
     for (const command of clientCommandNames) {
       const r = parse({ command, data: valid[command], request_id: "r1" });

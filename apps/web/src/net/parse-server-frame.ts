@@ -35,5 +35,12 @@ const knownTypes: Record<ServerFrame["type"], true> = {
   error: true,
   job_update: true,
   node_update: true,
+  context_usage: true,
+  scratchpad_patch: true,
+  plan_created: true,
+  plan_ready_for_review: true,
+  plan_review: true,
+  progress_update: true,
+  thread_state: true,
   pong: true,
 };

@@ -106,6 +106,13 @@ export function reduceFrame(view: ThreadView, frame: ServerFrame): ThreadView {
     }
     case "job_update":
     case "node_update":
+    case "context_usage":
+    case "scratchpad_patch":
+    case "plan_created":
+    case "plan_ready_for_review":
+    case "plan_review":
+    case "progress_update":
+    case "thread_state":
     case "pong":
       // Workflow runs and keep-alives have no place in the chat transcript.
       return view;

@@ -6,11 +6,18 @@ export type AgentStateEvent = UnstampedFrame<ServerFrameOf<"agent_state">>;
 export type BudgetExceededEvent = UnstampedFrame<ServerFrameOf<"budget_exceeded">>;
 export type QuestionEvent = UnstampedFrame<ServerFrameOf<"question">>;
 export type ToolApprovalRequestEvent = UnstampedFrame<ServerFrameOf<"tool_approval_request">>;
+export type ContextUsageEvent = UnstampedFrame<ServerFrameOf<"context_usage">>;
+export type ScratchpadPatchEvent = UnstampedFrame<ServerFrameOf<"scratchpad_patch">>;
+export type PlanCreatedEvent = UnstampedFrame<ServerFrameOf<"plan_created">>;
+export type PlanReadyForReviewEvent = UnstampedFrame<ServerFrameOf<"plan_ready_for_review">>;
+export type PlanReviewEvent = UnstampedFrame<ServerFrameOf<"plan_review">>;
+export type ProgressUpdateEvent = UnstampedFrame<ServerFrameOf<"progress_update">>;
 
 /**
  * What the loop yields: protocol frames without the registry's stamp (`seq`, `thread_id`). Chunks
- * and tool updates carry `parent_id`/`depth`; the others are turn-wide (the protocol gives them no
- * nesting). `agent_state`, `question` and `tool_approval_request` come from depth 0 only.
+ * and tool updates carry `parent_id`/`depth` (and so do progress updates); the others are turn-wide (the
+ * protocol gives them no nesting). `agent_state`, `question`, `tool_approval_request` and
+ * `context_usage` come from depth 0 only. Tools emit theirs through `ToolContext.emit`.
  */
 export type LoopEvent =
   | ChunkEvent
@@ -18,4 +25,10 @@ export type LoopEvent =
   | AgentStateEvent
   | BudgetExceededEvent
   | QuestionEvent
-  | ToolApprovalRequestEvent;
+  | ToolApprovalRequestEvent
+  | ContextUsageEvent
+  | ScratchpadPatchEvent
+  | PlanCreatedEvent
+  | PlanReadyForReviewEvent
+  | PlanReviewEvent
+  | ProgressUpdateEvent;

@@ -39,7 +39,7 @@ export async function runOneCall(
     case FINISH_SUBTASK:
       return finishSubtask(level, check.value as { result: unknown });
     default:
-      return executeTool(level, tool, check.value, call.id);
+      return executeTool(level, tool, check.value, call.id, push);
   }
 }
 
@@ -55,13 +55,14 @@ async function executeTool(
   tool: Tool,
   args: unknown,
   toolCallId: string,
+  emit: (event: LoopEvent) => void,
 ): Promise<CallOutcome> {
   const { signal } = level;
   const lockName = tool.requiresExclusiveLock;
   const release = lockName === undefined ? null : await level.ctx.locks.acquire(lockName, signal);
   if (lockName !== undefined && release === null) return stoppedOutcome(level.budget.breach !== null);
   const running = Promise.resolve().then(() =>
-    tool.execute(args, { toolCallId, depth: level.depth, parentId: level.parentId, signal }),
+    tool.execute(args, { toolCallId, depth: level.depth, parentId: level.parentId, signal, emit }),
   );
   // The lock is held until the tool really settles, even when the loop stops waiting for it.
   if (release) void running.then(release, release);

@@ -1,3 +1,4 @@
+import type { LoopEvent } from "../loop/loop-event.js";
 import type { PermissionClass } from "./permission-class.js";
 
 /** Something that can suspend the turn until the user answers; plain JSON so it can be stored. */
@@ -25,6 +26,11 @@ export type ToolContext = {
   depth: number;
   parentId: string | null;
   signal: AbortSignal;
+  /**
+   * Sends a frame of the turn now, in order with the loop's own (a scratchpad patch, a plan, a
+   * progress update); the turn lifecycle stores and relays it like any other. Absent outside a loop.
+   */
+  emit?: (event: LoopEvent) => void;
 };
 
 /** A tool the model can call. Each tool enforces its own safety: it never trusts its arguments. */

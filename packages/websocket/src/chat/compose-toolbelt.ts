@@ -1,6 +1,6 @@
 import type { Tool } from "@agentwire/agents";
 import type { ChatContext } from "@agentwire/protocol";
-import { ruleFor, type ToolPolicy } from "./tool-policy.js";
+import { type ContextKind, ruleFor, type ToolPolicy } from "./tool-policy.js";
 
 /** Tool names that only exist with memory enabled. */
 const memoryToolNames = new Set(["memory_list", "memory_read", "memory_write"]);
@@ -26,7 +26,7 @@ export type ToolbeltEntry = { tool: Tool; needsApproval: boolean };
  * Tools whose class the policy gates with `ask` are kept and marked for approval.
  */
 export function composeToolbelt(input: ComposeToolbeltInput): ToolbeltEntry[] {
-  const kind = input.chatContext.kind;
+  const kind: ContextKind = input.chatContext.kind === "editor" ? "editor" : "thread";
   const candidates: Tool[] = input.serverTools.filter(
     (t) => input.memoryEnabled || !memoryToolNames.has(t.name),
   );

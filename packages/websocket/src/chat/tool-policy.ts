@@ -1,12 +1,12 @@
 import type { PermissionClass } from "@agentwire/agents";
-import type { ChatContext } from "@agentwire/protocol";
 import { z } from "zod";
 
 /** What the policy does with a class: let it run, ask the user first, or leave it out of the toolbelt. */
 export const ClassRule = z.enum(["allow", "ask", "off"]);
 export type ClassRule = z.infer<typeof ClassRule>;
 
-type ContextKind = ChatContext["kind"];
+/** The built-in kinds; an operator scope names which one its rules start from. */
+export type ContextKind = "thread" | "editor";
 type Rules = Record<PermissionClass, ClassRule>;
 
 /**

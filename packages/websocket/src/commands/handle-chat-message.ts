@@ -1,5 +1,6 @@
 import type { ChatMessageData } from "@agentwire/protocol";
 import { runChatAgent } from "../chat/run-chat-agent.js";
+import { AgentwireError } from "../errors/agentwire-error.js";
 import { runMediaTurn } from "../media/run-media-turn.js";
 import { runWorkflowTurn } from "../workflows/run-workflow-turn.js";
 import type { CommandHandler } from "../ws/command-router.js";
@@ -12,6 +13,13 @@ export const handleChatMessage: CommandHandler<"chat_message"> = async (frame, c
   const data = frame.data;
   logDeprecated(data, conn.logger);
   const requestId = frame.request_id;
+  const kind = data.chat_context?.kind ?? "thread";
+  // Before routing: an unknown scope is the client's mistake whichever route the message takes.
+  if (kind !== "thread" && kind !== "editor")
+    throw new AgentwireError(
+      "bad_request",
+      `chat_context.kind: no context scope named ${JSON.stringify(kind)}`,
+    );
   if (data.workflow_target === "workflow") return runWorkflowTurn(data, conn, requestId);
   if (data.media_generation && data.media_generation.mode !== "chat")
     return runMediaTurn(data, conn, requestId);

@@ -65,7 +65,7 @@ function validOutcome(
   data: Record<string, unknown>,
 ): readonly Outcome[] | "starts_turn" {
   if (c === "ping") return ["pong"];
-  if (c === "client_tools_manifest") return ["none"];
+  if (c === "client_tools_manifest" || c === "subscribe_threads") return ["none"];
   if (c === "chat_message") return chatOutcome(data);
   return ["not_found"];
 }

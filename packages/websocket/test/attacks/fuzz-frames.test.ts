@@ -36,6 +36,9 @@ const TABLES = [
   "workflows",
   "assets",
   "frame_batches",
+  "thread_summaries",
+  "scratchpad_items",
+  "plans",
 ];
 
 let server: ChatTestServer;

@@ -318,6 +318,21 @@ export const schemaBadSpec: fc.Arbitrary<unknown> = fc.oneof(
 
 /** The fields of every command's data but chat_message (ping has none). */
 export const commandFields: Record<string, Record<string, FieldSpec>> = {
+  subscribe_threads: {},
+  plan_decision: {
+    thread_id: requiredId,
+    plan_id: requiredId,
+    decision: {
+      required: true,
+      valid: fc.constantFrom("approve", "revise"),
+      wrong: fc.oneof(
+        text(0, 20).filter((d) => !["approve", "revise"].includes(d)),
+        fc.constant("APPROVE"),
+        notString,
+      ),
+    },
+    feedback: boundedText(100_000),
+  },
   ping: {},
   stop: { thread_id: requiredId },
   resume_chat: {

@@ -1,0 +1,33 @@
+import { z } from "zod";
+
+/** How create_plan's plan runs: at once, only after the user approves it, or after a reviewer call approves it. */
+export const PlanExecutionMode = z.enum(["auto_execute", "draft_only", "agent_review"]);
+export type PlanExecutionMode = z.infer<typeof PlanExecutionMode>;
+
+/** One step: it runs as a subtask with these instructions (and tools, when named). */
+export const PlanStep = z.object({
+  id: z.string().min(1).max(100),
+  title: z.string().min(1).max(200),
+  instructions: z.string().min(1),
+  /** Tool names the step's subtask may use; default: all the caller's. */
+  tools: z.array(z.string()).optional(),
+  /** Ids of earlier steps whose results this step needs (a dependency inside a parallel stage too). */
+  inputs: z.array(z.string()).optional(),
+});
+export type PlanStep = z.infer<typeof PlanStep>;
+
+/** Stages run in order; the steps of a `parallel` stage run concurrently, of a `sequence` stage one by one. */
+export const PlanStage = z.object({
+  id: z.string().min(1).max(100),
+  name: z.string().min(1).max(200),
+  mode: z.enum(["parallel", "sequence"]),
+  steps: z.array(PlanStep).min(1),
+});
+export type PlanStage = z.infer<typeof PlanStage>;
+
+export const Plan = z.object({
+  id: z.string(),
+  goal: z.string(),
+  stages: z.array(PlanStage).min(1),
+});
+export type Plan = z.infer<typeof Plan>;
