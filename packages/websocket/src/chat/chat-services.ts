@@ -1,5 +1,5 @@
 import type { BudgetLimits, MediaGenerator, NodeRegistry, ProviderRegistry, Tool } from "@agentwire/agents";
-import type { ChatContext } from "@agentwire/protocol";
+import type { ChatContext, PlanExecutionMode } from "@agentwire/protocol";
 import type { TurnObserver } from "../turns/turn-observer.js";
 import type { TurnRegistry } from "../turns/turn-registry.js";
 import type { TurnServices } from "../turns/turn-run.js";
@@ -16,6 +16,8 @@ export type ToolScope = {
   /** The turn's resolved provider id and model (build_workflow plans with the same model). */
   provider?: string;
   model?: string;
+  /** The context scope's default execution mode for create_plan (operator config); auto_execute when unset. */
+  planMode?: PlanExecutionMode;
 };
 
 /** What the chat turn needs from the process: providers, the turn registry, limits, policy, tools. */
