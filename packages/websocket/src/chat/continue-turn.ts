@@ -97,7 +97,7 @@ export async function continueTurn(
     model: saved.model,
   };
   void driveTurn(run, async (ctx) => {
-    const belt = await turnToolbelt(chat, scope, saved.memoryEnabled, run.logger);
+    const belt = await turnToolbelt(chat, scope, saved.memoryEnabled, run.logger, run.repos);
     const given = await answer(belt.unwrapped);
     return resumeUnifiedAgentLoop({
       provider,

@@ -32,7 +32,7 @@ export async function runChatAgent(
   };
   // Inside the driver, so a failure to build the tools ends the turn like any other error.
   void driveTurn(run, async (ctx) => {
-    const belt = await turnToolbelt(chat, scope, memoryEnabled, logger);
+    const belt = await turnToolbelt(chat, scope, memoryEnabled, logger, repos);
     logger.info({ provider: run.provider, model: run.model, tools: belt.tools.length }, "turn started");
     return runUnifiedAgentLoop({
       provider: resolved.provider,

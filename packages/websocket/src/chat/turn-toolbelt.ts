@@ -1,8 +1,10 @@
 import { agentSystemPrompt, RUN_SUBTASK, type Tool } from "@agentwire/agents";
 import type { FastifyBaseLogger } from "fastify";
+import type { Repositories } from "../db/repositories.js";
 import { withApproval } from "./approval-gate.js";
 import type { ChatServices, ToolScope } from "./chat-services.js";
 import { composeToolbelt } from "./compose-toolbelt.js";
+import { conversationTools } from "./conversation-tools.js";
 
 export type TurnToolbelt = {
   /** The tools as the loop runs them (gated ones wrapped for approval). */
@@ -18,12 +20,13 @@ export async function turnToolbelt(
   scope: ToolScope,
   memoryEnabled: boolean,
   logger: FastifyBaseLogger,
+  repos: Repositories,
 ): Promise<TurnToolbelt> {
   const editor = scope.chatContext.kind === "editor";
   const belt = composeToolbelt({
     chatContext: scope.chatContext,
     policy: chat.policyFor(scope.userId),
-    serverTools: await chat.serverTools(scope),
+    serverTools: [...(await chat.serverTools(scope)), ...conversationTools({ chat, scope, repos })],
     ...(editor && chat.editorTools && { editorTools: await chat.editorTools(scope) }),
     ...(editor && chat.clientTools && { clientTools: chat.clientTools(scope) }),
     hasNodeRegistry: chat.editorTools !== undefined,

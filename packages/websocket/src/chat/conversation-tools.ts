@@ -1,0 +1,20 @@
+import type { Tool } from "@agentwire/agents";
+import type { Repositories } from "../db/repositories.js";
+import type { ChatServices, ToolScope } from "./chat-services.js";
+
+/** What the conversation tools of a turn are built from. */
+export type ConversationToolsInput = {
+  chat: ChatServices;
+  scope: ToolScope;
+  repos: Repositories;
+};
+
+/**
+ * The tools every chat turn has whatever the deployment's server tools are, because they work on the
+ * conversation itself (its scratchpad, its plans, progress updates to the user). They still pass
+ * through the policy like any other tool.
+ */
+export function conversationTools(_input: ConversationToolsInput): Tool[] {
+  const tools: Tool[] = [];
+  return tools;
+}
