@@ -48,26 +48,43 @@ export function idleTimeoutFetch(idleMs: number, inner: FetchLike = fetch): Fetc
 
 function watchBody(body: ReadableStream<Uint8Array>, idleMs: number): ReadableStream<Uint8Array> {
   const reader = body.getReader();
+  // One timer for the whole body, re-armed per read (a Promise and a timer per chunk cost more than the
+  // chunk); it only counts while a read waits on the network.
+  let timer: NodeJS.Timeout | undefined;
+  let waiting = false;
+  let stalled: ProviderStallError | undefined;
+  const onIdle = () => {
+    if (!waiting) return;
+    stalled = new ProviderStallError(idleMs);
+    // Cancelling the network body aborts the request (a half-read connection cannot be reused) and
+    // ends the pending read, which then reports the stall.
+    reader.cancel(stalled).catch(() => {});
+  };
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
-        let timer: NodeJS.Timeout | undefined;
-        const stalled = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new ProviderStallError(idleMs)), idleMs);
-        });
+        waiting = true;
+        if (timer) timer.refresh();
+        else timer = setTimeout(onIdle, idleMs);
         try {
-          const next = await Promise.race([reader.read(), stalled]);
-          if (next.done) controller.close();
-          else controller.enqueue(next.value);
+          const next = await reader.read();
+          if (stalled) throw stalled;
+          if (next.done) {
+            clearTimeout(timer);
+            controller.close();
+          } else controller.enqueue(next.value);
         } catch (error) {
-          // Cancelling the network body aborts the request: the connection cannot be reused half-read.
-          reader.cancel(error).catch(() => {});
+          clearTimeout(timer);
+          if (error !== stalled) reader.cancel(error).catch(() => {});
           throw error;
         } finally {
-          clearTimeout(timer);
+          waiting = false;
         }
       },
-      cancel: (reason) => reader.cancel(reason),
+      cancel: (reason) => {
+        clearTimeout(timer);
+        return reader.cancel(reason);
+      },
     },
     // Read only when the consumer asks, so the timer measures the provider, not the consumer.
     { highWaterMark: 0 },
