@@ -1,6 +1,13 @@
+import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { BudgetLimits, CompatEndpointsSchema } from "@agentwire/agents";
-import { hashApiToken, parseHost, type StaticToken } from "@agentwire/websocket";
+import { BudgetLimits, CompatEndpointsSchema, ContextSettings } from "@agentwire/agents";
+import {
+  ContextScopes,
+  hashApiToken,
+  parseContextScopes,
+  parseHost,
+  type StaticToken,
+} from "@agentwire/websocket";
 import { z } from "zod";
 
 /** A bad environment: the message names every offending variable. */
@@ -122,6 +129,7 @@ export const EnvSchema = z.object({
   DATA_DIR: optionalText,
   WEB_FETCH_ALLOW_HOSTS: z.string().transform(list).default([]),
   MCP_CONFIG_PATH: optionalText,
+  CONTEXT_SCOPES_FILE: optionalText,
   MCP_ALLOWED_SERVERS: z.string().transform(list).default([]),
   TOOL_APPROVAL_WORKSPACE_WRITE: z.enum(["allow", "ask"]).default("allow"),
   TOOL_APPROVAL_EDITOR_MUTATE: z.enum(["allow", "ask"]).default("allow"),
@@ -133,6 +141,8 @@ export const EnvSchema = z.object({
   AGENTWIRE_SCRIPTED_PROVIDER: optionalText,
   // The per-turn budget: the agents' own schema, whose keys are the variable names.
   ...BudgetLimits.shape,
+  // The context budget and rolling summary (CONTEXT_*, SUMMARIZER_*), the same way.
+  ...ContextSettings.shape,
 });
 
 /** Provider settings in the shape the agents' provider registry takes (API keys included). */
@@ -167,6 +177,8 @@ export interface Config {
   providers: ProviderSettings;
   workspaceRoot: string;
   budget: BudgetLimits;
+  /** Each turn's context: verbatim tail, budget, pinned documents, the summarizer's model. */
+  context: ContextSettings;
   tools: {
     webFetchAllowHosts: string[];
     mcpConfigPath: string | undefined;
@@ -182,6 +194,8 @@ export interface Config {
     };
   };
   workflows: { enabled: boolean; pluginPath: string | undefined };
+  /** The context scopes `chat_context.kind` selects: the built-ins, plus CONTEXT_SCOPES_FILE's. */
+  scopes: ContextScopes;
   /** Where generated assets are written; defaults to the database's directory. */
   dataDir: string;
   scriptedProviderModule: string | undefined;
@@ -247,6 +261,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }),
   };
   const budget = BudgetLimits.parse(present);
+  const context = ContextSettings.parse(present);
   const config: Config = {
     host: e.HOST,
     port: e.PORT,
@@ -262,6 +277,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     providers,
     workspaceRoot: e.WORKSPACE_ROOT,
     budget,
+    context,
     tools: {
       webFetchAllowHosts: e.WEB_FETCH_ALLOW_HOSTS,
       mcpConfigPath: e.MCP_CONFIG_PATH,
@@ -275,6 +291,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       },
     },
     workflows: { enabled: e.WORKFLOWS_ENABLED, pluginPath: e.NODE_PLUGIN_PATH },
+    scopes: e.CONTEXT_SCOPES_FILE ? readContextScopes(e.CONTEXT_SCOPES_FILE) : ContextScopes.from(),
     dataDir: e.DATA_DIR ?? dirname(e.DATABASE_PATH),
     scriptedProviderModule: e.AGENTWIRE_SCRIPTED_PROVIDER,
     postgres: e.DATABASE_URL
@@ -322,11 +339,27 @@ export function describeConfig(config: Config): Record<string, unknown> {
     },
     workspaceRoot: config.workspaceRoot,
     budget: config.budget,
+    context: config.context,
     tools: config.tools,
     workflows: config.workflows,
+    scopes: config.scopes.kinds(),
     dataDir: config.dataDir,
     tracing: config.tracing ? withoutPassword(config.tracing.url) : undefined,
   };
+}
+
+/** CONTEXT_SCOPES_FILE read and validated at start-up: a bad file stops the server with what is wrong. */
+function readContextScopes(path: string): ContextScopes {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    const reason = error instanceof SyntaxError ? `not JSON (${error.message})` : "cannot be read";
+    throw new ConfigError(`invalid configuration:\n  CONTEXT_SCOPES_FILE: ${path} ${reason}`);
+  }
+  const parsed = parseContextScopes(json);
+  if (!parsed.ok) throw new ConfigError(`invalid configuration:\n  CONTEXT_SCOPES_FILE: ${parsed.message}`);
+  return parsed.value;
 }
 
 /** The object without its undefined fields (the registry's schemas treat a present key as set). */

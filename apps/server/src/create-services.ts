@@ -78,7 +78,9 @@ export async function createServices(
     ...(media && { media }),
     providers,
     limits: config.budget,
+    context: config.context,
     policy: config.tools.policy,
+    scopes: config.scopes,
     defaults: { provider: config.defaultProvider, model: config.defaultModel },
     serverTools: createBuiltinServerTools({
       repos,

@@ -4,6 +4,7 @@ import {
   createLogger,
   createServer,
   openStorage,
+  RedisThreadStateRelay,
   recoverInterruptedTurns,
   type ServerLimitsInput,
   type Storage,
@@ -134,6 +135,18 @@ export async function startServer(config: Config, options: StartServerOptions = 
     const chat = built.services.chat;
     if (cluster && chat) {
       chat.coordination = cluster.leases;
+      const redisUrl = config.cluster?.redisUrl;
+      if (redisUrl) {
+        // A turn's live state reaches the user's subscribed sockets on every instance.
+        const relay = await RedisThreadStateRelay.connect({
+          url: redisUrl,
+          instanceId: cluster.instanceId,
+          onError: (err) => logger.warn({ err }, "could not publish a thread's live state"),
+        });
+        const closeRest = closeCluster;
+        closeCluster = () => relay.close().then(closeRest);
+        await chat.threadStates.relayVia(relay);
+      }
       // Another instance may be running any stored turn: only those whose lease lapsed are ended.
       const { uiTools } = built.services;
       await cluster.serve(chat.turns, repos, { ...(uiTools && { uiTools }) });

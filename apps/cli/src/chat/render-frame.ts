@@ -1,5 +1,7 @@
 import type { ServerFrame, ToolCallUpdateFrame } from "@agentwire/protocol";
 import { preview } from "@agentwire/protocol/preview";
+import { planLines } from "./plan-lines.js";
+import { scratchpadLines } from "./scratchpad-lines.js";
 import { formatDuration, plural, terminalText } from "./terminal-text.js";
 import { type CallInfo, callPath, type TurnState } from "./turn-state.js";
 
@@ -17,6 +19,10 @@ const ERROR_CHARS = 240;
 const TOOL_RESULT_CHARS = 240;
 const ASK_USER = "ask_user";
 const RUN_SUBTASK = "run_subtask";
+// A plan's step is a subtask too (under its create_plan call), shown by its title.
+const PLAN_STEP = "plan_step";
+// Its message shows once, as the progress_update line.
+const SEND_UPDATE = "send_update";
 
 /**
  * Turns one frame into the text it adds for good (the status area is drawn from the state instead).
@@ -61,6 +67,8 @@ export function renderFrame(
       return "";
     case "question":
       return line(`? ${terminalText(frame.question)}`);
+    case "progress_update":
+      return line(`${"  ".repeat(frame.depth)}› ${terminalText(frame.message)}`);
     case "budget_exceeded":
       return line(`! budget exceeded: ${frame.reason} (limit ${frame.limit}, reached ${frame.observed})`);
     case "error":
@@ -75,6 +83,21 @@ export function renderFrame(
       );
     case "thread":
       return line(`· thread ${frame.thread_id}`);
+    case "plan_created":
+      return line(
+        [`· plan (${frame.execution_mode.replace("_", " ")})`, ...planLines(frame.plan)].join("\n"),
+      );
+    case "plan_ready_for_review":
+      return line(
+        `· the plan waits for your review (plan ${terminalText(frame.plan.id)}): approve or revise it`,
+      );
+    case "plan_review":
+      return line(
+        `· plan review ${frame.round}: ${frame.verdict === "approve" ? "approved" : "rejected"}` +
+          (frame.notes ? ` — ${terminalText(preview(frame.notes, ERROR_CHARS))}` : ""),
+      );
+    case "scratchpad_patch":
+      return frame.items.length > 0 ? line(["· scratchpad", ...scratchpadLines(frame.items)].join("\n")) : "";
     default:
       return "";
   }
@@ -90,7 +113,7 @@ function callStarted(
   const parent = frame.parent_id === null ? undefined : state.calls.get(frame.parent_id);
   // A subtask by its title; ask_user by its name alone (its question shows once, as the question).
   const label =
-    frame.name === RUN_SUBTASK
+    frame.name === RUN_SUBTASK || frame.name === PLAN_STEP
       ? terminalText(frame.title ?? preview(frame.args, ARGS_CHARS))
       : frame.name === ASK_USER
         ? ASK_USER
@@ -111,13 +134,13 @@ function callStarted(
     const root = state.calls.get(call.rootId);
     if (root) {
       root.nested += 1;
-      root.activity = frame.name === RUN_SUBTASK ? `› ${label}` : frame.name;
+      root.activity = frame.name === RUN_SUBTASK || frame.name === PLAN_STEP ? `› ${label}` : frame.name;
     }
     return "";
   }
   state.phase = "working";
   // The question frame shows an ask_user call; a status area shows the others while they run.
-  if (frame.name === ASK_USER || options.live) return "";
+  if (frame.name === ASK_USER || frame.name === SEND_UPDATE || options.live) return "";
   return line(`  ▸ ${label}`);
 }
 
@@ -130,7 +153,7 @@ function callEnded(
 ): string {
   const call = state.calls.get(frame.tool_call_id);
   if (call) call.ended = true;
-  if (frame.name === ASK_USER && !frame.is_error) return "";
+  if ((frame.name === ASK_USER || frame.name === SEND_UPDATE) && !frame.is_error) return "";
   // The frame's duration is the server's; a call that waited for the user was resumed with a fresh
   // clock, so the wait seen here between its start and end frames counts when it is longer.
   const waited = Math.max(frame.duration_ms ?? 0, call ? now - call.startedAt : 0);
@@ -141,7 +164,7 @@ function callEnded(
   if (frame.is_error) {
     return line(`${indent}✗ ${name} ${time}: ${terminalText(preview(frame.result, ERROR_CHARS))}`);
   }
-  const isSubtask = frame.name === RUN_SUBTASK;
+  const isSubtask = frame.name === RUN_SUBTASK || frame.name === PLAN_STEP;
   if (frame.depth > 0 && !(options.verbose && isSubtask)) return "";
   const finished = line(`${indent}✓ ${name} ${time}`);
   if (!options.verbose) return finished;

@@ -1,11 +1,12 @@
-import type { AssistantModelMessage } from "../providers/model-message.js";
+import type { ContextReport } from "../context/assemble-context.js";
+import type { AssistantModelMessage, ModelMessage } from "../providers/model-message.js";
 import type { ProviderRequest } from "../providers/provider-request.js";
 import { buildLlmCallRecord } from "../usage/llm-call-record.js";
 import { agentState } from "./agent-state.js";
 import { appendNewMessage, type Level } from "./level.js";
-import type { LoopEvent } from "./loop-event.js";
+import type { ContextUsageEvent, LoopEvent } from "./loop-event.js";
 import { afterModelTurn, type NextStep, stopStep } from "./next-step.js";
-import { pruneHistory } from "./prune-history.js";
+import { estimateTokens, pruneHistory } from "./prune-history.js";
 import { streamModelTurn } from "./stream-model-turn.js";
 
 /** The `call_model` step: budget check, one streamed model turn, its ledger record, the next step. */
@@ -17,11 +18,13 @@ export async function* callModel(level: Level): AsyncGenerator<LoopEvent, NextSt
     return { type: "stop", status: "iteration_limit", error: { code: "iteration_limit", message } };
   }
   if (budget.tryStart("llm_calls")) return stopStep(true);
+  const messages = requestMessages(level);
+  if (params.context) yield contextUsage(level, params.context, messages);
   yield* agentState(level, "thinking");
   const request: ProviderRequest = {
     model: params.model,
     systemPrompt: params.systemPrompt,
-    messages: requestMessages(level),
+    messages,
     tools: level.specs,
     ...(params.maxTokens !== undefined && { maxTokens: params.maxTokens }),
   };
@@ -61,9 +64,32 @@ export async function* callModel(level: Level): AsyncGenerator<LoopEvent, NextSt
   return afterModelTurn(turn.text, turn.toolCalls, level.finishValidator !== null);
 }
 
-/** The messages sent to the model: the whole conversation, or its pruned tail when it is too long. */
+/**
+ * The messages sent to the model: the whole conversation, or its pruned tail when it is too long
+ * for MAX_HISTORY_TOKENS (or the root's context budget, when smaller).
+ */
 function requestMessages(level: Level) {
-  const max = level.budget.limits.MAX_HISTORY_TOKENS;
+  const max = Math.min(level.budget.limits.MAX_HISTORY_TOKENS, level.params.context?.budget ?? Infinity);
   if (level.historyTokens + level.fixedTokens <= max) return level.messages.slice();
   return pruneHistory(level.messages, max, level.fixedTokens);
+}
+
+/** The `context_usage` frame of one model call: estimates of what `messages` and the fixed part send. */
+function contextUsage(
+  level: Level,
+  report: ContextReport,
+  messages: readonly ModelMessage[],
+): ContextUsageEvent {
+  let history = 0;
+  for (const m of messages) history += estimateTokens(m);
+  return {
+    type: "context_usage",
+    tokens: level.fixedTokens + history,
+    budget: report.budget,
+    summary_tokens: report.summaryTokens,
+    scratchpad_tokens: report.scratchpadTokens,
+    history_tokens: history,
+    messages_summarized: report.messagesSummarized,
+    messages_verbatim: messages.length,
+  };
 }

@@ -1,3 +1,4 @@
+import type { ContextReport } from "../context/assemble-context.js";
 import type { ModelMessage } from "../providers/model-message.js";
 import type { Provider } from "../providers/provider.js";
 import type { Tool } from "../tools/tool.js";
@@ -28,4 +29,9 @@ export type RunLoopParams = {
   maxTokens?: number;
   /** Model turns this level already used before it was suspended. */
   iterationsUsed?: number;
+  /**
+   * The root's context budget and what its summary and scratchpad hold: set, the level prunes its
+   * history to `budget` and yields a `context_usage` frame before each of its model calls.
+   */
+  context?: ContextReport;
 };

@@ -8,6 +8,7 @@ import { ABORTED, abortable } from "./abortable.js";
 import { type CallOutcome, errorOutcome, outputText, stoppedOutcome } from "./call-outcome.js";
 import type { Level } from "./level.js";
 import type { LoopEvent } from "./loop-event.js";
+import { toolServices } from "./tool-services.js";
 
 /** Checks, budgets and runs one tool call; every failure is an outcome the model can read. */
 export async function runOneCall(
@@ -62,7 +63,14 @@ async function executeTool(
   const release = lockName === undefined ? null : await level.ctx.locks.acquire(lockName, signal);
   if (lockName !== undefined && release === null) return stoppedOutcome(level.budget.breach !== null);
   const running = Promise.resolve().then(() =>
-    tool.execute(args, { toolCallId, depth: level.depth, parentId: level.parentId, signal, emit }),
+    tool.execute(args, {
+      toolCallId,
+      depth: level.depth,
+      parentId: level.parentId,
+      signal,
+      emit,
+      ...toolServices(level, toolCallId, emit),
+    }),
   );
   // The lock is held until the tool really settles, even when the loop stops waiting for it.
   if (release) void running.then(release, release);

@@ -1,4 +1,5 @@
 import type { LoopEvent } from "../loop/loop-event.js";
+import type { ModelMessage } from "../providers/model-message.js";
 import type { PermissionClass } from "./permission-class.js";
 
 /** Something that can suspend the turn until the user answers; plain JSON so it can be stored. */
@@ -20,6 +21,29 @@ export type ToolOutcome =
 /** Argument validation result: the parsed value, or a message the model can act on. */
 export type ArgsCheck<A> = { ok: true; value: A } | { ok: false; message: string };
 
+/** One model call a tool asks of the loop (create_plan's planner): no tools, the turn's provider and model. */
+export type ModelCallRequest = { systemPrompt: string; messages: ModelMessage[] };
+
+/** The answer's text, or why there is none (a provider error, the stop, the budget). */
+export type ModelCallResult = { ok: true; text: string } | { ok: false; error: string };
+
+/** A subtask a tool asks the loop to run under a node of its own (a plan step), nested under the tool's call. */
+export type NestedSubtask = {
+  /** The id of the step's own `tool_call_update` node; unique in the turn. */
+  id: string;
+  /** The node's name, e.g. "plan_step". */
+  name: string;
+  title: string;
+  instructions: string;
+  /** Names from the caller's toolbelt the subtask may use; default: all of them. */
+  tools?: string[];
+  /** Shown as the node's `args`. */
+  args?: unknown;
+};
+
+/** How a nested subtask ended: its answer, or an error the caller can report. */
+export type NestedSubtaskResult = { ok: boolean; text: string };
+
 /** What a running tool may see of the turn. */
 export type ToolContext = {
   toolCallId: string;
@@ -31,6 +55,20 @@ export type ToolContext = {
    * progress update); the turn lifecycle stores and relays it like any other. Absent outside a loop.
    */
   emit?: (event: LoopEvent) => void;
+  /** The calling level's toolbelt by name (what a subtask of it may use). Absent outside a loop. */
+  toolNames?: readonly string[];
+  /** The turn's MAX_PARALLEL_PER_TURN. Absent outside a loop. */
+  maxParallel?: number;
+  /**
+   * One model call counted in the turn like the loop's own (ledger, usage, budget). Absent outside a
+   * loop; the loop stays in charge of the provider and the budget.
+   */
+  callModel?: (request: ModelCallRequest) => Promise<ModelCallResult>;
+  /**
+   * Runs a subtask nested under this call (its node at depth + 1, its events at depth + 2), counted
+   * against the tree-wide budget. A subtask that would wait on the user ends with an error instead.
+   */
+  runSubtask?: (task: NestedSubtask) => Promise<NestedSubtaskResult>;
 };
 
 /** A tool the model can call. Each tool enforces its own safety: it never trusts its arguments. */

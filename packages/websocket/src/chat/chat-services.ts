@@ -1,9 +1,18 @@
-import type { BudgetLimits, MediaGenerator, NodeRegistry, ProviderRegistry, Tool } from "@agentwire/agents";
+import type {
+  BudgetLimits,
+  ContextSettings,
+  MediaGenerator,
+  NodeRegistry,
+  ProviderRegistry,
+  Tool,
+} from "@agentwire/agents";
 import type { ChatContext, PlanExecutionMode } from "@agentwire/protocol";
 import type { TurnObserver } from "../turns/turn-observer.js";
 import type { TurnRegistry } from "../turns/turn-registry.js";
 import type { TurnServices } from "../turns/turn-run.js";
 import type { ThreadGrants } from "./approval-gate.js";
+import type { ContextScopes } from "./context-scopes.js";
+import type { ThreadStates } from "./thread-states/thread-states.js";
 import type { ToolPolicy } from "./tool-policy.js";
 
 /** What the tools of one turn are built for. */
@@ -36,6 +45,10 @@ export interface ChatServices extends TurnServices {
   clientTools?: (scope: ToolScope) => Tool[];
   /** Tools users allowed for a whole thread. */
   grants: ThreadGrants;
+  /** The context scopes `chat_context.kind` selects (built-ins and CONTEXT_SCOPES_FILE's). */
+  scopes: ContextScopes;
+  /** The sockets subscribed to their threads' live states (`subscribe_threads`). */
+  threadStates: ThreadStates;
   /** Operations hooks (metrics). */
   observer?: TurnObserver;
   /** Route 1 (saved workflows) and the workflows HTTP API; absent: route 1 answers `unavailable`. */
@@ -50,6 +63,12 @@ export interface ChatServices extends TurnServices {
   };
   /** Extra system-prompt instructions of the deployment. */
   systemPromptExtra?: string;
+  /**
+   * Context budget and rolling summary (CONTEXT_*, SUMMARIZER_*): set, each turn's context is the
+   * summary, the scratchpad and the verbatim tail, with `context_usage` frames; unset, the whole
+   * history is sent (pruned at MAX_HISTORY_TOKENS) as before.
+   */
+  context?: ContextSettings;
 }
 
 declare module "../server/agentwire-services.js" {

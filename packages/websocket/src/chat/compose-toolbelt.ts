@@ -1,5 +1,6 @@
 import type { Tool } from "@agentwire/agents";
 import type { ChatContext } from "@agentwire/protocol";
+import type { ContextScope } from "./context-scopes.js";
 import { type ContextKind, ruleFor, type ToolPolicy } from "./tool-policy.js";
 
 /** Tool names that only exist with memory enabled. */
@@ -7,6 +8,8 @@ const memoryToolNames = new Set(["memory_list", "memory_read", "memory_write"]);
 
 export type ComposeToolbeltInput = {
   chatContext: ChatContext;
+  /** The context scope `chatContext.kind` selects; absent: the built-in kind's defaults. */
+  scope?: Pick<ContextScope, "base" | "add" | "remove">;
   policy: ToolPolicy;
   /** Tools the server registers for this user (memory, files, web, MCP, ask_user, ...). */
   serverTools: readonly Tool[];
@@ -23,23 +26,30 @@ export type ToolbeltEntry = { tool: Tool; needsApproval: boolean };
 
 /**
  * The toolbelt of one turn: server-registered ∩ policy-allowed ∩ context-unlocked.
- * Tools whose class the policy gates with `ask` are kept and marked for approval.
+ * Tools whose class the policy gates with `ask` are kept and marked for approval. A scope's `add`
+ * names editor-only tools to offer on a thread base too, its `remove` takes tools out; both act
+ * inside the policy of the scope's base kind, so neither can admit a class the policy turns off.
  */
 export function composeToolbelt(input: ComposeToolbeltInput): ToolbeltEntry[] {
-  const kind: ContextKind = input.chatContext.kind === "editor" ? "editor" : "thread";
+  const kind: ContextKind = input.scope?.base ?? (input.chatContext.kind === "editor" ? "editor" : "thread");
+  const add = new Set(input.scope?.add);
+  const remove = new Set(input.scope?.remove);
   const candidates: Tool[] = input.serverTools.filter(
     (t) => input.memoryEnabled || !memoryToolNames.has(t.name),
   );
+  const editorOnly = [...(input.editorTools ?? []), ...(input.clientTools ?? [])];
   if (kind === "editor") {
-    if (input.hasNodeRegistry) candidates.push(...(input.editorTools ?? []), ...(input.clientTools ?? []));
+    if (input.hasNodeRegistry) candidates.push(...editorOnly);
     else
       input.warn?.("editor context without a node registry: build_workflow and client UI tools are omitted");
+  } else if (input.hasNodeRegistry) {
+    candidates.push(...editorOnly.filter((t) => add.has(t.name)));
   }
   const seen = new Set<string>();
   const belt: ToolbeltEntry[] = [];
   for (const tool of candidates) {
     // A client tool may not shadow a server tool: the first registration of a name wins.
-    if (seen.has(tool.name)) continue;
+    if (seen.has(tool.name) || remove.has(tool.name)) continue;
     const rule = ruleFor(input.policy, kind, tool.permissionClass);
     if (rule === "off") continue;
     seen.add(tool.name);

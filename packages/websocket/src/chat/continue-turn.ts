@@ -48,7 +48,8 @@ function runOf(conn: ConnectionContext, chat: ChatServices, { turn, saved }: Wai
     logger: conn.logger.child({ thread_id: turn.threadId, turn_id: turn.turnId }),
     provider: saved.provider,
     model: saved.model,
-    limits: chat.limits,
+    // The scope the turn began in, kept in the suspension: its budget still applies.
+    limits: chat.scopes.limitsFor(chat.limits, saved.chatContext.kind),
     tree: new ExecutionTreeBuilder({ from: saved.tree }),
     chatContext: saved.chatContext,
     memoryEnabled: saved.memoryEnabled,
@@ -62,6 +63,7 @@ function runOf(conn: ConnectionContext, chat: ChatServices, { turn, saved }: Wai
       resumed: true,
     }),
     coordination: chat.coordination ?? localCoordination,
+    threadStates: chat.threadStates,
   };
 }
 
@@ -87,6 +89,7 @@ export async function continueTurn(
   turn.status = "running";
   watchTurn(conn, turn);
   await conn.repos.turns.update(conn.userId, turn.turnId, { status: "running", suspendedState: null });
+  chat.threadStates.changed({ userId: conn.userId, threadId: turn.threadId, state: "running" });
   const run = runOf(conn, chat, waiting);
   const scope = {
     userId: conn.userId,

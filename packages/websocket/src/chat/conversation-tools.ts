@@ -1,6 +1,8 @@
-import type { Tool } from "@agentwire/agents";
+import { sendUpdateTool, type Tool } from "@agentwire/agents";
 import type { Repositories } from "../db/repositories.js";
 import type { ChatServices, ToolScope } from "./chat-services.js";
+import { planTool } from "./plan-tools.js";
+import { scratchpadTool } from "./scratchpad-tool.js";
 
 /** What the conversation tools of a turn are built from. */
 export type ConversationToolsInput = {
@@ -15,6 +17,6 @@ export type ConversationToolsInput = {
  * through the policy like any other tool.
  */
 export function conversationTools(_input: ConversationToolsInput): Tool[] {
-  const tools: Tool[] = [];
+  const tools: Tool[] = [sendUpdateTool, scratchpadTool(_input), planTool(_input)];
   return tools;
 }

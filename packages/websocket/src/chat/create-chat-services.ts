@@ -8,6 +8,8 @@ import {
 import { TurnRegistry } from "../turns/turn-registry.js";
 import { ThreadGrants } from "./approval-gate.js";
 import type { ChatServices } from "./chat-services.js";
+import { ContextScopes } from "./context-scopes.js";
+import { ThreadStates } from "./thread-states/thread-states.js";
 import { resolveToolPolicy, type ToolPolicyConfig } from "./tool-policy.js";
 
 export type ChatServicesOptions = Partial<Omit<ChatServices, "providers" | "limits" | "policyFor">> & {
@@ -24,6 +26,8 @@ export function createChatServices(options: ChatServicesOptions): ChatServices {
     turns: new TurnRegistry(),
     defaults: {},
     grants: new ThreadGrants(),
+    scopes: ContextScopes.from(),
+    threadStates: new ThreadStates(),
     serverTools: () => [askUserTool, runSubtaskTool],
     ...rest,
     providers,

@@ -1,18 +1,26 @@
-import { runUnifiedAgentLoop } from "@agentwire/agents";
+import { joinSideWork } from "@agentwire/agents";
 import type { ChatMessageData } from "@agentwire/protocol";
 import { AgentwireError } from "../errors/agentwire-error.js";
 import { beginTurn } from "../turns/begin-turn.js";
 import { driveTurn } from "../turns/drive-turn.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import { requireChat } from "./chat-connection.js";
-import { threadHistory } from "./thread-history.js";
+import { type ApprovedPlan, rootLoop } from "./plan-tools.js";
+import { summarizerModel, summarizeThread } from "./summarize-thread.js";
+import { loadThreadContext } from "./thread-context.js";
 import { turnToolbelt } from "./turn-toolbelt.js";
+
+export type RunChatOptions = {
+  /** A plan the user approved (plan_decision): the turn runs it first, then the model answers. */
+  approvedPlan?: ApprovedPlan;
+};
 
 /** Starts a unified-agent turn on a new or existing thread. */
 export async function runChatAgent(
   data: ChatMessageData,
   conn: ConnectionContext,
   requestId?: string,
+  options: RunChatOptions = {},
 ): Promise<void> {
   const chat = requireChat(conn);
   const resolved = chat.providers.resolve({ provider: data.provider, model: data.model }, chat.defaults);
@@ -21,7 +29,6 @@ export async function runChatAgent(
   const run = await beginTurn(conn, chat, data, who, requestId);
   const { turn, logger, chatContext, memoryEnabled } = run;
   const { repos, userId } = conn;
-  const history = threadHistory(await repos.messages.list(userId, turn.threadId));
   const scope = {
     userId,
     threadId: turn.threadId,
@@ -33,15 +40,35 @@ export async function runChatAgent(
   // Inside the driver, so a failure to build the tools ends the turn like any other error.
   void driveTurn(run, async (ctx) => {
     const belt = await turnToolbelt(chat, scope, memoryEnabled, logger, repos);
+    const maxHistory = ctx.budget.limits.MAX_HISTORY_TOKENS;
+    const context = await loadThreadContext(repos, userId, turn.threadId, chat.context, maxHistory);
     logger.info({ provider: run.provider, model: run.model, tools: belt.tools.length }, "turn started");
-    return runUnifiedAgentLoop({
+    const loop = rootLoop(options.approvedPlan)({
       provider: resolved.provider,
       model: resolved.model,
-      systemPrompt: belt.systemPrompt,
-      history,
+      systemPrompt: belt.systemPrompt + context.systemSections,
+      history: context.history,
       tools: belt.tools,
       ctx,
       signal: turn.abort.signal,
+      ...(context.report && { context: context.report }),
     });
+    const job = context.compress;
+    if (!job || !chat.context) return loop;
+    // Beside the answer, not before it: the summary serves the next turns.
+    const summarizer = summarizerModel(chat.providers, chat.context, resolved, logger);
+    return joinSideWork(loop, () =>
+      summarizeThread({
+        repos,
+        userId,
+        threadId: turn.threadId,
+        job,
+        scratchpad: context.scratchpad,
+        ...summarizer,
+        ctx,
+        signal: turn.abort.signal,
+        logger,
+      }),
+    );
   });
 }

@@ -1,4 +1,4 @@
-import type { ModelMessage } from "@agentwire/agents";
+import type { ContextEntry, ModelMessage } from "@agentwire/agents";
 import type { StoredMessage } from "@agentwire/protocol";
 import { contentText } from "@agentwire/protocol";
 
@@ -7,29 +7,40 @@ import { contentText } from "@agentwire/protocol";
  * calls, and tool rows, so the model sees what it did in earlier turns.
  */
 export function threadHistory(rows: readonly StoredMessage[]): ModelMessage[] {
-  const history: ModelMessage[] = [];
+  return threadHistoryEntries(rows).map((e) => e.message);
+}
+
+/** The same history with each message's row id (what a rolling summary's coverage names). */
+export function threadHistoryEntries(rows: readonly StoredMessage[]): ContextEntry[] {
+  const history: ContextEntry[] = [];
   const toolNames = new Map<string, string>();
   for (const row of rows) for (const call of row.tool_calls ?? []) toolNames.set(call.id, call.name);
   for (const row of rows) {
     switch (row.role) {
       case "user":
-        history.push({ role: "user", content: row.content ?? "" });
+        history.push({ id: row.id, message: { role: "user", content: row.content ?? "" } });
         break;
       case "assistant": {
         const text = contentText(row.content);
         const toolCalls = row.tool_calls?.map((c) => ({ id: c.id, name: c.name, args: c.args }));
         // A turn that ended before saying anything leaves an empty final row: nothing to replay.
         if (!text && !toolCalls?.length) break;
-        history.push({ role: "assistant", text, ...(toolCalls?.length && { toolCalls }) });
+        history.push({
+          id: row.id,
+          message: { role: "assistant", text, ...(toolCalls?.length && { toolCalls }) },
+        });
         break;
       }
       case "tool":
         history.push({
-          role: "tool",
-          toolCallId: row.tool_call_id ?? "",
-          name: toolNames.get(row.tool_call_id ?? "") ?? "unknown",
-          content: contentText(row.content),
-          ...(row.is_error && { isError: true }),
+          id: row.id,
+          message: {
+            role: "tool",
+            toolCallId: row.tool_call_id ?? "",
+            name: toolNames.get(row.tool_call_id ?? "") ?? "unknown",
+            content: contentText(row.content),
+            ...(row.is_error && { isError: true }),
+          },
         });
         break;
     }

@@ -14,17 +14,25 @@ export type TurnToolbelt = {
   systemPrompt: string;
 };
 
-/** The toolbelt and root system prompt of a turn, from the server's tools and the user's policy. */
+/**
+ * The toolbelt and root system prompt of a turn, from the server's tools, the user's policy and the
+ * context scope `chat_context.kind` selects (its guidance, tools, plan mode and budget).
+ */
 export async function turnToolbelt(
   chat: ChatServices,
-  scope: ToolScope,
+  given: ToolScope,
   memoryEnabled: boolean,
   logger: FastifyBaseLogger,
   repos: Repositories,
 ): Promise<TurnToolbelt> {
-  const editor = scope.chatContext.kind === "editor";
+  const kind = given.chatContext.kind;
+  const context = chat.scopes.forTurn(kind);
+  const planMode = given.planMode ?? context.planMode;
+  const scope: ToolScope = { ...given, ...(planMode !== undefined && { planMode }) };
+  const editor = context.base === "editor" || context.add.length > 0;
   const belt = composeToolbelt({
     chatContext: scope.chatContext,
+    scope: context,
     policy: chat.policyFor(scope.userId),
     serverTools: [...(await chat.serverTools(scope)), ...conversationTools({ chat, scope, repos })],
     ...(editor && chat.editorTools && { editorTools: await chat.editorTools(scope) }),
@@ -35,9 +43,11 @@ export async function turnToolbelt(
   });
   const grants = chat.grants;
   const tools = belt.map((e) => (e.needsApproval ? withApproval(e.tool, scope.threadId, grants) : e.tool));
+  const extra = [chat.systemPromptExtra, context.guidance].filter((s) => s !== undefined).join("\n\n");
   const systemPrompt = agentSystemPrompt({
-    canSpawnSubtasks: tools.some((t) => t.name === RUN_SUBTASK) && chat.limits.MAX_DEPTH > 0,
-    ...(chat.systemPromptExtra !== undefined && { extra: chat.systemPromptExtra }),
+    canSpawnSubtasks:
+      tools.some((t) => t.name === RUN_SUBTASK) && chat.scopes.limitsFor(chat.limits, kind).MAX_DEPTH > 0,
+    ...(extra !== "" && { extra }),
   });
   return { tools, unwrapped: new Map(belt.map((e) => [e.tool.name, e.tool])), systemPrompt };
 }

@@ -1,4 +1,5 @@
 import type { ChatMessageData } from "@agentwire/protocol";
+import { ContextScopes } from "../chat/context-scopes.js";
 import { runChatAgent } from "../chat/run-chat-agent.js";
 import { AgentwireError } from "../errors/agentwire-error.js";
 import { runMediaTurn } from "../media/run-media-turn.js";
@@ -15,16 +16,20 @@ export const handleChatMessage: CommandHandler<"chat_message"> = async (frame, c
   const requestId = frame.request_id;
   const kind = data.chat_context?.kind ?? "thread";
   // Before routing: an unknown scope is the client's mistake whichever route the message takes.
-  if (kind !== "thread" && kind !== "editor")
+  const scopes = conn.services.chat?.scopes ?? builtinScopes;
+  if (!scopes.get(kind))
     throw new AgentwireError(
       "bad_request",
-      `chat_context.kind: no context scope named ${JSON.stringify(kind)}`,
+      `chat_context.kind: no context scope named ${JSON.stringify(kind)} (known: ${scopes.kinds().join(", ")})`,
     );
   if (data.workflow_target === "workflow") return runWorkflowTurn(data, conn, requestId);
   if (data.media_generation && data.media_generation.mode !== "chat")
     return runMediaTurn(data, conn, requestId);
   await runChatAgent(data, conn, requestId);
 };
+
+/** Without chat services only the built-in scopes exist. */
+const builtinScopes = ContextScopes.from();
 
 function logDeprecated(data: ChatMessageData, logger: { debug: (o: object, m: string) => void }): void {
   const fields = (["agent_mode", "tools", "collections"] as const).filter((f) => data[f] !== undefined);

@@ -1,11 +1,19 @@
 import type { LlmCallRecord } from "@agentwire/agents";
-import type { StoredMessage, ThreadSummary, TurnUsage } from "@agentwire/protocol";
+import type {
+  ScratchpadItem,
+  ScratchpadOp,
+  StoredMessage,
+  ThreadSummary,
+  TurnUsage,
+} from "@agentwire/protocol";
 import type { SuspendedTurn } from "../turns/suspended-turn.js";
 import type {
   apiTokens,
   assets,
   llmCalls,
   messages,
+  PlanStatus,
+  plans,
   TurnStatus,
   threads,
   turns,
@@ -96,6 +104,11 @@ export interface ThreadsRepo {
 export interface MessagesRepo {
   /** The thread's rows in order; throws not_found when the thread is not the user's. */
   list(userId: string, threadId: string): Promise<StoredMessage[]>;
+  /**
+   * The thread's rows after the one with id `afterId`, in order (what a rolling summary does not
+   * cover); undefined when the user's thread has no such row.
+   */
+  listAfter(userId: string, threadId: string, afterId: string): Promise<StoredMessage[] | undefined>;
   /** Stores a row at the end of the thread and returns it as the protocol's StoredMessage. */
   append(userId: string, threadId: string, message: NewMessage, now?: number): Promise<StoredMessage>;
 }
@@ -187,6 +200,63 @@ export interface MemoriesRepo {
   count(userId: string): Promise<number>;
 }
 
+/**
+ * Each thread's agent scratchpad, always through the owning user. Items are never deleted (but with
+ * their thread); ids "s1", "s2"… are assigned per thread, and the list keeps insertion order.
+ */
+export interface ScratchpadRepo {
+  /** The thread's items in insertion order; throws not_found when the thread is not the user's. */
+  list(userId: string, threadId: string): Promise<ScratchpadItem[]>;
+  /**
+   * Applies the ops in one transaction, all or nothing, and returns the items they changed, whole, in
+   * scratchpad order. Rejects with ScratchpadOpError (from @agentwire/agents; its message is for the
+   * model) when an op names an id the thread lacks or the scratchpad is full, and with not_found when
+   * the thread is not the user's.
+   */
+  apply(userId: string, threadId: string, ops: ScratchpadOp[], now?: number): Promise<ScratchpadItem[]>;
+}
+
+/** A thread's rolling summary and which of its history messages it stands for. */
+export interface ThreadSummaryRecord {
+  summary: string;
+  /** The last history message the summary covers; the messages after it are sent verbatim. */
+  throughMessageId: string;
+  /** How many history messages the summary covers in all (from the thread's start). */
+  messageCount: number;
+}
+
+/** Each thread's rolling summary (one row per thread), always through the owning user. */
+export interface SummariesRepo {
+  /** The thread's summary, or undefined when it has none or the thread is not the user's. */
+  get(userId: string, threadId: string): Promise<ThreadSummaryRecord | undefined>;
+  /** Creates or replaces the thread's summary; throws not_found when the thread is not the user's. */
+  put(userId: string, threadId: string, summary: ThreadSummaryRecord, now?: number): Promise<void>;
+}
+
+export type PlanRow = typeof plans.$inferSelect;
+
+/** Plans create_plan made, always through the owning user: another user's plan reads as missing. */
+export interface PlansRepo {
+  /** Stores a plan made on the user's thread. */
+  create(
+    userId: string,
+    plan: Pick<PlanRow, "id" | "threadId" | "toolCallId" | "executionMode" | "plan" | "status">,
+    now?: number,
+  ): Promise<PlanRow>;
+  /** The plan if it exists and belongs to the user. */
+  get(userId: string, planId: string): Promise<PlanRow | undefined>;
+  /** Sets the plan's status; false when the user has no such plan. */
+  setStatus(userId: string, planId: string, status: PlanStatus, now?: number): Promise<boolean>;
+  /** Moves the plan from `from` to `to` only while it is still `from` (one decision wins); false otherwise. */
+  transition(
+    userId: string,
+    planId: string,
+    from: PlanStatus,
+    to: PlanStatus,
+    now?: number,
+  ): Promise<boolean>;
+}
+
 /** The data-access layer: every query the server makes goes through one of these, on either dialect. */
 export interface Repositories {
   users: UsersRepo;
@@ -198,6 +268,9 @@ export interface Repositories {
   workflows: WorkflowsRepo;
   assets: AssetsRepo;
   memories: MemoriesRepo;
+  plans: PlansRepo;
+  scratchpad: ScratchpadRepo;
+  summaries: SummariesRepo;
 }
 
 /** A message row as the protocol's StoredMessage (absent optional fields left out, not null). */

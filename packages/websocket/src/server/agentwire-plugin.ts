@@ -13,6 +13,7 @@ import { authenticate } from "../http/authenticate.js";
 import { guardRequests } from "../http/guard-requests.js";
 import { healthRoutes, type ReadinessChecks } from "../http/health-routes.js";
 import { providersRoutes } from "../http/providers-routes.js";
+import { scratchpadRoutes } from "../http/scratchpad-routes.js";
 import { threadsRoutes } from "../http/threads-routes.js";
 import { workflowsRoutes } from "../http/workflows-routes.js";
 import type { FrameLog } from "../turns/frame-log.js";
@@ -125,6 +126,7 @@ async function agentwirePlugin(app: FastifyInstance, opts: AgentwirePluginOption
   await app.register(async (api) => {
     api.addHook("onRequest", authenticate(resolveUser));
     await api.register(threadsRoutes, { repos: opts.repos });
+    await api.register(scratchpadRoutes, { repos: opts.repos });
     const { workflows, media, providers } = opts.services.chat ?? {};
     if (providers) await api.register(providersRoutes, { providers });
     if (workflows) await api.register(workflowsRoutes, { repos: opts.repos, registry: workflows.registry });

@@ -51,7 +51,9 @@ export async function beginTurn(
     if (claimed) await coordination.release(thread.id, turn.turnId).catch(() => undefined);
     throw error;
   }
+  services.threadStates?.changed({ userId, threadId: thread.id, state: "running" });
   watchTurn(conn, turn);
+  const chatContext = data.chat_context ?? { kind: "thread" };
   const run: TurnRun = {
     turn,
     registry: services.turns,
@@ -59,12 +61,14 @@ export async function beginTurn(
     logger: conn.logger.child({ thread_id: thread.id, turn_id: turn.turnId }),
     provider: who.provider,
     model: who.model,
-    limits: services.limits,
+    // A context scope's budget replaces the server's limits it names.
+    limits: services.scopes?.limitsFor(services.limits, chatContext.kind) ?? services.limits,
     tree: new ExecutionTreeBuilder(),
-    chatContext: data.chat_context ?? { kind: "thread" },
+    chatContext,
     memoryEnabled: data.memory_enabled ?? true,
     observer: turnObserverOf(services, { threadId: thread.id, turnId: turn.turnId, ...who, resumed: false }),
     coordination,
+    threadStates: services.threadStates,
   };
   const echo = requestId !== undefined ? { request_id: requestId } : {};
   if (!existing) turn.emit({ type: "thread", title: thread.title, ...echo });

@@ -59,6 +59,13 @@ export async function suspendTurn(run: TurnRun, saved: SuspendedTurn): Promise<v
   await settleWrites(run);
   turn.status = "waiting_user";
   await repos.turns.update(turn.userId, turn.turnId, { status: "waiting_user", suspendedState: saved });
+  const { suspension } = saved.state;
+  run.threadStates?.changed({
+    userId: turn.userId,
+    threadId: turn.threadId,
+    state: "waiting_on_user",
+    ...(suspension.kind === "question" && { question: suspension.question }),
+  });
   turn.log.release(turn.threadId);
   turn.log.handOff(turn.threadId);
   // Waiting holds no lease: the answer may reach any instance, which claims the turn then.
@@ -129,6 +136,7 @@ function endFrames(run: TurnRun, usage: TurnUsage, status: TurnStatus): void {
   turn.log.release(turn.threadId);
   turn.log.endSubscriptions(turn.threadId);
   run.registry.finish(turn);
+  run.threadStates?.changed({ userId: turn.userId, threadId: turn.threadId, state: "idle" });
   run.observer?.turnEnded(status);
 }
 

@@ -3,6 +3,7 @@ import type { ChatContext, TurnUsage } from "@agentwire/protocol";
 import type { FastifyBaseLogger } from "fastify";
 import type { Repositories } from "../db/repositories.js";
 import type { RunningTurn } from "./running-turn.js";
+import type { ThreadStateNotifier } from "./thread-state-notifier.js";
 import type { TurnCoordination } from "./turn-coordination.js";
 import type { TurnObserver, TurnObserverFactory } from "./turn-observer.js";
 import type { TurnRegistry } from "./turn-registry.js";
@@ -16,6 +17,10 @@ export interface TurnServices {
   observeTurn?: TurnObserverFactory | undefined;
   /** The other instances (Redis); absent: this process alone owns every turn. */
   coordination?: TurnCoordination | undefined;
+  /** Told when a turn starts, waits on the user, resumes or ends (`thread_state` frames). */
+  threadStates?: ThreadStateNotifier | undefined;
+  /** A context scope's limits for its turns (its budget overrides); absent: `limits`. */
+  scopes?: { limitsFor(limits: BudgetLimits, kind: string): BudgetLimits } | undefined;
 }
 
 /** Everything one segment of a turn (a fresh start, or a resume after an answer) runs with, on any route. */
@@ -35,6 +40,7 @@ export type TurnRun = {
   budgetUsed?: BudgetUsed;
   observer?: TurnObserver | undefined;
   coordination: TurnCoordination;
+  threadStates?: ThreadStateNotifier | undefined;
   /** Writes queued by the loop's synchronous callbacks, in order (see queueWrite). */
   writes?: Promise<void> | undefined;
 };

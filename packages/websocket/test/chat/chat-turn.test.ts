@@ -97,7 +97,13 @@ describe("chat turn over the socket", () => {
     client.command("chat_message", { content: "hi", agent_mode: true, tools: ["rm"], collections: ["c"] });
     const frames = await client.collectUntil(isDone);
     expectWellFormedTurn(frames);
-    expect(server.provider.requests[0]?.tools.map((t) => t.name).sort()).toEqual(["ask_user", "run_subtask"]);
+    expect(server.provider.requests[0]?.tools.map((t) => t.name).sort()).toEqual([
+      "ask_user",
+      "create_plan",
+      "run_subtask",
+      "scratchpad_update",
+      "send_update",
+    ]);
   });
 
   it("answers unavailable for the workflow and media routes, and a bare workflow_id goes to the agent", async () => {

@@ -29,7 +29,13 @@ describe("editor and thread toolbelts", () => {
     expect(toolNames(server, 0)).toEqual(expect.arrayContaining(["ask_user", "run_subtask"]));
     expect(toolNames(server, 1)).not.toContain("build_workflow");
     expect(toolNames(server, 2)).not.toContain("build_workflow");
-    expect(toolNames(server, 1).sort()).toEqual(["ask_user", "run_subtask"]);
+    expect(toolNames(server, 1).sort()).toEqual([
+      "ask_user",
+      "create_plan",
+      "run_subtask",
+      "scratchpad_update",
+      "send_update",
+    ]);
   });
 
   it("omits build_workflow in editor context when the server has no editor tools, and logs a warning", async () => {
@@ -39,7 +45,13 @@ describe("editor and thread toolbelts", () => {
     const frames = await client.collectUntil(isDone);
     expectWellFormedTurn(frames);
     expect(toolNames(server, 0)).not.toContain("build_workflow");
-    expect(toolNames(server, 0).sort()).toEqual(["ask_user", "run_subtask"]);
+    expect(toolNames(server, 0).sort()).toEqual([
+      "ask_user",
+      "create_plan",
+      "run_subtask",
+      "scratchpad_update",
+      "send_update",
+    ]);
     const warnings = server.logs
       .map((line) => JSON.parse(line) as { level: number; msg?: string })
       .filter((entry) => entry.level === 40 && /editor context/.test(entry.msg ?? ""));

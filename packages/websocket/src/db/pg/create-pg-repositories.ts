@@ -5,6 +5,9 @@ import { PgAssetsRepo } from "./assets-repo.js";
 import { PgLlmCallsRepo } from "./llm-calls-repo.js";
 import { PgMemoriesRepo } from "./memories-repo.js";
 import { PgMessagesRepo } from "./messages-repo.js";
+import { PgPlansRepo } from "./plans-repo.js";
+import { PgScratchpadRepo } from "./scratchpad-repo.js";
+import { PgSummariesRepo } from "./summaries-repo.js";
 import { PgThreadsRepo } from "./threads-repo.js";
 import { PgTurnsRepo } from "./turns-repo.js";
 import { PgUsersRepo } from "./users-repo.js";
@@ -22,5 +25,8 @@ export function createPgRepositories(db: PgDb): Repositories {
     workflows: new PgWorkflowsRepo(db),
     assets: new PgAssetsRepo(db),
     memories: new PgMemoriesRepo(db),
+    plans: new PgPlansRepo(db),
+    scratchpad: new PgScratchpadRepo(db),
+    summaries: new PgSummariesRepo(db),
   };
 }

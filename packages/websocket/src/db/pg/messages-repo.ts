@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { StoredMessage } from "@agentwire/protocol";
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, gt, sql } from "drizzle-orm";
 import { NotFoundError } from "../../errors/agentwire-error.js";
 import type { PgDb } from "../open-postgres.js";
 import { messages, threads } from "../pg-schema/index.js";
@@ -25,6 +25,24 @@ export class PgMessagesRepo implements MessagesRepo {
       .select()
       .from(messages)
       .where(and(eq(messages.threadId, threadId), eq(messages.userId, userId)))
+      .orderBy(asc(messages.seq));
+    return rows.map((row) => toStoredMessage(fromPgMessage(row)));
+  }
+
+  /** The rows after `afterId` in order; undefined when the user's thread has no such row. */
+  async listAfter(userId: string, threadId: string, afterId: string): Promise<StoredMessage[] | undefined> {
+    const at = await this.db
+      .select({ seq: messages.seq })
+      .from(messages)
+      .where(and(eq(messages.id, afterId), eq(messages.threadId, threadId), eq(messages.userId, userId)))
+      .limit(1);
+    if (at.length === 0) return undefined;
+    const rows = await this.db
+      .select()
+      .from(messages)
+      .where(
+        and(eq(messages.threadId, threadId), eq(messages.userId, userId), gt(messages.seq, at[0]?.seq ?? 0)),
+      )
       .orderBy(asc(messages.seq));
     return rows.map((row) => toStoredMessage(fromPgMessage(row)));
   }

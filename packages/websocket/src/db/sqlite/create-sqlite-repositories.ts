@@ -5,6 +5,9 @@ import { SqliteAssetsRepo } from "./assets-repo.js";
 import { SqliteLlmCallsRepo } from "./llm-calls-repo.js";
 import { SqliteMemoriesRepo } from "./memories-repo.js";
 import { SqliteMessagesRepo } from "./messages-repo.js";
+import { SqlitePlansRepo } from "./plans-repo.js";
+import { SqliteScratchpadRepo } from "./scratchpad-repo.js";
+import { SqliteSummariesRepo } from "./summaries-repo.js";
 import { SqliteThreadsRepo } from "./threads-repo.js";
 import { SqliteTurnsRepo } from "./turns-repo.js";
 import { SqliteUsersRepo } from "./users-repo.js";
@@ -22,5 +25,8 @@ export function createSqliteRepositories(db: Db): Repositories {
     workflows: new SqliteWorkflowsRepo(db),
     assets: new SqliteAssetsRepo(db),
     memories: new SqliteMemoriesRepo(db),
+    plans: new SqlitePlansRepo(db),
+    scratchpad: new SqliteScratchpadRepo(db),
+    summaries: new SqliteSummariesRepo(db),
   };
 }

@@ -11,6 +11,8 @@ export class SqliteMessagesRepo implements MessagesRepo {
   // Every turn lists the history and appends rows: the statements are prepared once.
   private readonly ownedStatement;
   private readonly listStatement;
+  private readonly seqOfStatement;
+  private readonly listAfterStatement;
   private readonly nextSeqStatement;
   private readonly insertStatement;
   private readonly touchStatement;
@@ -27,6 +29,25 @@ export class SqliteMessagesRepo implements MessagesRepo {
       .select()
       .from(messages)
       .where(and(eq(messages.threadId, p("threadId")), eq(messages.userId, p("userId"))))
+      .orderBy(asc(messages.seq))
+      .prepare();
+    this.seqOfStatement = db
+      .select({ seq: messages.seq })
+      .from(messages)
+      .where(
+        and(eq(messages.id, p("id")), eq(messages.threadId, p("threadId")), eq(messages.userId, p("userId"))),
+      )
+      .prepare();
+    this.listAfterStatement = db
+      .select()
+      .from(messages)
+      .where(
+        and(
+          eq(messages.threadId, p("threadId")),
+          eq(messages.userId, p("userId")),
+          sql`${messages.seq} > ${p("seq")}`,
+        ),
+      )
       .orderBy(asc(messages.seq))
       .prepare();
     this.nextSeqStatement = db
@@ -57,6 +78,13 @@ export class SqliteMessagesRepo implements MessagesRepo {
   async list(userId: string, threadId: string): Promise<StoredMessage[]> {
     if (!this.ownedStatement.get({ threadId, userId })) throw new NotFoundError("thread");
     return this.listStatement.all({ threadId, userId }).map(toStoredMessage);
+  }
+
+  /** The rows after `afterId` in order; undefined when the user's thread has no such row. */
+  async listAfter(userId: string, threadId: string, afterId: string): Promise<StoredMessage[] | undefined> {
+    const at = this.seqOfStatement.get({ id: afterId, threadId, userId });
+    if (!at) return undefined;
+    return this.listAfterStatement.all({ threadId, userId, seq: at.seq }).map(toStoredMessage);
   }
 
   /** Stores a row at the end of the thread and returns it as the protocol's StoredMessage. */

@@ -1,0 +1,120 @@
+import { estimateTextTokens } from "../loop/prune-history.js";
+import type { ModelMessage } from "../providers/model-message.js";
+import { measureHistory, overBudget } from "./context-budget.js";
+import type { ContextSettings } from "./context-settings.js";
+import { pinnedDocuments, verbatimStart } from "./pick-verbatim.js";
+
+/** A history message with the id of the stored row it came from. */
+export type ContextEntry = { id: string; message: ModelMessage };
+
+/** A thread's stored rolling summary. */
+export type RollingSummary = { summary: string; throughMessageId: string; messageCount: number };
+
+/** What the summarizer is to fold into the summary this turn. */
+export type CompressionJob = {
+  /** The summary so far ("" for none). */
+  previous: string;
+  /** Exactly the messages to compress, oldest first. */
+  entries: ContextEntry[];
+  /** Ids among `entries` that are pasted documents still sent verbatim. */
+  pinnedIds: string[];
+  /** The coverage the new summary will have. */
+  throughMessageId: string;
+  messageCount: number;
+};
+
+/** The numbers of the turn's `context_usage` frames that the history alone cannot tell. */
+export type ContextReport = {
+  budget: number;
+  summaryTokens: number;
+  scratchpadTokens: number;
+  messagesSummarized: number;
+};
+
+/** One turn's context: what goes to the model, and what to summarize beside it. */
+export type AssembledContext = {
+  /** Appended to the system prompt: the summary and the scratchpad sections ("" when both empty). */
+  systemSections: string;
+  /** The history messages sent verbatim, in order (the current user message last). */
+  history: ModelMessage[];
+  report: ContextReport;
+  /** Set when the thread is over budget and older messages are to be summarized. */
+  compress?: CompressionJob;
+};
+
+export type AssembleInput = {
+  /** The history from the thread's start, or from right after the summary's coverage (`afterSummary`). */
+  entries: readonly ContextEntry[];
+  summary?: RollingSummary | undefined;
+  /** True when only the messages the summary does not cover were read (long threads stay cheap). */
+  afterSummary?: boolean;
+  /** The rendered scratchpad ("" for none). */
+  scratchpad: string;
+  settings: ContextSettings;
+  /** MAX_HISTORY_TOKENS: the hard cap, and the token budget when CONTEXT_MAX_TOKENS is unset. */
+  maxHistoryTokens: number;
+};
+
+/**
+ * Builds a turn's context: summary and scratchpad as system-prompt sections (so the history's tool
+ * calls stay paired), then the history after the summary's coverage. A thread over budget sends only
+ * the verbatim tail (plus pinned documents) and names the messages in between for the summarizer,
+ * which runs beside the turn; the next turns read its summary. Pure and linear in the history.
+ */
+export function assembleContext(input: AssembleInput): AssembledContext {
+  const { entries, settings } = input;
+  const messages = entries.map((e) => e.message);
+  const at =
+    input.summary && !input.afterSummary
+      ? entries.findIndex((e) => e.id === input.summary?.throughMessageId)
+      : -1;
+  // A summary whose last message is gone (never expected) is ignored rather than trusted.
+  const summary = at >= 0 || input.afterSummary ? input.summary : undefined;
+  const covered = at + 1;
+  const summaryText = summary?.summary ?? "";
+  const sections = [
+    summaryText && summarySection(summaryText, summary?.messageCount ?? 0),
+    input.scratchpad,
+  ].filter(Boolean);
+  const systemSections = sections.length > 0 ? `\n\n${sections.join("\n\n")}` : "";
+  const summaryTokens = estimateTextTokens(summaryText);
+  const scratchpadTokens = estimateTextTokens(input.scratchpad);
+  const budget = Math.min(settings.CONTEXT_MAX_TOKENS ?? input.maxHistoryTokens, input.maxHistoryTokens);
+  const report: ContextReport = {
+    budget,
+    summaryTokens,
+    scratchpadTokens,
+    messagesSummarized: summary?.messageCount ?? 0,
+  };
+  const pinned = pinnedDocuments(messages, settings.CONTEXT_PIN_CHARS, settings.CONTEXT_PIN_USER_TURNS);
+  const measure = measureHistory(messages, pinned, covered);
+  const over = overBudget(measure, summaryTokens + scratchpadTokens, {
+    maxMessages: settings.CONTEXT_MAX_MESSAGES,
+    maxChars: settings.CONTEXT_MAX_CHARS,
+    maxTokens: budget,
+  });
+  const start = over ? verbatimStart(messages, settings.CONTEXT_VERBATIM_MESSAGES, covered) : covered;
+  const history: ModelMessage[] = [];
+  // Pinned documents older than what is sent go first, in their order (providers merge adjacent user turns).
+  for (const i of [...pinned].sort((a, b) => a - b)) if (i < start) history.push(messages[i] as ModelMessage);
+  for (let i = start; i < messages.length; i++) history.push(messages[i] as ModelMessage);
+  const assembled: AssembledContext = { systemSections, history, report };
+  if (start > covered) {
+    const range = entries.slice(covered, start);
+    assembled.compress = {
+      previous: summaryText,
+      entries: range,
+      pinnedIds: range.filter((_, k) => pinned.has(covered + k)).map((e) => e.id),
+      throughMessageId: (entries[start - 1] as ContextEntry).id,
+      messageCount: (summary?.messageCount ?? 0) + range.length,
+    };
+  }
+  return assembled;
+}
+
+function summarySection(summary: string, count: number): string {
+  return (
+    `Summary of the earlier conversation (its ${count} oldest messages; the messages that follow are verbatim):\n` +
+    summary
+  );
+}

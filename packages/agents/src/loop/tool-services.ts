@@ -1,0 +1,71 @@
+import type { ProviderRequest } from "../providers/provider-request.js";
+import { runNestedSubtask } from "../subtask/run-subtask.js";
+import type { ModelCallRequest, ModelCallResult, ToolContext } from "../tools/tool.js";
+import { buildLlmCallRecord } from "../usage/llm-call-record.js";
+import type { Level } from "./level.js";
+import type { LoopEvent } from "./loop-event.js";
+import { streamModelTurn } from "./stream-model-turn.js";
+
+type ToolServices = Required<Pick<ToolContext, "toolNames" | "maxParallel" | "callModel" | "runSubtask">>;
+
+/**
+ * What the loop lends a running tool that works like a small agent (create_plan): model calls and
+ * nested subtasks that count in the turn exactly like the loop's own, under the tool's call.
+ */
+export function toolServices(
+  level: Level,
+  toolCallId: string,
+  push: (event: LoopEvent) => void,
+): ToolServices {
+  return {
+    toolNames: level.inheritable.map((t) => t.name),
+    maxParallel: level.budget.limits.MAX_PARALLEL_PER_TURN,
+    callModel: (request) => callModelFor(level, toolCallId, request),
+    runSubtask: (task) => runNestedSubtask(level, toolCallId, task, push),
+  };
+}
+
+const BUDGET = "the turn's budget is exhausted";
+
+/** One tool-less model call: budget-checked, in the ledger and the level's usage, its tokens counted. */
+async function callModelFor(
+  level: Level,
+  toolCallId: string,
+  req: ModelCallRequest,
+): Promise<ModelCallResult> {
+  const { budget, params } = level;
+  if (level.signal.aborted) return { ok: false, error: budget.breach ? BUDGET : "cancelled" };
+  if (budget.tryStart("llm_calls")) return { ok: false, error: BUDGET };
+  const request: ProviderRequest = {
+    model: params.model,
+    systemPrompt: req.systemPrompt,
+    messages: req.messages,
+    tools: [],
+    ...(params.maxTokens !== undefined && { maxTokens: params.maxTokens }),
+  };
+  const startedAt = Date.now();
+  const t0 = level.now();
+  // The answer is JSON for the tool, not prose for the user: its chunks are not relayed.
+  const stream = streamModelTurn(params.provider, request, level.signal, toolCallId, level.depth + 1);
+  let next = await stream.next();
+  while (!next.done) next = await stream.next();
+  const turn = next.value;
+  const failure = turn.error?.message ?? (turn.aborted ? "aborted" : undefined);
+  const record = buildLlmCallRecord({
+    provider: params.provider.id,
+    model: params.model,
+    depth: level.depth + 1,
+    parentId: toolCallId,
+    usage: turn.usage,
+    latencyMs: Math.round(level.now() - t0),
+    startedAt,
+    ...(failure !== undefined && { error: failure }),
+  });
+  level.usage.addLlmCall(record);
+  level.ctx.onLlmCall?.(record);
+  if (turn.aborted) return { ok: false, error: budget.breach ? BUDGET : "cancelled" };
+  if (turn.error) return { ok: false, error: `model error: ${turn.error.message}` };
+  const tokens = (turn.usage?.inputTokens ?? 0) + (turn.usage?.outputTokens ?? 0);
+  if (budget.addTokens(tokens)) return { ok: false, error: BUDGET };
+  return { ok: true, text: turn.text };
+}

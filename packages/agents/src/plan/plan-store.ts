@@ -1,0 +1,12 @@
+import type { Plan, PlanExecutionMode } from "@agentwire/protocol";
+
+/** Where a stored plan is: waiting for the user's decision, running, or how it ended. */
+export type PlanStatus = "pending_review" | "approved" | "revised" | "running" | "complete" | "failed";
+
+/** What create_plan records about its plans; the server backs it with its `plans` table. */
+export interface PlanStore {
+  /** Stores a new plan made by the create_plan call `toolCallId`. */
+  save(plan: Plan, meta: { toolCallId: string; mode: PlanExecutionMode; status: PlanStatus }): Promise<void>;
+  /** Moves a stored plan to `status`. */
+  setStatus(planId: string, status: PlanStatus): Promise<void>;
+}

@@ -1,0 +1,94 @@
+import type { Plan } from "@agentwire/protocol";
+import { outputText, stoppedOutcome } from "../loop/call-outcome.js";
+import { EventChannel } from "../loop/event-channel.js";
+import { appendNewMessage, createLevel } from "../loop/level.js";
+import type { LoopEvent } from "../loop/loop-event.js";
+import type { LoopResult } from "../loop/loop-result.js";
+import type { RunLoopParams } from "../loop/run-loop-params.js";
+import { runUnifiedAgentLoop } from "../loop/run-unified-agent-loop.js";
+import { toolServices } from "../loop/tool-services.js";
+import { truncateResult } from "../loop/truncate-result.js";
+import type { AssistantModelMessage, ToolModelMessage } from "../providers/model-message.js";
+import { UsageAccumulator } from "../usage/usage-accumulator.js";
+import { CREATE_PLAN } from "./create-plan-tool.js";
+import { executePlan } from "./execute-plan.js";
+import type { PlanStore } from "./plan-store.js";
+
+export type ApprovedPlanParams = RunLoopParams & {
+  plan: Plan;
+  store?: PlanStore;
+  /** The id of the call the plan runs as; default `plan_<plan id>`. */
+  callId?: string;
+};
+
+/**
+ * A root turn that starts by running a plan the user approved: the plan runs as a create_plan call
+ * of the root level (its steps nested under it, counted in the turn), its result is added to the
+ * conversation as that call's result, and the loop goes on so the model can answer with it.
+ */
+export async function* runApprovedPlan(p: ApprovedPlanParams): AsyncGenerator<LoopEvent, LoopResult> {
+  const { plan, store, ...params } = p;
+  const callId = p.callId ?? `plan_${plan.id}`;
+  const level = createLevel({ ...params, depth: 0, parentId: null });
+  const call = { id: callId, name: CREATE_PLAN, args: { plan_id: plan.id, approved: true } };
+  const nest = { parent_id: null, depth: 0 };
+  const startedAt = level.now();
+  yield {
+    type: "tool_call_update",
+    tool_call_id: callId,
+    name: CREATE_PLAN,
+    status: "start",
+    args: call.args,
+    ...nest,
+  };
+  yield { type: "plan_created", tool_call_id: callId, execution_mode: "draft_only", plan };
+  let content: string;
+  let isError = false;
+  try {
+    if (level.budget.tryStart("tool_calls")) {
+      ({ content, isError } = stoppedOutcome(true));
+    } else {
+      level.usage.addToolCall();
+      const channel = new EventChannel<LoopEvent>();
+      const services = toolServices(level, callId, (e) => channel.push(e));
+      const defaultTools = services.toolNames.filter((n) => n !== CREATE_PLAN);
+      const running = executePlan(
+        plan,
+        { ...services, signal: level.signal, defaultTools, callId },
+        store,
+      ).finally(() => channel.close());
+      yield* channel.drain();
+      content = outputText(await running);
+    }
+  } finally {
+    level.dispose();
+  }
+  const cut = truncateResult(content, level.budget.limits.MAX_TOOL_RESULT_BYTES);
+  level.budget.addResultBytes(cut.bytes);
+  yield {
+    type: "tool_call_update",
+    tool_call_id: callId,
+    name: CREATE_PLAN,
+    status: "end",
+    result: cut.text,
+    is_error: isError,
+    duration_ms: Math.max(0, Math.round((level.now() - startedAt) * 1000) / 1000),
+    ...nest,
+  };
+  const asked: AssistantModelMessage = { role: "assistant", text: "", toolCalls: [call] };
+  const answered: ToolModelMessage = {
+    role: "tool",
+    toolCallId: callId,
+    name: CREATE_PLAN,
+    content: cut.text,
+    ...(isError && { isError: true }),
+  };
+  // Reported like the loop's own messages, so the turn stores them as rows of the conversation.
+  appendNewMessage(level, asked);
+  appendNewMessage(level, answered);
+  const result = yield* runUnifiedAgentLoop({ ...params, history: [...params.history, asked, answered] });
+  const usage = new UsageAccumulator();
+  usage.merge(level.usage.snapshot());
+  usage.merge(result.usage);
+  return { ...result, usage: usage.snapshot() };
+}

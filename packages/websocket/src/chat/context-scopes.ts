@@ -1,0 +1,123 @@
+import { BudgetLimits } from "@agentwire/agents";
+import { PlanExecutionMode } from "@agentwire/protocol";
+import { z } from "zod";
+import type { ContextKind } from "./tool-policy.js";
+
+const toolNames = z.array(z.string().min(1).max(200)).max(200);
+
+const limitValue = z.number().int().positive();
+/** Limits a scope replaces, named like BudgetLimits' (no defaults: an absent limit is the server's). */
+const BudgetOverrides = z.strictObject(
+  Object.fromEntries(Object.keys(BudgetLimits.shape).map((k) => [k, limitValue.optional()])) as Record<
+    keyof BudgetLimits,
+    z.ZodOptional<typeof limitValue>
+  >,
+);
+
+/**
+ * One context scope as the operator writes it: which built-in kind its policy rules and editor
+ * tools start from, guidance for the system prompt, tools taken out of (or re-admitted to) the
+ * toolbelt, create_plan's default mode, and budget limits that replace the server's for its turns.
+ */
+export const ContextScopeConfig = z.strictObject({
+  base: z.enum(["thread", "editor"]).default("thread"),
+  guidance: z.string().min(1).max(20_000).optional(),
+  tools: z.strictObject({ add: toolNames.optional(), remove: toolNames.optional() }).optional(),
+  plan_mode: PlanExecutionMode.optional(),
+  // Positive integers like the environment's; an operator may raise or lower them.
+  budget: BudgetOverrides.optional(),
+});
+export type ContextScopeConfig = z.output<typeof ContextScopeConfig>;
+
+/** The file CONTEXT_SCOPES_FILE names: scopes by the `chat_context.kind` that selects them. */
+export const ContextScopesConfig = z.strictObject({
+  // The same names chat_context.kind accepts (ChatContext in the protocol).
+  scopes: z.record(
+    z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/, "a scope name is 1-64 lowercase letters, digits, _ or -"),
+    ContextScopeConfig,
+  ),
+});
+export type ContextScopesConfig = z.input<typeof ContextScopesConfig>;
+
+/** A resolved scope: what a turn in it runs with. */
+export type ContextScope = {
+  kind: string;
+  base: ContextKind;
+  guidance?: string;
+  add: readonly string[];
+  remove: readonly string[];
+  planMode?: PlanExecutionMode;
+  budget: Partial<BudgetLimits>;
+};
+
+const builtins: Record<ContextKind, ContextScope> = {
+  thread: { kind: "thread", base: "thread", add: [], remove: [], budget: {} },
+  editor: { kind: "editor", base: "editor", add: [], remove: [], budget: {} },
+};
+
+/** The context scopes of the server: the built-ins `thread` and `editor` and the operator's own. */
+export class ContextScopes {
+  /** Use `from` or `parseContextScopes`: they validate the operator's config first. */
+  constructor(private readonly byKind: ReadonlyMap<string, ContextScope>) {}
+
+  /** Built-ins only (today's behaviour), or with the operator's scopes (already validated). */
+  static from(config: ContextScopesConfig = { scopes: {} }): ContextScopes {
+    const parsed = parseContextScopes(config);
+    if (!parsed.ok) throw new Error(parsed.message);
+    return parsed.value;
+  }
+
+  /** The scope `chat_context.kind` names, or undefined (the message is a bad_request). */
+  get(kind: string): ContextScope | undefined {
+    return this.byKind.get(kind);
+  }
+
+  /**
+   * The scope a turn runs in; a waiting turn whose scope left the config since it began falls back to
+   * its built-in base (`editor` or `thread`) rather than failing on resume.
+   */
+  forTurn(kind: string): ContextScope {
+    return this.byKind.get(kind) ?? { ...builtins[kind === "editor" ? "editor" : "thread"], kind };
+  }
+
+  /** Every kind a client may send. */
+  kinds(): string[] {
+    return [...this.byKind.keys()];
+  }
+
+  /** The limits of a turn in a scope: the server's, with the scope's overrides replacing them. */
+  limitsFor(limits: BudgetLimits, kind: string): BudgetLimits {
+    const budget = this.byKind.get(kind)?.budget;
+    return budget && Object.keys(budget).length > 0 ? { ...limits, ...budget } : limits;
+  }
+}
+
+/**
+ * Validates the operator's scopes (parsed JSON); the message names each bad field, for a start-up
+ * error. A built-in may get guidance, tools, a plan mode or a budget but keeps its own base.
+ */
+export function parseContextScopes(
+  json: unknown,
+): { ok: true; value: ContextScopes } | { ok: false; message: string } {
+  const parsed = ContextScopesConfig.safeParse(json);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.map(String).join(".") || "(file)"}: ${i.message}`);
+    return { ok: false, message: lines.join("; ") };
+  }
+  const byKind = new Map<string, ContextScope>(Object.entries(builtins));
+  for (const [kind, config] of Object.entries(parsed.data.scopes)) {
+    const builtin = builtins[kind as ContextKind];
+    if (builtin && config.base !== builtin.base)
+      return { ok: false, message: `scopes.${kind}.base: the built-in ${kind} scope is based on ${kind}` };
+    byKind.set(kind, {
+      kind,
+      base: config.base,
+      ...(config.guidance !== undefined && { guidance: config.guidance }),
+      add: config.tools?.add ?? [],
+      remove: config.tools?.remove ?? [],
+      ...(config.plan_mode !== undefined && { planMode: config.plan_mode }),
+      budget: config.budget ?? {},
+    });
+  }
+  return { ok: true, value: new ContextScopes(byKind) };
+}

@@ -1,0 +1,51 @@
+import {
+  createPlanTool,
+  type LoopEvent,
+  type LoopResult,
+  type PlanStore,
+  type RunLoopParams,
+  runApprovedPlan,
+  runUnifiedAgentLoop,
+  type Tool,
+} from "@agentwire/agents";
+import type { Plan } from "@agentwire/protocol";
+import type { Repositories } from "../db/repositories.js";
+import type { ConversationToolsInput } from "./conversation-tools.js";
+
+/** The turn's plans, in the `plans` table of the user's thread. */
+export function repoPlanStore(repos: Repositories, userId: string, threadId: string): PlanStore {
+  return {
+    async save(plan, meta) {
+      await repos.plans.create(userId, {
+        id: plan.id,
+        threadId,
+        toolCallId: meta.toolCallId,
+        executionMode: meta.mode,
+        plan,
+        status: meta.status,
+      });
+    },
+    async setStatus(planId, status) {
+      await repos.plans.setStatus(userId, planId, status);
+    },
+  };
+}
+
+/** create_plan for one turn: the scope's default mode, plans stored on the thread. */
+export function planTool({ scope, repos }: ConversationToolsInput): Tool {
+  return createPlanTool({
+    ...(scope.planMode !== undefined && { defaultMode: scope.planMode }),
+    store: repoPlanStore(repos, scope.userId, scope.threadId),
+  }) as Tool;
+}
+
+/** The plan a `plan_decision` approved, for the turn that runs it. */
+export type ApprovedPlan = { plan: Plan; store: PlanStore };
+
+/** How a chat turn's root loop starts: plainly, or by running an approved plan first. */
+export function rootLoop(
+  approved: ApprovedPlan | undefined,
+): (params: RunLoopParams) => AsyncGenerator<LoopEvent, LoopResult> {
+  if (!approved) return runUnifiedAgentLoop;
+  return (params) => runApprovedPlan({ ...params, plan: approved.plan, store: approved.store });
+}

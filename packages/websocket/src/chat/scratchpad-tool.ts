@@ -1,0 +1,14 @@
+import { createScratchpadUpdateTool, type Tool } from "@agentwire/agents";
+import type { Repositories } from "../db/repositories.js";
+import type { ToolScope } from "./chat-services.js";
+
+/**
+ * scratchpad_update bound to the turn's own user and thread: the ids come from the scope the server
+ * built, never from the model's arguments, so no call can reach another thread's scratchpad.
+ */
+export function scratchpadTool(input: { scope: ToolScope; repos: Repositories }): Tool {
+  const { scope, repos } = input;
+  return createScratchpadUpdateTool({
+    apply: (ops) => repos.scratchpad.apply(scope.userId, scope.threadId, ops),
+  });
+}

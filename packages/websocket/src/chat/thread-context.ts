@@ -1,0 +1,47 @@
+import {
+  type AssembledContext,
+  assembleContext,
+  type ContextReport,
+  type ContextSettings,
+  renderScratchpad,
+} from "@agentwire/agents";
+import type { Repositories } from "../db/repositories.js";
+import { threadHistory, threadHistoryEntries } from "./thread-history.js";
+
+/** A turn's context, the scratchpad text the summarizer reads beside it, and the frame numbers when managed. */
+export type ThreadContext = Omit<AssembledContext, "report"> & { scratchpad: string; report?: ContextReport };
+
+/**
+ * Reads what a turn's context is made of (the thread's rows, rolling summary and scratchpad) and
+ * assembles it; the rows include the current user message, last. With a summary only the rows it
+ * does not cover are read, so a long thread costs what its tail costs. Without context settings the
+ * whole history is sent as before, with the scratchpad still in the system prompt.
+ */
+export async function loadThreadContext(
+  repos: Repositories,
+  userId: string,
+  threadId: string,
+  settings: ContextSettings | undefined,
+  maxHistoryTokens: number,
+): Promise<ThreadContext> {
+  const [summary, items] = await Promise.all([
+    settings ? repos.summaries.get(userId, threadId) : undefined,
+    repos.scratchpad.list(userId, threadId),
+  ]);
+  const scratchpad = renderScratchpad(items);
+  if (!settings) {
+    const history = threadHistory(await repos.messages.list(userId, threadId));
+    return { systemSections: scratchpad && `\n\n${scratchpad}`, history, scratchpad };
+  }
+  let rows = summary ? await repos.messages.listAfter(userId, threadId, summary.throughMessageId) : undefined;
+  // Pasted documents are pinned among the latest user messages: fewer of them uncovered, read it all.
+  if (rows && rows.filter((r) => r.role === "user").length < settings.CONTEXT_PIN_USER_TURNS)
+    rows = undefined;
+  const afterSummary = rows !== undefined;
+  rows ??= await repos.messages.list(userId, threadId);
+  const entries = threadHistoryEntries(rows);
+  return {
+    ...assembleContext({ entries, summary, afterSummary, scratchpad, settings, maxHistoryTokens }),
+    scratchpad,
+  };
+}

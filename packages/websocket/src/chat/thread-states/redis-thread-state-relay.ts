@@ -1,0 +1,85 @@
+import { ThreadLiveState } from "@agentwire/protocol";
+import { Redis } from "ioredis";
+import { z } from "zod";
+import type { ThreadStateChange } from "../../turns/thread-state-notifier.js";
+import type { ThreadStateRelay } from "./thread-states.js";
+
+export interface RedisThreadStateRelayOptions {
+  url: string;
+  /** This instance: its own changes come back on the channel and are skipped (delivered locally already). */
+  instanceId: string;
+  prefix?: string;
+  onError?: (error: unknown) => void;
+}
+
+/** One published change, with the instance that published it. */
+const Published = z.object({
+  origin: z.string(),
+  change: z.object({
+    userId: z.string(),
+    threadId: z.string(),
+    state: ThreadLiveState,
+    question: z.string().optional(),
+  }),
+});
+
+/**
+ * Thread live-state changes across instances on one Redis pub/sub channel, `<prefix>thread-states`:
+ * a turn running on instance A shows on the user's subscribed sockets on B. Fire and forget: a lost
+ * message only leaves a stale mark until the next change or the client's next GET /api/threads.
+ */
+export class RedisThreadStateRelay implements ThreadStateRelay {
+  private readonly channel: string;
+
+  private constructor(
+    private readonly publisher: Redis,
+    private readonly subscriber: Redis,
+    private readonly options: RedisThreadStateRelayOptions,
+  ) {
+    this.channel = `${options.prefix ?? "aw:"}thread-states`;
+  }
+
+  /** Opens its two connections (a subscribed connection can only listen). */
+  static async connect(options: RedisThreadStateRelayOptions): Promise<RedisThreadStateRelay> {
+    const connect = () => new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 2 });
+    const publisher = connect();
+    const subscriber = connect();
+    try {
+      await Promise.all([publisher.connect(), subscriber.connect()]);
+    } catch (error) {
+      publisher.disconnect();
+      subscriber.disconnect();
+      throw error;
+    }
+    return new RedisThreadStateRelay(publisher, subscriber, options);
+  }
+
+  publish(change: ThreadStateChange): void {
+    const message = JSON.stringify({ origin: this.options.instanceId, change });
+    this.publisher.publish(this.channel, message).catch((error: unknown) => this.options.onError?.(error));
+  }
+
+  async listen(deliver: (change: ThreadStateChange) => void): Promise<void> {
+    this.subscriber.on("message", (channel: string, text: string) => {
+      if (channel !== this.channel) return;
+      const published = parse(text);
+      if (!published || published.origin === this.options.instanceId) return;
+      const { question, ...rest } = published.change;
+      deliver({ ...rest, ...(question !== undefined && { question }) });
+    });
+    await this.subscriber.subscribe(this.channel);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.publisher, this.subscriber].map((c) => c.quit().catch(() => c.disconnect())));
+  }
+}
+
+function parse(text: string): z.infer<typeof Published> | undefined {
+  try {
+    const parsed = Published.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}

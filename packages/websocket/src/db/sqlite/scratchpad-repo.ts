@@ -1,0 +1,77 @@
+import { applyScratchpadOps, ScratchpadOpError } from "@agentwire/agents";
+import type { ScratchpadItem, ScratchpadOp } from "@agentwire/protocol";
+import { and, asc, eq } from "drizzle-orm";
+import { NotFoundError } from "../../errors/agentwire-error.js";
+import type { Db } from "../open-database.js";
+import type { ScratchpadRepo } from "../repositories.js";
+import { scratchpadItems, threads } from "../schema/index.js";
+import { toScratchpadItem, toScratchpadRow } from "../scratchpad-rows.js";
+
+/** Scratchpad rows of a thread, always through the owning user. */
+export class SqliteScratchpadRepo implements ScratchpadRepo {
+  constructor(private readonly db: Db) {}
+
+  /** The thread's items in insertion order; throws not_found when the thread is not the user's. */
+  async list(userId: string, threadId: string): Promise<ScratchpadItem[]> {
+    const items = this.read(this.db, userId, threadId);
+    // Every turn reads its scratchpad: the owner check costs a second query only when there is nothing.
+    if (items.length === 0) this.assertOwned(this.db, userId, threadId);
+    return items;
+  }
+
+  /** Applies the ops in one (synchronous) transaction and returns the changed items, whole. */
+  async apply(
+    userId: string,
+    threadId: string,
+    ops: ScratchpadOp[],
+    now = Date.now(),
+  ): Promise<ScratchpadItem[]> {
+    return this.db.transaction((tx) => {
+      this.assertOwned(tx, userId, threadId);
+      const current = this.read(tx, userId, threadId);
+      const result = applyScratchpadOps(current, ops, now);
+      if (!result.ok) throw new ScratchpadOpError(result.message);
+      for (const item of result.updated) {
+        const row = toScratchpadRow(userId, threadId, item, 0);
+        tx.update(scratchpadItems)
+          .set({
+            kind: row.kind,
+            title: row.title,
+            details: row.details,
+            status: row.status,
+            relatedIds: row.relatedIds,
+            updatedAt: row.updatedAt,
+          })
+          .where(and(eq(scratchpadItems.threadId, threadId), eq(scratchpadItems.id, item.id)))
+          .run();
+      }
+      if (result.added.length > 0) {
+        tx.insert(scratchpadItems)
+          .values(
+            result.added.map((item, i) => toScratchpadRow(userId, threadId, item, current.length + i + 1)),
+          )
+          .run();
+      }
+      return [...result.updated, ...result.added];
+    });
+  }
+
+  private read(db: Pick<Db, "select">, userId: string, threadId: string): ScratchpadItem[] {
+    return db
+      .select()
+      .from(scratchpadItems)
+      .where(and(eq(scratchpadItems.threadId, threadId), eq(scratchpadItems.userId, userId)))
+      .orderBy(asc(scratchpadItems.position))
+      .all()
+      .map(toScratchpadItem);
+  }
+
+  private assertOwned(db: Pick<Db, "select">, userId: string, threadId: string): void {
+    const owned = db
+      .select({ id: threads.id })
+      .from(threads)
+      .where(and(eq(threads.id, threadId), eq(threads.userId, userId)))
+      .get();
+    if (!owned) throw new NotFoundError("thread");
+  }
+}

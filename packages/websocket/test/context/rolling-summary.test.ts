@@ -1,0 +1,214 @@
+import type { ProviderRequest } from "@agentwire/agents";
+import type { ServerFrame, ServerFrameOf } from "@agentwire/protocol";
+import { afterEach, describe, expect, it } from "vitest";
+import { type ChatTestServer, expectWellFormedTurn, isDone, startChatServer } from "../chat/chat-harness.js";
+import {
+  append,
+  isSummarizer,
+  requestTokens,
+  seedThread,
+  settings,
+  summaryStep,
+  transcript,
+  USER,
+} from "./context-fixtures.js";
+
+let server: ChatTestServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const answer = { text: "ok", usage: { inputTokens: 100, outputTokens: 10 } };
+const framesOf = <T extends ServerFrame["type"]>(frames: ServerFrame[], type: T) =>
+  frames.filter((f): f is ServerFrameOf<T> => f.type === type);
+const turnCalls = (requests: ProviderRequest[]) => requests.filter((r) => !isSummarizer(r));
+const summarizerCalls = (requests: ProviderRequest[]) => requests.filter(isSummarizer);
+
+/** Sends a message on the thread and returns the turn's frames. */
+async function turn(s: ChatTestServer, threadId: string, content: string): Promise<ServerFrame[]> {
+  const client = await s.connect();
+  client.command("chat_message", { content, thread_id: threadId });
+  const frames = await client.collectUntil(isDone);
+  client.close();
+  return frames;
+}
+
+describe("context budget and rolling summary", () => {
+  it("keeps a 200-message thread under budget, summarizes exactly the older messages, and counts both calls", async () => {
+    server = await startChatServer((request) =>
+      isSummarizer(request)
+        ? summaryStep("S1: the user asked 47 questions, ids q-000..q-046", [
+            { op: "add", kind: "note", title: "from the summary" },
+          ])
+        : answer,
+    );
+    const budget = 4_000;
+    server.chat.context = settings({ CONTEXT_MAX_TOKENS: budget });
+    const { threadId, rows } = await seedThread(server, 50);
+    expect(rows).toHaveLength(200);
+
+    const frames = await turn(server, threadId, "next question");
+    expectWellFormedTurn(frames, 1);
+    // The answer's call goes out first; the summarizer runs beside it.
+    expect(isSummarizer(server.provider.requests[0] as ProviderRequest)).toBe(false);
+    const [main] = turnCalls(server.provider.requests);
+    const [summarizer] = summarizerCalls(server.provider.requests);
+    // The verbatim tail: 201 history messages, the last 12 start at #189 (an assistant tool call, not a result).
+    expect(main?.messages).toHaveLength(12);
+    expect(main?.messages[0]).toMatchObject({ role: "assistant", text: "looking up 047" });
+    expect(main?.messages.at(-1)).toEqual({ role: "user", content: "next question" });
+    expect(requestTokens(main as ProviderRequest)).toBeLessThanOrEqual(budget);
+    // The summarizer reads exactly the 189 messages before the tail, oldest first.
+    const text = transcript(summarizer as ProviderRequest);
+    expect(text).toContain('<messages count="189">');
+    expect(text).toContain("[user] question q-000");
+    expect(text).toContain('[assistant calls lookup {"n":46}] (id c-046)');
+    expect(text).toContain("[result of lookup (id c-046)] result r-046");
+    expect(text.trimEnd().endsWith("[user] question q-047\n</messages>")).toBe(true);
+    expect(text).not.toContain("looking up 047");
+    expect(text).not.toContain("next question");
+
+    const usage = framesOf(frames, "context_usage");
+    expect(usage).toHaveLength(1);
+    expect(usage[0]).toMatchObject({
+      budget,
+      messages_summarized: 0,
+      messages_verbatim: 12,
+      summary_tokens: 0,
+    });
+    expect(usage[0]?.tokens).toBeLessThanOrEqual(budget);
+    // Both calls count in the turn's usage frame, the stored turn and the ledger.
+    expect(framesOf(frames, "usage")[0]).toMatchObject({
+      llm_calls: 2,
+      input_tokens: 600,
+      output_tokens: 60,
+    });
+    const stored = await server.repos.turns.latest(USER, threadId);
+    expect(stored?.usage).toMatchObject({ llm_calls: 2, input_tokens: 600 });
+    expect(await server.repos.llmCalls.forTurn(USER, stored?.id ?? "")).toHaveLength(2);
+    // The summary is stored with its coverage; its proposal reached the scratchpad and the client.
+    expect(await server.repos.summaries.get(USER, threadId)).toEqual({
+      summary: "S1: the user asked 47 questions, ids q-000..q-046",
+      throughMessageId: rows[188]?.id,
+      messageCount: 189,
+    });
+    expect(framesOf(frames, "scratchpad_patch")[0]?.items).toMatchObject([
+      { title: "from the summary", kind: "note" },
+    ]);
+
+    // The next turn reads the summary and sends only what it does not cover: no new summarizer call.
+    const next = await turn(server, threadId, "and then?");
+    expect(summarizerCalls(server.provider.requests)).toHaveLength(1);
+    const second = turnCalls(server.provider.requests)[1] as ProviderRequest;
+    expect(second.systemPrompt).toContain("S1: the user asked 47 questions");
+    expect(second.systemPrompt).toContain("from the summary");
+    expect(second.messages).toHaveLength(14);
+    expect(second.messages[0]).toMatchObject({ role: "assistant", text: "looking up 047" });
+    expect(second.messages.slice(-3)).toEqual([
+      { role: "user", content: "next question" },
+      { role: "assistant", text: "ok" },
+      { role: "user", content: "and then?" },
+    ]);
+    expect(framesOf(next, "context_usage")[0]).toMatchObject({
+      messages_summarized: 189,
+      messages_verbatim: 14,
+    });
+    expect(framesOf(next, "context_usage")[0]?.summary_tokens).toBeGreaterThan(0);
+  });
+
+  it("stays under budget on every call while a thread grows past 200 messages turn after turn", async () => {
+    server = await startChatServer((request) =>
+      isSummarizer(request) ? summaryStep(`summary after ${request.messages.length} call`) : answer,
+    );
+    const budget = 3_000;
+    server.chat.context = settings({ CONTEXT_MAX_TOKENS: budget, CONTEXT_MAX_MESSAGES: 20 });
+    const { threadId } = await seedThread(server, 45);
+    for (let i = 0; i < 12; i++) await turn(server, threadId, `turn ${i} ${"x".repeat(400)}`);
+    const calls = turnCalls(server.provider.requests);
+    expect(calls).toHaveLength(12);
+    for (const call of calls) expect(requestTokens(call)).toBeLessThanOrEqual(budget);
+    // 180 seeded + 24 new messages, summarized whenever the unsummarized part passed 20.
+    expect(summarizerCalls(server.provider.requests).length).toBeGreaterThanOrEqual(2);
+    const summary = await server.repos.summaries.get(USER, threadId);
+    const rows = await server.repos.messages.list(USER, threadId);
+    expect(rows).toHaveLength(204);
+    const covered = rows.findIndex((r) => r.id === summary?.throughMessageId) + 1;
+    expect(summary?.messageCount).toBe(covered);
+    expect(rows.length - covered).toBeLessThanOrEqual(22);
+  });
+
+  it("keeps a pasted document the user is talking about verbatim while the rest is summarized", async () => {
+    server = await startChatServer((request) =>
+      isSummarizer(request) ? summaryStep("S: short talk") : answer,
+    );
+    server.chat.context = settings({
+      CONTEXT_VERBATIM_MESSAGES: 4,
+      CONTEXT_MAX_MESSAGES: 6,
+      CONTEXT_PIN_CHARS: 5_000,
+    });
+    const { threadId } = await seedThread(server, 2);
+    const doc = `DOCUMENT START ${"lorem ipsum ".repeat(1_000)} DOCUMENT END`;
+    await append(server, threadId, { role: "user", content: doc });
+    await append(server, threadId, { role: "assistant", content: "got the document" });
+    await append(server, threadId, { role: "user", content: "what does section 2 say?" });
+    await append(server, threadId, { role: "assistant", content: "it says..." });
+
+    await turn(server, threadId, "and section 3?");
+    const main = turnCalls(server.provider.requests)[0] as ProviderRequest;
+    // The document first, whole, then the 4-message tail.
+    expect(
+      main.messages.map((m) => (m.role === "user" ? m.content : m.role === "assistant" ? m.text : m.content)),
+    ).toEqual([doc, "got the document", "what does section 2 say?", "it says...", "and section 3?"]);
+    const text = transcript(summarizerCalls(server.provider.requests)[0] as ProviderRequest);
+    expect(text).toContain('<messages count="9">');
+    expect(text).toContain("[user, pasted document kept verbatim] DOCUMENT START");
+  });
+
+  it("completes the turn when the summarizer fails, keeping the previous summary", async () => {
+    server = await startChatServer((request) =>
+      isSummarizer(request)
+        ? { error: "summarizer is down", usage: { inputTokens: 7, outputTokens: 0 } }
+        : answer,
+    );
+    server.chat.context = settings({ CONTEXT_MAX_MESSAGES: 20 });
+    const { threadId } = await seedThread(server, 10);
+    const frames = await turn(server, threadId, "still there?");
+    expectWellFormedTurn(frames, 1);
+    expect(frames.some((f) => f.type === "error")).toBe(false);
+    expect(framesOf(frames, "message").at(-1)?.message).toMatchObject({ content: "ok", status: "complete" });
+    expect(await server.repos.summaries.get(USER, threadId)).toBeUndefined();
+    const stored = await server.repos.turns.latest(USER, threadId);
+    expect(stored?.status).toBe("complete");
+    const calls = await server.repos.llmCalls.forTurn(USER, stored?.id ?? "");
+    expect(calls).toHaveLength(2);
+    expect(calls.filter((c) => c.error?.includes("summarizer is down"))).toHaveLength(1);
+    expect(server.logs.some((l) => l.includes("summarizer failed"))).toBe(true);
+  });
+
+  it("ignores an answer that is not the summary JSON", async () => {
+    server = await startChatServer((request) =>
+      isSummarizer(request) ? { text: "Sure! Here is a summary." } : answer,
+    );
+    server.chat.context = settings({ CONTEXT_MAX_MESSAGES: 20 });
+    const { threadId } = await seedThread(server, 10);
+    const frames = await turn(server, threadId, "hello again");
+    expect(framesOf(frames, "message").at(-1)?.message.status).toBe("complete");
+    expect(await server.repos.summaries.get(USER, threadId)).toBeUndefined();
+    expect(server.logs.some((l) => l.includes("no JSON object"))).toBe(true);
+  });
+
+  it("sends the whole history and no summarizer call while the thread is within budget", async () => {
+    server = await startChatServer([answer]);
+    server.chat.context = settings();
+    const { threadId } = await seedThread(server, 3);
+    const frames = await turn(server, threadId, "short thread");
+    expect(server.provider.requests).toHaveLength(1);
+    expect(server.provider.requests[0]?.messages).toHaveLength(13);
+    expect(framesOf(frames, "context_usage")[0]).toMatchObject({
+      messages_summarized: 0,
+      messages_verbatim: 13,
+    });
+    expect(framesOf(frames, "usage")[0]).toMatchObject({ llm_calls: 1 });
+  });
+});
