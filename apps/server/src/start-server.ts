@@ -149,7 +149,10 @@ export async function startServer(config: Config, options: StartServerOptions = 
       }
       // Another instance may be running any stored turn: only those whose lease lapsed are ended.
       const { uiTools } = built.services;
-      await cluster.serve(chat.turns, repos, { ...(uiTools && { uiTools }) });
+      await cluster.serve(chat.turns, repos, {
+        ...(uiTools && { uiTools }),
+        threadStates: chat.threadStates,
+      });
     } else {
       // Alone on the database: ending every running turn and numbering frames in memory are only
       // right when no other instance runs there (several need REDIS_URL).
@@ -157,7 +160,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
         throw new Error(
           "another agentwire instance runs on this database without REDIS_URL: set REDIS_URL on every instance to run several",
         );
-      const interrupted = await recoverInterruptedTurns(frames, repos, logger);
+      const interrupted = await recoverInterruptedTurns(frames, repos, logger, chat?.threadStates);
       if (interrupted > 0)
         logger.warn({ interrupted }, "turns left running by the previous process ended as interrupted");
     }

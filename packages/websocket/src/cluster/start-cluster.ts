@@ -5,6 +5,7 @@ import type { Repositories, TurnRow } from "../db/repositories.js";
 import type { UIToolProxy } from "../tools/ui-tool-proxy.js";
 import { logFrameErrors } from "../turns/frame-log.js";
 import { recoverTurn } from "../turns/recover-turns.js";
+import type { ThreadStateNotifier } from "../turns/thread-state-notifier.js";
 import type { TurnOwner } from "../turns/turn-coordination.js";
 import type { TurnRegistry } from "../turns/turn-registry.js";
 import { type ClusterCommand, parseClusterCommand } from "./cluster-command.js";
@@ -39,7 +40,11 @@ export interface Cluster {
    * Stops this instance's running turns on request of another instance, resolves client tool answers
    * routed here (with `uiTools`, whose answers it then routes too), and ends dead instances' turns.
    */
-  serve(registry: TurnRegistry, repos: Repositories, options?: { uiTools?: UIToolProxy }): Promise<void>;
+  serve(
+    registry: TurnRegistry,
+    repos: Repositories,
+    options?: { uiTools?: UIToolProxy; threadStates?: ThreadStateNotifier },
+  ): Promise<void>;
   /** True while Redis answers. */
   isReady(): Promise<boolean>;
   /** Each Redis connection's state and the threads followed on the stream (metrics). */
@@ -90,6 +95,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   });
   let sweeper: ReturnType<typeof setInterval> | undefined;
   let sweeping = false;
+  /** Told when a dead instance's turn is ended here, so its user's subscribers see the thread go idle. */
+  let threadStates: ThreadStateNotifier | undefined;
 
   return {
     instanceId,
@@ -100,6 +107,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     toolCalls,
     async serve(registry, repos, serveOptions = {}) {
       const { uiTools } = serveOptions;
+      threadStates = serveOptions.threadStates;
       uiTools?.routeVia(toolCalls);
       bus.on("message", (_channel: string, text: string) => {
         const command = parseClusterCommand(text);
@@ -186,6 +194,6 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const fresh = await repos.turns.get(row.userId, row.id);
     if (fresh?.status !== "running") return;
     logger.warn({ thread_id: row.threadId, turn_id: row.id }, "turn of a dead instance ended as interrupted");
-    await recoverTurn(frames, repos, logger, fresh);
+    await recoverTurn(frames, repos, logger, fresh, threadStates);
   }
 }

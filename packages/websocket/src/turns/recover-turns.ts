@@ -10,6 +10,7 @@ import type { Repositories, TurnRow } from "../db/repositories.js";
 import { endTurn } from "./end-turn.js";
 import type { FrameLog, LoggedFrame } from "./frame-log.js";
 import { RunningTurn } from "./running-turn.js";
+import type { ThreadStateNotifier } from "./thread-state-notifier.js";
 import { localCoordination } from "./turn-coordination.js";
 import { TurnRegistry } from "./turn-registry.js";
 
@@ -24,22 +25,25 @@ export async function recoverInterruptedTurns(
   log: FrameLog,
   repos: Repositories,
   logger: FastifyBaseLogger,
+  threadStates?: ThreadStateNotifier,
 ): Promise<number> {
   const rows = await repos.turns.listRunning();
-  for (const row of rows) await recoverTurn(log, repos, logger, row);
+  for (const row of rows) await recoverTurn(log, repos, logger, row, threadStates);
   await log.flush();
   return rows.length;
 }
 
 /**
  * Ends one turn whose process is gone (this one's predecessor, or a dead instance whose lease
- * lapsed): its closing frames follow its stored ones in the thread's log.
+ * lapsed): its closing frames follow its stored ones in the thread's log, and subscribers of its user
+ * (on any instance, through the notifier) see the thread go idle.
  */
 export async function recoverTurn(
   log: FrameLog,
   repos: Repositories,
   logger: FastifyBaseLogger,
   row: TurnRow,
+  threadStates?: ThreadStateNotifier,
 ): Promise<void> {
   {
     await log.claim(row.threadId);
@@ -65,6 +69,7 @@ export async function recoverTurn(
         chatContext: { kind: "thread" },
         memoryEnabled: true,
         coordination: localCoordination,
+        threadStates,
       },
       { status: "cancelled", usage: usage.snapshot() },
       partialAnswer(frames),
