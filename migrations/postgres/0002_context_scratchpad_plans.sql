@@ -5,6 +5,7 @@ CREATE TABLE "plans" (
 	"tool_call_id" text NOT NULL,
 	"execution_mode" text NOT NULL,
 	"plan" text NOT NULL,
+	"chat_context" text NOT NULL,
 	"status" text NOT NULL,
 	"created_at" bigint NOT NULL,
 	"updated_at" bigint NOT NULL

@@ -24,6 +24,8 @@ export type AppState = {
   /** The editor demo's workflow and the graph the agent last drew with ui_show_graph. */
   workflowId: string;
   graph?: GraphView;
+  /** The scratchpad side panel (a drawer on a phone) is shown. */
+  scratchpadOpen: boolean;
 };
 
 /** The server answered that it has no provider: nothing can be sent until one is configured. */

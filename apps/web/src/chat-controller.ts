@@ -11,12 +11,16 @@ import { applyFrame, hasGap } from "./state/apply-frame.js";
 import {
   answerQuestion,
   decideApproval,
+  decidePlan,
   failRequest,
   markClientCallDone,
   startLocalTurn,
 } from "./state/local-actions.js";
+import type { PlanDecisionView } from "./state/plan-view.js";
 import { threadFromHistory } from "./state/rebuild-from-history.js";
+import { withScratchpad } from "./state/scratchpad.js";
 import { Store } from "./state/store.js";
+import { withThreadState } from "./state/thread-list-state.js";
 import {
   type ApprovalDecision,
   emptyThread,
@@ -56,6 +60,7 @@ export class ChatController {
       ...(this.settings.model !== undefined && { model: this.settings.model }),
       notices: [],
       workflowId: "demo-workflow",
+      scratchpadOpen: false,
     });
     const wsUrl = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
     this.socket = new ReconnectingSocket({
@@ -131,6 +136,27 @@ export class ChatController {
     }
   }
 
+  /** Approve a draft plan, or send it back with feedback; the server runs or revises it in a new turn. */
+  decidePlan(toolCallId: string, planId: string, choice: PlanDecisionView): void {
+    const threadId = this.state.route.threadId;
+    if (!threadId) return;
+    const feedback = choice.feedback?.trim();
+    const sent = this.command({
+      command: "plan_decision",
+      data: {
+        thread_id: threadId,
+        plan_id: planId,
+        decision: choice.decision,
+        ...(feedback && { feedback }),
+      },
+    });
+    if (sent) this.updateView(threadId, (v) => decidePlan(v ?? emptyThread(threadId), toolCallId, choice));
+  }
+
+  toggleScratchpad(open = !this.state.scratchpadOpen): void {
+    this.set((s) => ({ ...s, scratchpadOpen: open }));
+  }
+
   setToken(token: string): void {
     this.settings = { ...this.settings, token: token.trim() };
     saveSettings(this.settings);
@@ -172,6 +198,8 @@ export class ChatController {
     this.manifestSent = false;
     this.replaying.clear();
     if (this.editorUsed) this.announceTools();
+    // Live badges in the thread list for every thread of ours, open or not; a new socket asks anew.
+    this.socket.send({ command: "subscribe_threads", data: {} });
     // Catch up on every turn we were showing or that was still running when the socket dropped.
     const current = this.state.route.threadId;
     for (const [key, view] of Object.entries(this.state.views)) {
@@ -181,6 +209,10 @@ export class ChatController {
 
   private onFrame(frame: ServerFrame): void {
     if (frame.type === "pong") return;
+    if (frame.type === "thread_state") {
+      this.onThreadState(frame);
+      return;
+    }
     if (frame.type === "error" && frame.request_id && this.failRequest(frame)) return;
     const threadId = "thread_id" in frame ? frame.thread_id : undefined;
     if (threadId === undefined) {
@@ -197,6 +229,13 @@ export class ChatController {
     if (hasGap(view) && !this.replaying.has(threadId)) this.resume(threadId);
     this.runClientCalls(threadId, view);
     if (wasRunning && !isRunning(view)) void this.loadThreads();
+  }
+
+  /** A thread's live state changed (here or in another tab): its badge in the list follows. */
+  private onThreadState(frame: ServerFrameOf<"thread_state">): void {
+    const threads = withThreadState(this.state.threads, frame);
+    if (threads) this.set((s) => ({ ...s, threads }));
+    else void this.loadThreads();
   }
 
   /** An `error` answering one of our chat_messages: that turn never started. */
@@ -287,6 +326,18 @@ export class ChatController {
       }
     }
     this.resume(threadId);
+    void this.loadScratchpad(threadId);
+  }
+
+  /** The thread's scratchpad; patches that came meanwhile are merged, the newer copy of an item wins. */
+  private async loadScratchpad(threadId: string): Promise<void> {
+    try {
+      const items = await this.api.scratchpad(threadId);
+      this.updateView(threadId, (v) => withScratchpad(v ?? emptyThread(threadId), items));
+    } catch (error) {
+      // The panel stays as the live patches make it; only a lost token needs the user.
+      if (error instanceof AuthRequiredError) this.onHttpError(error);
+    }
   }
 
   private async loadLists(): Promise<void> {

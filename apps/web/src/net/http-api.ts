@@ -1,4 +1,4 @@
-import type { StoredMessage, ThreadSummary } from "@agentwire/protocol";
+import type { ScratchpadItem, StoredMessage, ThreadSummary } from "@agentwire/protocol";
 
 /** One configured provider, as `GET /api/providers` lists them. */
 export type ProviderInfo = { id: string; models: string[]; default_model?: string };
@@ -26,6 +26,8 @@ export function createHttpApi(getToken: () => string | undefined, base = "") {
     messages: (threadId: string) =>
       get<StoredMessage>(`/api/threads/${encodeURIComponent(threadId)}/messages`, "messages"),
     providers: () => get<ProviderInfo>("/api/providers", "providers"),
+    scratchpad: (threadId: string) =>
+      get<ScratchpadItem>(`/api/threads/${encodeURIComponent(threadId)}/scratchpad`, "items"),
   };
 }
 

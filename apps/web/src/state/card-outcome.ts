@@ -20,6 +20,19 @@ export function endStatus(name: string, result: unknown, isError: boolean | unde
 
 /** ask_user's question from its arguments (an object, or the JSON text of a stored preview). */
 export function questionFrom(args: unknown): string | undefined {
+  return stringArg(args, "question");
+}
+
+/** send_update's message from its arguments (an object, or the JSON text of a stored preview). */
+export function progressFrom(args: unknown): string | undefined {
+  const message = stringArg(args, "message");
+  if (typeof args !== "string" || message !== args) return message;
+  // A long message's stored preview is cut JSON: show the message's text, not the braces.
+  const cut = /^\{\s*"message"\s*:\s*"((?:[^"\\]|\\.)*)/.exec(args)?.[1];
+  return cut === undefined ? message : cut.replace(/\\(["\\/])/g, "$1").replace(/\\n/g, "\n");
+}
+
+function stringArg(args: unknown, key: string): string | undefined {
   let value = args;
   if (typeof args === "string") {
     try {
@@ -29,9 +42,9 @@ export function questionFrom(args: unknown): string | undefined {
       return args || undefined;
     }
   }
-  if (typeof value === "object" && value !== null && "question" in value) {
-    const question = (value as { question: unknown }).question;
-    if (typeof question === "string") return question;
+  if (typeof value === "object" && value !== null && key in value) {
+    const found = (value as Record<string, unknown>)[key];
+    if (typeof found === "string") return found;
   }
   return undefined;
 }

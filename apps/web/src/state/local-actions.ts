@@ -1,3 +1,5 @@
+import { decidePlanCard } from "./plan-frames.js";
+import type { PlanDecisionView } from "./plan-view.js";
 import { finishTurn } from "./reduce-frame.js";
 import { type ApprovalDecision, emptyTurn, lastTurn, type ThreadView, type TurnView } from "./thread-view.js";
 
@@ -28,6 +30,14 @@ export function decideApproval(view: ThreadView, approvalId: string, decision: A
     ...t,
     approvals: t.approvals.map((a) => (a.approvalId === approvalId ? { ...a, decision, resolved: true } : a)),
   }));
+}
+
+/** We sent a plan_decision: the draft's buttons go, in whichever turn its card is. */
+export function decidePlan(view: ThreadView, toolCallId: string, decision: PlanDecisionView): ThreadView {
+  const decided = mapTurns(view, (t) =>
+    t.cards[toolCallId]?.plan ? decidePlanCard(t, toolCallId, decision) : t,
+  );
+  return { ...decided, planDecisions: { ...view.planDecisions, [toolCallId]: decision } };
 }
 
 /** We sent the tool_result of a client tool call; never run it again, even when a replay repeats it. */

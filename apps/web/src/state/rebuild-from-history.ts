@@ -1,10 +1,11 @@
-import type { ExecutionTreeNode, StoredMessage } from "@agentwire/protocol";
+import type { ExecutionTreeNode, Plan, StoredMessage } from "@agentwire/protocol";
 import { preview } from "@agentwire/protocol/preview";
-import { endStatus, questionFrom } from "./card-outcome.js";
+import { endStatus, progressFrom, questionFrom } from "./card-outcome.js";
 import { contentText } from "./content-text.js";
+import { type PlanView, planFrom, planFromSummary, planIdOf, planResultFields } from "./plan-view.js";
 import { PREVIEW_CHARS, RESULT_CHARS } from "./preview.js";
 import { emptyTurn, type ThreadView, type ToolCard, type TurnView } from "./thread-view.js";
-import { appendText, upsertCard } from "./tree-ops.js";
+import { appendText, patchCard, upsertCard } from "./tree-ops.js";
 
 /**
  * Rebuilds a thread's turns from its stored rows (`GET /api/threads/:id/messages`). The cards come
@@ -13,12 +14,16 @@ import { appendText, upsertCard } from "./tree-ops.js";
  * which is also all a live subtask card keeps once it ended.
  */
 export function threadFromHistory(threadId: string, messages: StoredMessage[], title?: string): ThreadView {
+  const plans = storedPlans(messages);
   return {
     threadId,
     ...(title !== undefined && { title }),
     lastSeq: null,
     pending: [],
-    turns: groupTurns(messages).map(turnFromRows),
+    turns: groupTurns(messages)
+      .map((rows) => turnFromRows(rows, plans))
+      // Only the newest turn's draft can still wait: a later message means the user moved on.
+      .map((turn, i, all) => (i === all.length - 1 ? turn : withoutPendingPlans(turn))),
   };
 }
 
@@ -33,7 +38,20 @@ function groupTurns(messages: StoredMessage[]): StoredMessage[][] {
   return groups;
 }
 
-export function turnFromRows(rows: StoredMessage[]): TurnView {
+/**
+ * Plans stored whole in the thread's rows (a draft's create_plan result), by id: the turn that ran
+ * an approved draft stores only a summary of its steps, and finds the stages here.
+ */
+function storedPlans(messages: StoredMessage[]): Map<string, Plan> {
+  const plans = new Map<string, Plan>();
+  for (const m of messages) {
+    const plan = m.role === "tool" ? planFrom(contentText(m.content)) : undefined;
+    if (plan) plans.set(plan.id, plan);
+  }
+  return plans;
+}
+
+export function turnFromRows(rows: StoredMessage[], plans = new Map<string, Plan>()): TurnView {
   const first = rows[0];
   const userRow = first?.role === "user" ? first : undefined;
   let turn: TurnView = emptyTurn(userRow ? `u:${userRow.id}` : `h:${first?.id ?? "empty"}`, "history");
@@ -47,7 +65,7 @@ export function turnFromRows(rows: StoredMessage[]): TurnView {
 
   const placeNode = (t: TurnView, node: ExecutionTreeNode): TurnView => {
     placed.add(node.id);
-    return upsertCard(t, cardFromNode(node, nodes ?? []));
+    return upsertCard(t, cardFromNode(node, nodes ?? [], plans));
   };
 
   let previous: string | undefined;
@@ -60,7 +78,9 @@ export function turnFromRows(rows: StoredMessage[]): TurnView {
       const node = nodes?.find((n) => n.id === call.id && n.parent_id === null);
       if (node) turn = placeNode(turn, node);
       else if (!nodes)
-        turn = upsertCard(turn, cardFromCall(call.id, call.name, call.args, toolRows.get(call.id)));
+        turn = upsertCard(turn, cardFromCall(call.id, call.name, call.args, toolRows.get(call.id), plans));
+      // The stored call and its result row are whole; the tree's previews may be cut.
+      turn = withStoredDetail(turn, call, toolRows.get(call.id), plans);
     }
   }
   if (nodes) {
@@ -104,7 +124,11 @@ function placeRemainingRoots(
   return t;
 }
 
-function cardFromNode(node: ExecutionTreeNode, nodes: ExecutionTreeNode[]): ToolCard {
+function cardFromNode(
+  node: ExecutionTreeNode,
+  nodes: ExecutionTreeNode[],
+  plans: Map<string, Plan>,
+): ToolCard {
   const known = new Set(nodes.map((n) => n.id));
   const parentId = node.parent_id !== null && known.has(node.parent_id) ? node.parent_id : null;
   const question = node.name === "ask_user" ? questionFrom(node.args_preview) : undefined;
@@ -120,10 +144,17 @@ function cardFromNode(node: ExecutionTreeNode, nodes: ExecutionTreeNode[]): Tool
     ...(node.result_preview !== undefined && { resultPreview: preview(node.result_preview, RESULT_CHARS) }),
     ...(node.title !== undefined && { title: node.title }),
     ...(question !== undefined && { question }),
+    ...detailFrom(node.name, node.args_preview, node.result_preview, plans),
   };
 }
 
-function cardFromCall(id: string, name: string, args: unknown, result: StoredMessage | undefined): ToolCard {
+function cardFromCall(
+  id: string,
+  name: string,
+  args: unknown,
+  result: StoredMessage | undefined,
+  plans: Map<string, Plan>,
+): ToolCard {
   const text = result && contentText(result.content);
   const question = name === "ask_user" ? questionFrom(args) : undefined;
   return {
@@ -136,7 +167,55 @@ function cardFromCall(id: string, name: string, args: unknown, result: StoredMes
     children: [],
     ...(text !== undefined && { resultPreview: preview(text, RESULT_CHARS) }),
     ...(question !== undefined && { question }),
+    ...detailFrom(name, args, text, plans),
   };
+}
+
+/** send_update's message and create_plan's plan, from a call's args and result. */
+function detailFrom(
+  name: string,
+  args: unknown,
+  result: unknown,
+  plans: Map<string, Plan>,
+): Partial<ToolCard> {
+  if (name === "send_update") {
+    const progress = progressFrom(args);
+    return progress === undefined ? {} : { progress };
+  }
+  if (name !== "create_plan") return {};
+  const id = planIdOf(result) ?? planIdOf(args);
+  const plan = planFrom(result) ?? (id !== undefined ? plans.get(id) : undefined) ?? planFromSummary(result);
+  if (!plan) return {};
+  const { mode, status } = planResultFields(result);
+  // A draft's stored result says it waits for review; a plan that ran has nothing to decide.
+  const draft = status === "awaiting_user_review" || status === "pending_review";
+  const view: PlanView = {
+    plan,
+    reviews: [],
+    awaitingDecision: draft,
+    ...(draft && { draft }),
+    ...(mode !== undefined && { mode }),
+  };
+  return { plan: view };
+}
+
+function withStoredDetail(
+  turn: TurnView,
+  call: { id: string; name: string; args: unknown },
+  result: StoredMessage | undefined,
+  plans: Map<string, Plan>,
+): TurnView {
+  const detail = detailFrom(call.name, call.args, result && contentText(result.content), plans);
+  return Object.keys(detail).length > 0 ? patchCard(turn, call.id, detail) : turn;
+}
+
+function withoutPendingPlans(turn: TurnView): TurnView {
+  let t = turn;
+  for (const card of Object.values(turn.cards)) {
+    if (card.plan?.awaitingDecision)
+      t = patchCard(t, card.id, { plan: { ...card.plan, awaitingDecision: false } });
+  }
+  return t;
 }
 
 /** Depth from the parent chain; a cycle or a missing parent stops the walk (bad data must not hang). */

@@ -1,9 +1,18 @@
 import type { ServerFrame, ServerFrameOf, StoredMessage } from "@agentwire/protocol";
 import { preview } from "@agentwire/protocol/preview";
-import { endStatus, questionFrom } from "./card-outcome.js";
+import { endStatus, progressFrom, questionFrom } from "./card-outcome.js";
 import { contentText } from "./content-text.js";
+import { onPlanCreated, onPlanReady, onPlanReview, onProgress } from "./plan-frames.js";
 import { PREVIEW_CHARS, RESULT_CHARS, titleFrom } from "./preview.js";
-import { emptyThread, emptyTurn, lastTurn, type ThreadView, type TurnView } from "./thread-view.js";
+import { withScratchpad } from "./scratchpad.js";
+import {
+  emptyThread,
+  emptyTurn,
+  isSubtask,
+  lastTurn,
+  type ThreadView,
+  type TurnView,
+} from "./thread-view.js";
 import { appendChild, appendText, dropText, patchCard, upsertCard } from "./tree-ops.js";
 
 /**
@@ -104,17 +113,35 @@ export function reduceFrame(view: ThreadView, frame: ServerFrame): ThreadView {
       }
       return view;
     }
+    case "plan_created":
+      return onTurn(view, (t) => onPlanCreated(t, frame));
+    case "plan_ready_for_review":
+      return onTurn(view, (t) => onPlanReady(t, frame, view.planDecisions?.[frame.tool_call_id]));
+    case "plan_review":
+      return onTurn(view, (t) => onPlanReview(t, frame));
+    case "progress_update":
+      return onTurn(view, (t) => onProgress(t, frame));
+    case "scratchpad_patch":
+      return withScratchpad(view, frame.items);
+    case "context_usage":
+      return {
+        ...view,
+        context: {
+          tokens: frame.tokens,
+          budget: frame.budget,
+          summaryTokens: frame.summary_tokens,
+          scratchpadTokens: frame.scratchpad_tokens,
+          historyTokens: frame.history_tokens,
+          messagesSummarized: frame.messages_summarized,
+          messagesVerbatim: frame.messages_verbatim,
+        },
+      };
     case "job_update":
     case "node_update":
-    case "context_usage":
-    case "scratchpad_patch":
-    case "plan_created":
-    case "plan_ready_for_review":
-    case "plan_review":
-    case "progress_update":
     case "thread_state":
     case "pong":
-      // Workflow runs and keep-alives have no place in the chat transcript.
+      // Workflow runs and keep-alives have no place in the chat transcript; the thread list
+      // takes thread_state (the controller hands it there before frames reach a thread).
       return view;
   }
 }
@@ -174,6 +201,7 @@ function onToolUpdate(turn: TurnView, frame: ServerFrameOf<"tool_call_update">):
   let next = turn;
   if (frame.status === "start" || !existing) {
     const question = frame.name === "ask_user" ? questionFrom(frame.args) : undefined;
+    const progress = frame.name === "send_update" ? progressFrom(frame.args) : undefined;
     // A call starting ends the text run the status line called "writing".
     const { activity: _activity, ...rest } = turn;
     next = upsertCard(frame.status === "start" ? rest : turn, {
@@ -187,13 +215,14 @@ function onToolUpdate(turn: TurnView, frame: ServerFrameOf<"tool_call_update">):
       children: [],
       ...(title !== undefined && { title }),
       ...(question !== undefined && { question: existing?.question ?? question }),
+      ...(progress !== undefined && { progress: existing?.progress ?? progress }),
     });
   }
   return frame.status === "start" ? next : onToolEnd(next, frame, title);
 }
 
 function onToolEnd(turn: TurnView, frame: ServerFrameOf<"tool_call_update">, title?: string): TurnView {
-  const ended = frame.name === "run_subtask" ? dropText(turn, frame.tool_call_id) : turn;
+  const ended = isSubtask(frame.name) ? dropText(turn, frame.tool_call_id) : turn;
   const patched = patchCard(ended, frame.tool_call_id, {
     status: endStatus(frame.name, frame.result, frame.is_error),
     resultPreview: preview(frame.result, RESULT_CHARS),
@@ -271,6 +300,10 @@ const turnFrameTypes = new Set<ServerFrame["type"]>([
   "usage",
   "generation_stopped",
   "error",
+  "plan_created",
+  "plan_ready_for_review",
+  "plan_review",
+  "progress_update",
 ]);
 
 function withoutSkipping(view: ThreadView): ThreadView {

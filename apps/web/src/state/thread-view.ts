@@ -1,4 +1,11 @@
-import type { AgentStateName, BudgetReason, ServerFrame, TurnUsage } from "@agentwire/protocol";
+import type {
+  AgentStateName,
+  BudgetReason,
+  ScratchpadItem,
+  ServerFrame,
+  TurnUsage,
+} from "@agentwire/protocol";
+import type { PlanDecisionView, PlanView } from "./plan-view.js";
 
 /** A run of streamed text inside a container (the turn's root or a run_subtask card). */
 export type TextChild = { kind: "text"; key: string; text: string; thinking: boolean };
@@ -27,6 +34,10 @@ export type ToolCard = {
   durationMs?: number;
   /** ask_user: the question, shown with its answer (the result) in place of a tool card. */
   question?: string;
+  /** send_update: the progress message, shown as a line in the turn instead of a tool card. */
+  progress?: string;
+  /** create_plan: the plan it made, shown as stages with step cards; its steps' subtasks are its children. */
+  plan?: PlanView;
   /**
    * A run_subtask card holds its subtask's text while it runs; when it ends only its nested cards
    * and its result stay (text is not stored, so a reload shows the same).
@@ -77,6 +88,17 @@ export type TurnView = {
   settled?: boolean;
 };
 
+/** The latest `context_usage`: how full the model's context was at its last call. */
+export type ContextView = {
+  tokens: number;
+  budget: number;
+  summaryTokens: number;
+  scratchpadTokens: number;
+  historyTokens: number;
+  messagesSummarized: number;
+  messagesVerbatim: number;
+};
+
 /** Everything the page knows about one thread. */
 export type ThreadView = {
   threadId: string | null;
@@ -91,7 +113,17 @@ export type ThreadView = {
    * skipped, so a reopened thread keeps showing the stored execution_tree instead of a re-stream.
    */
   skipping?: string;
+  /** The agent's scratchpad: loaded over HTTP when the thread opens, patched by `scratchpad_patch`. */
+  scratchpad?: ScratchpadItem[];
+  context?: ContextView;
+  /** What this page decided on draft plans, by create_plan call id: a replayed review request stays decided. */
+  planDecisions?: Record<string, PlanDecisionView>;
 };
+
+/** Calls that run a subtask and hold its text and cards: run_subtask, and a plan's steps (plan_step). */
+export function isSubtask(name: string): boolean {
+  return name === "run_subtask" || name === "plan_step";
+}
 
 export function emptyThread(threadId: string | null = null): ThreadView {
   return { threadId, lastSeq: null, pending: [], turns: [] };

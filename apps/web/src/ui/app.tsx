@@ -46,6 +46,7 @@ export function App({ controller }: { controller: ChatController }) {
               view={state.views[viewKey(route)]}
               connected={state.connection === "open"}
               noProvider={noProvider(state)}
+              scratchpadOpen={state.scratchpadOpen}
               empty="Start a conversation. The agent decides which tools to use."
             />
           )}

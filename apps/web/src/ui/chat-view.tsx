@@ -3,17 +3,21 @@ import { lastTurn, type ThreadView } from "../state/thread-view.js";
 import { AgentStatus } from "./agent-status.js";
 import { Composer } from "./composer.js";
 import { NoProviderNotice } from "./no-provider-notice.js";
+import { ScratchpadPanel } from "./scratchpad-panel.js";
+import { ThreadBar } from "./thread-bar.js";
 import { TurnBlock } from "./turn-view.js";
 
-/** A thread's transcript, the agent's status and the composer. */
+/** A thread's transcript, the agent's status and the composer; the scratchpad panel beside them. */
 export function ChatView({
   view,
   connected,
   noProvider,
   empty,
+  scratchpadOpen,
 }: {
   view: ThreadView | undefined;
   connected: boolean;
+  scratchpadOpen: boolean;
   /** The server said it has no provider: say how to configure one instead of letting a message fail. */
   noProvider: boolean;
   empty: string;
@@ -32,32 +36,36 @@ export function ChatView({
   });
 
   return (
-    <div class="chat">
-      <div
-        class="log"
-        ref={log}
-        role="log"
-        aria-label="Conversation"
-        onScroll={(e) => {
-          const el = e.currentTarget;
-          atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
-        }}
-      >
-        {turns.length === 0 ? (
-          <p class="empty">{empty}</p>
-        ) : (
-          turns.map((t) => <TurnBlock key={t.key} turn={t} />)
-        )}
+    <div class={`chat-area${scratchpadOpen ? " with-panel" : ""}`}>
+      <div class="chat">
+        <ThreadBar view={view} scratchpadOpen={scratchpadOpen} />
+        <div
+          class="log"
+          ref={log}
+          role="log"
+          aria-label="Conversation"
+          onScroll={(e) => {
+            const el = e.currentTarget;
+            atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+          }}
+        >
+          {turns.length === 0 ? (
+            <p class="empty">{empty}</p>
+          ) : (
+            turns.map((t) => <TurnBlock key={t.key} turn={t} />)
+          )}
+        </div>
+        {noProvider && <NoProviderNotice />}
+        <AgentStatus turn={current} />
+        <Composer
+          running={running}
+          canStop={running && view?.threadId != null}
+          connected={connected}
+          question={question}
+          unavailable={noProvider ? "no provider" : undefined}
+        />
       </div>
-      {noProvider && <NoProviderNotice />}
-      <AgentStatus turn={current} />
-      <Composer
-        running={running}
-        canStop={running && view?.threadId != null}
-        connected={connected}
-        question={question}
-        unavailable={noProvider ? "no provider" : undefined}
-      />
+      {scratchpadOpen && <ScratchpadPanel items={view?.scratchpad ?? []} />}
     </div>
   );
 }

@@ -2,10 +2,12 @@ import type { ComponentChild } from "preact";
 import type { Child, TurnView } from "../state/thread-view.js";
 import { ApprovalBox } from "./approval-box.js";
 import { Markdown } from "./markdown.js";
+import { PlanCard } from "./plan-card.js";
+import { ProgressLine } from "./progress-line.js";
 import { QuestionCard } from "./question-box.js";
 import { ToolCardView } from "./tool-card.js";
 
-/** The text runs, tool cards, questions and approval prompts of one container, in the order they happened. */
+/** The text runs, tool cards, progress lines, plans, questions and approval prompts of one container, in the order they happened. */
 export function ChildrenView({ children, turn }: { children: Child[]; turn: TurnView }) {
   return <>{children.map((child) => childView(child, turn))}</>;
 }
@@ -28,6 +30,9 @@ function childView(child: Child, turn: TurnView): ComponentChild {
     case "card": {
       const card = turn.cards[child.id];
       if (!card) return null;
+      if (card.name === "send_update") return <ProgressLine key={child.id} card={card} />;
+      if (card.name === "create_plan" && card.plan)
+        return <PlanCard key={child.id} card={card} turn={turn} plan={card.plan} />;
       return card.name === "ask_user" ? (
         <QuestionCard key={child.id} card={card} turn={turn} />
       ) : (

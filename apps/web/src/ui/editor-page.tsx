@@ -27,6 +27,7 @@ export function EditorPage({ state }: { state: AppState }) {
         view={view}
         connected={state.connection === "open"}
         noProvider={noProvider(state)}
+        scratchpadOpen={state.scratchpadOpen}
         empty="Editor context: the agent can use build_workflow and this page's UI tools (ui_show_graph, ui_notify)."
       />
     </div>

@@ -38,14 +38,20 @@ export function ThreadList({ threads, current }: { threads: ThreadSummary[]; cur
   );
 }
 
-/** Work live on a thread when the list was loaded: a turn running, or a question waiting for you. */
+/**
+ * Work live on a thread: a turn running, or a question waiting for you. Loaded with the list and
+ * kept current by `thread_state` frames, so a thread busy in another tab shows it here too.
+ */
 function ThreadState({ thread }: { thread: ThreadSummary }) {
   if (thread.state === "running") return <span class="thread-state running">running</span>;
   if (thread.state === "waiting_on_user")
     return (
-      <span class="thread-state waiting" title={thread.question}>
-        waiting for you
-      </span>
+      <>
+        <span class="thread-state waiting" title={thread.question}>
+          waiting for you
+        </span>
+        {thread.question && <span class="thread-question">{thread.question}</span>}
+      </>
     );
   return null;
 }

@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import type { ToolCard as Card, Child, TurnView } from "../state/thread-view.js";
+import { type ToolCard as Card, type Child, isSubtask, type TurnView } from "../state/thread-view.js";
 import { ChildrenView } from "./children-view.js";
 import { formatDuration } from "./format.js";
 
@@ -20,7 +20,7 @@ const resultLabels: Record<Card["status"], string> = {
 export function ToolCardView({ card, turn }: { card: Card; turn: TurnView }) {
   const [chosen, setOpen] = useState<boolean | undefined>(undefined);
   const open = chosen ?? (card.depth === 0 || waitsForUser(card.children, turn));
-  const container = card.name === "run_subtask";
+  const container = isSubtask(card.name);
   const bodyId = `card-body-${card.id}`;
   const label = container ? (card.title ?? "Subtask") : card.name;
   return (
@@ -43,7 +43,7 @@ export function ToolCardView({ card, turn }: { card: Card; turn: TurnView }) {
         </span>
         <StatusIcon status={card.status} />
         <span class="card-name">{label}</span>
-        {container && <span class="card-kind">subtask</span>}
+        {container && <span class="card-kind">{card.name === "plan_step" ? "step" : "subtask"}</span>}
         {!container && card.argsPreview && <span class="card-args">{card.argsPreview}</span>}
         <span class="card-duration">{formatDuration(card.durationMs)}</span>
       </button>
@@ -94,7 +94,8 @@ const icons: Record<Exclude<Card["status"], "running">, { glyph: string; label: 
   refused: { glyph: "⊘", label: "refused" },
 };
 
-function StatusIcon({ status }: { status: Card["status"] }) {
+/** A card's status as a glyph (a spinner while it runs), labelled for screen readers. */
+export function StatusIcon({ status }: { status: Card["status"] }) {
   if (status === "running") return <span class="spinner" role="img" aria-label="running" />;
   const { glyph, label } = icons[status];
   return (

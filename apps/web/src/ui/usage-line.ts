@@ -1,5 +1,5 @@
 import type { TurnUsage } from "@agentwire/protocol";
-import type { TurnView } from "../state/thread-view.js";
+import { isSubtask, type TurnView } from "../state/thread-view.js";
 import { formatCost, formatCount, plural } from "./format.js";
 
 /** The turn's calls as its cards show them; the footer counts these, so it never disagrees with them. */
@@ -9,7 +9,7 @@ export type CardCounts = { tools: number; subtasks: number; refused: number };
 export function countCards(turn: TurnView): CardCounts {
   const counts: CardCounts = { tools: 0, subtasks: 0, refused: 0 };
   for (const card of Object.values(turn.cards)) {
-    if (card.name !== "run_subtask") counts.tools += 1;
+    if (!isSubtask(card.name)) counts.tools += 1;
     else if (card.status === "refused") counts.refused += 1;
     else counts.subtasks += 1;
   }

@@ -1,4 +1,4 @@
-import { type BudgetLimits, createProviderRegistry } from "@agentwire/agents";
+import { type BudgetLimits, type ContextSettings, createProviderRegistry } from "@agentwire/agents";
 import type { ScriptedResponder } from "@agentwire/agents/testing";
 import { chatCommandHandlers, createChatServices } from "../../../../packages/websocket/src/index.js";
 import { startChatServer as startScriptedChatServer } from "../../../../packages/websocket/test/chat/chat-harness.js";
@@ -12,6 +12,8 @@ export type ChatServerOptions = {
   workspaceDir: string;
   /** Turn budget limits, e.g. a subtask budget small enough to run out. */
   limits?: Partial<BudgetLimits>;
+  /** Context budget and rolling summary on (CONTEXT_*): turns send `context_usage` frames. */
+  context?: ContextSettings;
 };
 
 /**
@@ -20,14 +22,17 @@ export type ChatServerOptions = {
  * known after it listens, so the origin allowlist is `*` here. Writes ask first, so save_note
  * brings up the approval prompt.
  */
-export function startChatServer(options: ChatServerOptions): Promise<TestServer> {
-  return startScriptedChatServer(options.respond, {
+export async function startChatServer(options: ChatServerOptions): Promise<TestServer> {
+  const server = await startScriptedChatServer(options.respond, {
     auth: options.auth ?? "none",
     allowedOrigins: ["*"],
     policy: { workspaceWrite: "ask" },
     extraTools: [lookupPriceTool, saveNoteTool(options.workspaceDir)],
     ...(options.limits && { limits: options.limits }),
   });
+  // The shared harness takes no context settings; turns read them from the services as they start.
+  if (options.context) server.chat.context = options.context;
+  return server;
 }
 
 /** The real server with the chat route and no provider at all: what a fresh start without API keys runs. */

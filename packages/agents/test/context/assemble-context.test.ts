@@ -177,6 +177,21 @@ describe("assembleContext", () => {
     expect(later.history).toHaveLength(4);
   });
 
+  test("entries read from right after the summary give the same context as the whole thread", () => {
+    const entries = thread(5, [{ role: "user", content: "now" }]);
+    const summary = { summary: "S", throughMessageId: "m7", messageCount: 8 };
+    const base = {
+      summary,
+      scratchpad: "",
+      settings: settings({ CONTEXT_MAX_MESSAGES: 20 }),
+      maxHistoryTokens: 128_000,
+    };
+    const whole = assembleContext({ ...base, entries });
+    const tail = assembleContext({ ...base, entries: entries.slice(8), afterSummary: true });
+    expect(tail).toEqual(whole);
+    expect(tail.report.messagesSummarized).toBe(8);
+  });
+
   test("a summary whose last message is missing is ignored", () => {
     const entries = thread(1, [{ role: "user", content: "now" }]);
     const ctx = assembleContext({

@@ -38,9 +38,13 @@ export const handlePlanDecision: CommandHandler<"plan_decision"> = async (frame,
     content: decision === "approve" ? APPROVED : feedback?.trim() || REVISE,
     ...(latest?.provider && { provider: latest.provider }),
     ...(latest?.model && { model: latest.model }),
+    // The steps run with the tools of the scope the plan was drafted in.
+    chat_context: row.chatContext,
   };
   const approved =
-    decision === "approve" ? { plan: row.plan, store: repoPlanStore(repos, userId, thread.id) } : undefined;
+    decision === "approve"
+      ? { plan: row.plan, store: repoPlanStore(repos, userId, thread.id, row.chatContext) }
+      : undefined;
   try {
     await runChatAgent(data, conn, frame.request_id, approved && { approvedPlan: approved });
   } catch (error) {

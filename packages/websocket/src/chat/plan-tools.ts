@@ -8,12 +8,17 @@ import {
   runUnifiedAgentLoop,
   type Tool,
 } from "@agentwire/agents";
-import type { Plan } from "@agentwire/protocol";
+import type { ChatContext, Plan } from "@agentwire/protocol";
 import type { Repositories } from "../db/repositories.js";
 import type { ConversationToolsInput } from "./conversation-tools.js";
 
 /** The turn's plans, in the `plans` table of the user's thread. */
-export function repoPlanStore(repos: Repositories, userId: string, threadId: string): PlanStore {
+export function repoPlanStore(
+  repos: Repositories,
+  userId: string,
+  threadId: string,
+  chatContext: ChatContext,
+): PlanStore {
   return {
     async save(plan, meta) {
       await repos.plans.create(userId, {
@@ -22,6 +27,7 @@ export function repoPlanStore(repos: Repositories, userId: string, threadId: str
         toolCallId: meta.toolCallId,
         executionMode: meta.mode,
         plan,
+        chatContext,
         status: meta.status,
       });
     },
@@ -35,7 +41,7 @@ export function repoPlanStore(repos: Repositories, userId: string, threadId: str
 export function planTool({ scope, repos }: ConversationToolsInput): Tool {
   return createPlanTool({
     ...(scope.planMode !== undefined && { defaultMode: scope.planMode }),
-    store: repoPlanStore(repos, scope.userId, scope.threadId),
+    store: repoPlanStore(repos, scope.userId, scope.threadId, scope.chatContext),
   }) as Tool;
 }
 

@@ -240,7 +240,10 @@ export interface PlansRepo {
   /** Stores a plan made on the user's thread. */
   create(
     userId: string,
-    plan: Pick<PlanRow, "id" | "threadId" | "toolCallId" | "executionMode" | "plan" | "status">,
+    plan: Pick<
+      PlanRow,
+      "id" | "threadId" | "toolCallId" | "executionMode" | "plan" | "chatContext" | "status"
+    >,
     now?: number,
   ): Promise<PlanRow>;
   /** The plan if it exists and belongs to the user. */

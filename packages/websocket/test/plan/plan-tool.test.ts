@@ -129,6 +129,8 @@ describe("create_plan over the socket", () => {
       status: "pending_review",
       threadId,
       toolCallId: "cp1",
+      // The approved run uses the tools of the context it was drafted in.
+      chatContext: { kind: "thread" },
     });
 
     client.command("plan_decision", { thread_id: threadId, plan_id: planId, decision: "approve" }, "r-ok");

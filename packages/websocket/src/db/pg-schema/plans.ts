@@ -18,6 +18,7 @@ export const plans = pgTable(
     toolCallId: text("tool_call_id").notNull(),
     executionMode: text("execution_mode").$type<PlanExecutionMode>().notNull(),
     plan: text().notNull(),
+    chatContext: text("chat_context").notNull(),
     status: text({ enum: PLAN_STATUSES as unknown as [PlanStatus, ...PlanStatus[]] }).notNull(),
     createdAt: bigint("created_at", { mode: "number" }).notNull(),
     updatedAt: bigint("updated_at", { mode: "number" }).notNull(),

@@ -1,4 +1,4 @@
-import type { Plan } from "@agentwire/protocol";
+import type { ChatContext, Plan } from "@agentwire/protocol";
 import { and, eq } from "drizzle-orm";
 import type { PgDb } from "../open-postgres.js";
 import { plans } from "../pg-schema/index.js";
@@ -14,11 +14,16 @@ export class PgPlansRepo implements PlansRepo {
   /** Stores a plan made on the user's thread. */
   async create(
     userId: string,
-    plan: Pick<PlanRow, "id" | "threadId" | "toolCallId" | "executionMode" | "plan" | "status">,
+    plan: Pick<
+      PlanRow,
+      "id" | "threadId" | "toolCallId" | "executionMode" | "plan" | "chatContext" | "status"
+    >,
     now = Date.now(),
   ): Promise<PlanRow> {
     const row: PlanRow = { ...plan, userId, createdAt: now, updatedAt: now };
-    await this.db.insert(plans).values({ ...row, plan: JSON.stringify(row.plan) });
+    await this.db
+      .insert(plans)
+      .values({ ...row, plan: JSON.stringify(row.plan), chatContext: JSON.stringify(row.chatContext) });
     return row;
   }
 
@@ -59,5 +64,9 @@ export class PgPlansRepo implements PlansRepo {
 
 /** A Postgres plan row with its plan decoded, as the SQLite schema reads it. */
 function fromPgPlan(row: PgPlanRow): PlanRow {
-  return { ...row, plan: JSON.parse(row.plan) as Plan };
+  return {
+    ...row,
+    plan: JSON.parse(row.plan) as Plan,
+    chatContext: JSON.parse(row.chatContext) as ChatContext,
+  };
 }

@@ -1,4 +1,4 @@
-import type { Plan, PlanExecutionMode } from "@agentwire/protocol";
+import type { ChatContext, Plan, PlanExecutionMode } from "@agentwire/protocol";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { threads } from "./threads.js";
 import { users } from "./users.js";
@@ -29,6 +29,8 @@ export const plans = sqliteTable(
     toolCallId: text("tool_call_id").notNull(),
     executionMode: text("execution_mode").$type<PlanExecutionMode>().notNull(),
     plan: text({ mode: "json" }).$type<Plan>().notNull(),
+    /** The context the plan was made in: an approved draft runs its steps with that scope's tools. */
+    chatContext: text("chat_context", { mode: "json" }).$type<ChatContext>().notNull(),
     status: text({ enum: PLAN_STATUSES as unknown as [PlanStatus, ...PlanStatus[]] }).notNull(),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),

@@ -10,7 +10,10 @@ export class SqlitePlansRepo implements PlansRepo {
   /** Stores a plan made on the user's thread. */
   async create(
     userId: string,
-    plan: Pick<PlanRow, "id" | "threadId" | "toolCallId" | "executionMode" | "plan" | "status">,
+    plan: Pick<
+      PlanRow,
+      "id" | "threadId" | "toolCallId" | "executionMode" | "plan" | "chatContext" | "status"
+    >,
     now = Date.now(),
   ): Promise<PlanRow> {
     const row: PlanRow = { ...plan, userId, createdAt: now, updatedAt: now };

@@ -1,0 +1,22 @@
+import type { ServerFrameOf, ThreadSummary } from "@agentwire/protocol";
+
+/**
+ * The thread list with one thread's live state from a `thread_state` frame: its badge changes
+ * without reloading the list. Undefined when the list does not have the thread yet (made in
+ * another tab): the caller reloads the list to learn its title.
+ */
+export function withThreadState(
+  threads: ThreadSummary[],
+  frame: ServerFrameOf<"thread_state">,
+): ThreadSummary[] | undefined {
+  const at = threads.findIndex((t) => t.id === frame.thread_id);
+  const thread = threads[at];
+  if (!thread) return undefined;
+  const { question: _question, ...rest } = thread;
+  const updated: ThreadSummary = {
+    ...rest,
+    state: frame.state,
+    ...(frame.state === "waiting_on_user" && frame.question !== undefined && { question: frame.question }),
+  };
+  return threads.map((t, i) => (i === at ? updated : t));
+}

@@ -1,0 +1,94 @@
+import type { ScratchpadItem, ServerFrame } from "@agentwire/protocol";
+import { describe, expect, it } from "vitest";
+import { applyFrames } from "../src/state/apply-frame.js";
+import { groupScratchpad, mergeScratchpad } from "../src/state/scratchpad.js";
+import { emptyThread } from "../src/state/thread-view.js";
+import { contextDetail, contextLine, shortTokens } from "../src/ui/context-line.js";
+import { row, stamp } from "./fixtures.js";
+
+function item(id: string, partial: Partial<ScratchpadItem> = {}): ScratchpadItem {
+  return {
+    id,
+    kind: "task",
+    title: `Item ${id}`,
+    status: "active",
+    created_at: "2026-11-21T10:00:00.000Z",
+    updated_at: "2026-11-21T10:00:00.000Z",
+    ...partial,
+  };
+}
+
+describe("scratchpad state", () => {
+  it("replaces items by id from patches and keeps new ones in arrival order", () => {
+    const frames = stamp("th_1", 1, [
+      { type: "message", message: row({ id: "u1", role: "user", content: "Go" }) },
+      { type: "scratchpad_patch", items: [item("s1"), item("s2", { kind: "note" })] },
+      {
+        type: "scratchpad_patch",
+        items: [item("s1", { status: "resolved", updated_at: "2026-11-21T10:01:00.000Z" }), item("s3")],
+      },
+    ]);
+    const view = applyFrames(emptyThread(), frames);
+    expect(view.scratchpad?.map((i) => [i.id, i.status])).toEqual([
+      ["s1", "resolved"],
+      ["s2", "active"],
+      ["s3", "active"],
+    ]);
+    const { active, closed } = groupScratchpad(view.scratchpad ?? []);
+    expect(active.map((i) => i.id)).toEqual(["s2", "s3"]);
+    expect(closed.map((i) => i.id)).toEqual(["s1"]);
+  });
+
+  it("keeps the newer copy when the HTTP list arrives after a live patch", () => {
+    const live = [item("s1", { status: "discarded", updated_at: "2026-11-21T10:05:00.000Z" })];
+    const fetched = [item("s1"), item("s0", { kind: "idea" })];
+    const merged = mergeScratchpad(live, fetched);
+    expect(merged.map((i) => [i.id, i.status])).toEqual([
+      ["s1", "discarded"],
+      ["s0", "active"],
+    ]);
+  });
+
+  it("applies patches that arrive while a settled turn is replayed", () => {
+    const view = applyFrames({ ...emptyThread("th_1"), skipping: "u1" }, [
+      { type: "scratchpad_patch", items: [item("s1")], thread_id: "th_1", seq: 4 } as ServerFrame,
+    ]);
+    expect(view.scratchpad?.map((i) => i.id)).toEqual(["s1"]);
+  });
+});
+
+describe("context usage", () => {
+  const frame: ServerFrame = {
+    type: "context_usage",
+    tokens: 12_345,
+    budget: 100_000,
+    summary_tokens: 900,
+    scratchpad_tokens: 120,
+    history_tokens: 8000,
+    messages_summarized: 180,
+    messages_verbatim: 12,
+  };
+
+  it("keeps the latest frame on the thread and words it for the header", () => {
+    const view = applyFrames(emptyThread(), stamp("th_1", 1, [frame, { ...frame, tokens: 20_000 }]));
+    expect(view.context?.tokens).toBe(20_000);
+    // A thread-level frame: it starts no turn.
+    expect(view.turns).toEqual([]);
+    expect(contextLine(view.context!)).toBe("context 20k / 100k tokens · 180 messages summarized");
+    expect(contextDetail(view.context!)).toBe(
+      "summary 900 · scratchpad 120 · recent messages 8k (12 messages)",
+    );
+  });
+
+  it("leaves out the summary count while nothing is summarized", () => {
+    const view = applyFrames(
+      emptyThread(),
+      stamp("th_1", 1, [{ ...frame, tokens: 850, messages_summarized: 0 }]),
+    );
+    expect(contextLine(view.context!)).toBe("context 850 / 100k tokens");
+  });
+
+  it("shortens token counts", () => {
+    expect([999, 1000, 1540, 12_345, 128_000].map(shortTokens)).toEqual(["999", "1k", "1.5k", "12k", "128k"]);
+  });
+});
