@@ -14,6 +14,7 @@ import {
   createLogger,
   createServer,
   openDatabase,
+  type Repositories,
   type ServerLimitsInput,
   sqliteStorage,
 } from "@agentwire/websocket";
@@ -29,6 +30,8 @@ export const BENCH_SERVER_LIMITS: ServerLimitsInput = {
 export interface BenchServer {
   app: Awaited<ReturnType<typeof createServer>>["app"];
   chat: ChatServices;
+  /** The server's own repositories (seeding threads, timing reads). */
+  repos: Repositories;
   /** ws://127.0.0.1:PORT/ws */
   wsUrl: string;
   close(): Promise<void>;
@@ -59,8 +62,9 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     defaults: { provider: provider.id },
     ...(options.budget && { limits: options.budget }),
   });
+  const storage = sqliteStorage(database);
   const { app } = await createServer({
-    storage: sqliteStorage(database),
+    storage,
     logger,
     auth: { mode: "none" },
     allowedOrigins: [],
@@ -74,6 +78,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   return {
     app,
     chat,
+    repos: storage.repos,
     wsUrl: `ws://127.0.0.1:${address.port}/ws`,
     async close() {
       await app.close();

@@ -1,15 +1,24 @@
 // `pnpm bench ttft [--samples N]`: time from sending `chat_message` to the first `chunk` frame with an
 // instant ScriptedProvider, against the round trip of a bare `ws` server that answers the same
-// message with the same chunk frame; samples alternate A/B in the same process.
-// Writes bench/results/ttft.json.
+// message with the same chunk frame; samples alternate A/B in the same process. Then, with context
+// management on, TTFT on a short thread vs a thread of 500 stored messages with a rolling summary,
+// and the server time of that thread's context assembly. Writes bench/results/ttft.json.
 import { writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { loadavg } from "node:os";
+import { ContextSettings, SUMMARIZER_SYSTEM_PROMPT } from "@agentwire/agents";
+import { loadThreadContext } from "@agentwire/websocket";
 import WebSocket, { WebSocketServer } from "ws";
+import { BENCH_USER, seedLongThread } from "./_long-thread.js";
 import { isDoneFrame, machineInfo, numberArg, quantile, round, startBenchServer } from "./_server.js";
 
 const SAMPLES = numberArg("samples", 1000);
 const WARMUP = numberArg("warmup", 200);
+const CONTEXT_SAMPLES = numberArg("context-samples", 300);
+const LONG_MESSAGES = numberArg("long-messages", 500);
+const ASSEMBLY_RUNS = numberArg("assembly-runs", 300);
+// Each thread takes this many turns (2 rows each): 12 verbatim + 20 new stays under CONTEXT_MAX_MESSAGES (40).
+const TURNS_PER_THREAD = 10;
 const loadStart = loadavg()[0] ?? 0;
 const CHUNK_PREFIX = Buffer.from('{"type":"chunk"');
 const MESSAGE = JSON.stringify({ command: "chat_message", data: { content: "ttft benchmark" } });
@@ -35,18 +44,22 @@ function openClient(url: string) {
   return {
     opened,
     ws,
-    sample(): Promise<number> {
+    sample(message = MESSAGE): Promise<number> {
       return new Promise((resolve) => {
         current = { t0: performance.now(), first: -1, resolve };
-        ws.send(MESSAGE);
+        ws.send(message);
       });
     },
   };
 }
 
 // agentwire: an instant one-chunk answer; every sample is a new thread (no history to load).
+let summarizerCalls = 0;
 const server = await startBenchServer({
-  provider: () => ({ text: ["Hello"], usage: { inputTokens: 3, outputTokens: 1 } }),
+  provider: (request) => {
+    if (request.systemPrompt === SUMMARIZER_SYSTEM_PROMPT) summarizerCalls += 1;
+    return { text: ["Hello"], usage: { inputTokens: 3, outputTokens: 1 } };
+  },
 });
 const agentwire = openClient(server.wsUrl);
 await agentwire.opened;
@@ -84,6 +97,56 @@ for (let i = 0; i < WARMUP + SAMPLES; i++) {
   B.push(b);
 }
 
+// Part 2: context management on; a short thread vs a 500-message thread with a summary, A/B, plus
+// the bare round trip again as the same-run baseline of this part.
+const settings = ContextSettings.parse({});
+server.chat.context = settings;
+const threadsNeeded = Math.ceil((CONTEXT_SAMPLES + WARMUP / 4) / TURNS_PER_THREAD);
+const longThreads: string[] = [];
+const shortThreads: string[] = [];
+for (let i = 0; i < threadsNeeded; i++) {
+  longThreads.push(
+    await seedLongThread(server.repos, LONG_MESSAGES, { tail: settings.CONTEXT_VERBATIM_MESSAGES }),
+  );
+  shortThreads.push(await seedLongThread(server.repos, 2, undefined));
+}
+const onThread = (threadId: string) =>
+  JSON.stringify({ command: "chat_message", data: { content: "ttft benchmark", thread_id: threadId } });
+const LONG: number[] = [];
+const SHORT: number[] = [];
+const BARE2: number[] = [];
+for (let i = 0; i < WARMUP / 4 + CONTEXT_SAMPLES; i++) {
+  const thread = Math.floor(i / TURNS_PER_THREAD);
+  const l = await agentwire.sample(onThread(longThreads[thread] as string));
+  const s = await agentwire.sample(onThread(shortThreads[thread] as string));
+  const b = await bareClient.sample();
+  if (i < WARMUP / 4) continue;
+  LONG.push(l);
+  SHORT.push(s);
+  BARE2.push(b);
+}
+
+// Context assembly of a fresh 500-message thread, timed in the server's process: what runChatAgent
+// does before the model call (summary, scratchpad and uncovered rows read, then the assembly); beside
+// it, reading all 500 rows, which the summary's coverage spares.
+const timeAssembly = async (threadId: string) => {
+  const total: number[] = [];
+  const allRows: number[] = [];
+  for (let i = 0; i < ASSEMBLY_RUNS; i++) {
+    const t0 = performance.now();
+    await loadThreadContext(server.repos, BENCH_USER, threadId, settings, 128_000);
+    const t1 = performance.now();
+    await server.repos.messages.list(BENCH_USER, threadId);
+    allRows.push(performance.now() - t1);
+    total.push(t1 - t0);
+  }
+  return { total, allRows };
+};
+const longAssembly = await timeAssembly(
+  await seedLongThread(server.repos, LONG_MESSAGES, { tail: settings.CONTEXT_VERBATIM_MESSAGES }),
+);
+const shortAssembly = await timeAssembly(await seedLongThread(server.repos, 2, undefined));
+
 const q = (values: number[], p: number) => round(quantile(values, p), 3);
 const report = {
   agentwire_p50_ms: q(A, 0.5),
@@ -92,6 +155,28 @@ const report = {
   bare_rtt_p99_ms: q(B, 0.99),
   overhead_p50_ms: round(quantile(A, 0.5) - quantile(B, 0.5), 3),
   target: "agentwire_p50_ms - bare_rtt_p50_ms < 2",
+  long_thread: {
+    messages: LONG_MESSAGES,
+    context_assembly_p50_ms: q(longAssembly.total, 0.5),
+    context_assembly_p99_ms: q(longAssembly.total, 0.99),
+    reading_all_rows_p50_ms: q(longAssembly.allRows, 0.5),
+    short_thread_context_assembly_p50_ms: q(shortAssembly.total, 0.5),
+    long_thread_ttft_p50_ms: q(LONG, 0.5),
+    long_thread_ttft_p99_ms: q(LONG, 0.99),
+    short_thread_ttft_p50_ms: q(SHORT, 0.5),
+    short_thread_ttft_p99_ms: q(SHORT, 0.99),
+    bare_rtt_p50_ms: q(BARE2, 0.5),
+    ttft_long_minus_short_p50_ms: round(quantile(LONG, 0.5) - quantile(SHORT, 0.5), 3),
+    summarizer_calls: summarizerCalls,
+    target: "context_assembly_p50_ms < 5 and long_thread_ttft_p50_ms ≈ short_thread_ttft_p50_ms",
+    method:
+      `context management on (defaults: 12 verbatim, 40 unsummarized messages at most); ${threadsNeeded} threads ` +
+      `of ${LONG_MESSAGES} stored messages (user, tool call, tool result, answer; ~0.5 KB each) whose summary ` +
+      `covers all but the last 12, with 3 scratchpad items, and as many 2-message threads; samples alternate ` +
+      `long/short/bare, each thread takes ${TURNS_PER_THREAD} turns (no turn reaches the summarizer: ` +
+      "summarizer_calls counts any); context assembly = loadThreadContext (summary, scratchpad, the rows after " +
+      `the summary, assembleContext) on a fresh ${LONG_MESSAGES}-message thread, ${ASSEMBLY_RUNS} runs in the server's process`,
+  },
   details: {
     samples: SAMPLES,
     warmup_samples: WARMUP,
