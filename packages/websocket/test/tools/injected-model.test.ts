@@ -245,20 +245,26 @@ describe("a prompt-injected model against the built-in tools, through a real tur
     const offered = server.provider.requests.map((r) => r.tools.map((t) => t.name).sort());
     expect(offered[0]).toEqual([
       "ask_user",
+      "create_plan",
       "list_files",
       "memory_list",
       "memory_read",
       "memory_write",
       "read_file",
       "run_subtask",
+      "scratchpad_update",
+      "send_update",
       "web_fetch",
       "write_file",
     ]);
     expect(offered[1]).toEqual([
       "ask_user",
+      "create_plan",
       "list_files",
       "read_file",
       "run_subtask",
+      "scratchpad_update",
+      "send_update",
       "web_fetch",
       "write_file",
     ]);
