@@ -41,7 +41,15 @@ export async function runChatAgent(
   void driveTurn(run, async (ctx) => {
     const belt = await turnToolbelt(chat, scope, memoryEnabled, logger, repos);
     const maxHistory = ctx.budget.limits.MAX_HISTORY_TOKENS;
-    const context = await loadThreadContext(repos, userId, turn.threadId, chat.context, maxHistory);
+    const newThread = data.thread_id === undefined;
+    const context = await loadThreadContext(
+      repos,
+      userId,
+      turn.threadId,
+      chat.context,
+      maxHistory,
+      newThread,
+    );
     logger.info({ provider: run.provider, model: run.model, tools: belt.tools.length }, "turn started");
     const loop = rootLoop(options.approvedPlan)({
       provider: resolved.provider,

@@ -15,7 +15,8 @@ export type ThreadContext = Omit<AssembledContext, "report"> & { scratchpad: str
  * Reads what a turn's context is made of (the thread's rows, rolling summary and scratchpad) and
  * assembles it; the rows include the current user message, last. With a summary only the rows it
  * does not cover are read, so a long thread costs what its tail costs. Without context settings the
- * whole history is sent as before, with the scratchpad still in the system prompt.
+ * whole history is sent as before, with the scratchpad still in the system prompt. `newThread`: the
+ * turn created the thread, so only its user message exists.
  */
 export async function loadThreadContext(
   repos: Repositories,
@@ -23,11 +24,15 @@ export async function loadThreadContext(
   threadId: string,
   settings: ContextSettings | undefined,
   maxHistoryTokens: number,
+  newThread = false,
 ): Promise<ThreadContext> {
-  const [summary, items] = await Promise.all([
-    settings ? repos.summaries.get(userId, threadId) : undefined,
-    repos.scratchpad.list(userId, threadId),
-  ]);
+  // A thread this turn created has no summary and no scratchpad yet: two reads fewer before the answer.
+  const [summary, items] = newThread
+    ? [undefined, []]
+    : await Promise.all([
+        settings ? repos.summaries.get(userId, threadId) : undefined,
+        repos.scratchpad.list(userId, threadId),
+      ]);
   const scratchpad = renderScratchpad(items);
   if (!settings) {
     const history = threadHistory(await repos.messages.list(userId, threadId));
