@@ -15,6 +15,7 @@ import {
   failRequest,
   markClientCallDone,
   startLocalTurn,
+  undecidePlan,
 } from "./state/local-actions.js";
 import type { PlanDecisionView } from "./state/plan-view.js";
 import { threadFromHistory } from "./state/rebuild-from-history.js";
@@ -46,6 +47,8 @@ export class ChatController {
   private manifestSent = false;
   private editorUsed = false;
   private requestCounter = 0;
+  /** plan_decisions sent, by request_id: a refusal brings the draft's buttons back. */
+  private readonly planDecisions = new Map<string, { threadId: string; toolCallId: string }>();
   private noticeCounter = 0;
 
   constructor(location: Location = window.location) {
@@ -141,8 +144,10 @@ export class ChatController {
     const threadId = this.state.route.threadId;
     if (!threadId) return;
     const feedback = choice.feedback?.trim();
+    const requestId = `p${++this.requestCounter}-${Math.random().toString(36).slice(2, 8)}`;
     const sent = this.command({
       command: "plan_decision",
+      request_id: requestId,
       data: {
         thread_id: threadId,
         plan_id: planId,
@@ -150,7 +155,9 @@ export class ChatController {
         ...(feedback && { feedback }),
       },
     });
-    if (sent) this.updateView(threadId, (v) => decidePlan(v ?? emptyThread(threadId), toolCallId, choice));
+    if (!sent) return;
+    this.planDecisions.set(requestId, { threadId, toolCallId });
+    this.updateView(threadId, (v) => decidePlan(v ?? emptyThread(threadId), toolCallId, choice));
   }
 
   toggleScratchpad(open = !this.state.scratchpadOpen): void {
@@ -214,6 +221,9 @@ export class ChatController {
       return;
     }
     if (frame.type === "error" && frame.request_id && this.failRequest(frame)) return;
+    if (frame.type === "error" && frame.request_id && this.failPlanDecision(frame)) return;
+    // The decision's turn started (its user message echoes the request_id): nothing to take back.
+    if (frame.type === "message" && frame.request_id) this.planDecisions.delete(frame.request_id);
     const threadId = "thread_id" in frame ? frame.thread_id : undefined;
     if (threadId === undefined) {
       if (frame.type === "error") this.notify(`${frame.code}: ${frame.message}`);
@@ -249,6 +259,16 @@ export class ChatController {
       return true;
     }
     return false;
+  }
+
+  /** An `error` answering one of our plan_decisions: the draft waits for a decision again. */
+  private failPlanDecision(frame: ServerFrameOf<"error">): boolean {
+    const sent = this.planDecisions.get(frame.request_id ?? "");
+    if (!sent) return false;
+    this.planDecisions.delete(frame.request_id ?? "");
+    this.updateView(sent.threadId, (v) => undecidePlan(v ?? emptyThread(sent.threadId), sent.toolCallId));
+    this.notify(`${frame.code}: ${frame.message}`);
+    return true;
   }
 
   /** The server created the thread of our draft: move the draft under its id and show its address. */

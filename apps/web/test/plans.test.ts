@@ -1,7 +1,7 @@
 import type { Plan, ServerFrame } from "@agentwire/protocol";
 import { describe, expect, it } from "vitest";
 import { applyFrames } from "../src/state/apply-frame.js";
-import { decidePlan } from "../src/state/local-actions.js";
+import { decidePlan, undecidePlan } from "../src/state/local-actions.js";
 import { planFrom, planFromSummary, planLayout } from "../src/state/plan-view.js";
 import { threadFromHistory } from "../src/state/rebuild-from-history.js";
 import { emptyThread } from "../src/state/thread-view.js";
@@ -100,6 +100,13 @@ describe("plans", () => {
       awaitingDecision: false,
       decision: { decision: "revise" },
     });
+
+    // The server refused the decision (busy, or decided elsewhere): the buttons come back, replay too.
+    const refused = undecidePlan(decided, "cp");
+    expect(refused.turns[0]!.cards.cp!.plan?.awaitingDecision).toBe(true);
+    expect(refused.turns[0]!.cards.cp!.plan?.decision).toBeUndefined();
+    const replayedAgain = applyFrames({ ...refused, lastSeq: null }, frames);
+    expect(replayedAgain.turns[0]!.cards.cp?.plan?.awaitingDecision).toBe(true);
   });
 
   it("records each review round once, in order", () => {

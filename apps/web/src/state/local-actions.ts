@@ -1,4 +1,4 @@
-import { decidePlanCard } from "./plan-frames.js";
+import { decidePlanCard, undecidePlanCard } from "./plan-frames.js";
 import type { PlanDecisionView } from "./plan-view.js";
 import { finishTurn } from "./reduce-frame.js";
 import { type ApprovalDecision, emptyTurn, lastTurn, type ThreadView, type TurnView } from "./thread-view.js";
@@ -38,6 +38,13 @@ export function decidePlan(view: ThreadView, toolCallId: string, decision: PlanD
     t.cards[toolCallId]?.plan ? decidePlanCard(t, toolCallId, decision) : t,
   );
   return { ...decided, planDecisions: { ...view.planDecisions, [toolCallId]: decision } };
+}
+
+/** Our plan_decision was refused: the draft's buttons come back, and a replay may show them again. */
+export function undecidePlan(view: ThreadView, toolCallId: string): ThreadView {
+  const undecided = mapTurns(view, (t) => (t.cards[toolCallId]?.plan ? undecidePlanCard(t, toolCallId) : t));
+  const { [toolCallId]: _gone, ...planDecisions } = view.planDecisions ?? {};
+  return { ...undecided, planDecisions };
 }
 
 /** We sent the tool_result of a client tool call; never run it again, even when a replay repeats it. */

@@ -62,6 +62,14 @@ export function decidePlanCard(turn: TurnView, toolCallId: string, decision: Pla
   });
 }
 
+/** The server refused our decision (busy, no longer pending...): the draft asks again. */
+export function undecidePlanCard(turn: TurnView, toolCallId: string): TurnView {
+  const current = turn.cards[toolCallId]?.plan;
+  if (!current?.draft || current.decision === undefined) return turn;
+  const { decision: _decision, ...rest } = current;
+  return patchCard(turn, toolCallId, { plan: { ...rest, awaitingDecision: true } });
+}
+
 function withPlan(
   turn: TurnView,
   toolCallId: string,
