@@ -35,6 +35,7 @@ CREATE TABLE "thread_summaries" (
 	"updated_at" bigint NOT NULL
 );
 --> statement-breakpoint
+ALTER TABLE "llm_calls" ADD COLUMN "parent_id" text;--> statement-breakpoint
 ALTER TABLE "plans" ADD CONSTRAINT "plans_thread_id_threads_id_fk" FOREIGN KEY ("thread_id") REFERENCES "public"."threads"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "plans" ADD CONSTRAINT "plans_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "scratchpad_items" ADD CONSTRAINT "scratchpad_items_thread_id_threads_id_fk" FOREIGN KEY ("thread_id") REFERENCES "public"."threads"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint

@@ -53,7 +53,7 @@ export async function recoverTurn(
     const usage = new UsageAccumulator();
     const calls = await repos.llmCalls.forTurn(row.userId, row.id);
     for (const { error, createdAt, ...call } of calls) {
-      usage.addLlmCall({ ...call, parentId: null, startedAt: createdAt, ...(error !== null && { error }) });
+      usage.addLlmCall({ ...call, startedAt: createdAt, ...(error !== null && { error }) });
     }
     const turn = new RunningTurn(log, row.threadId, row.userId, row.id);
     await endTurn(

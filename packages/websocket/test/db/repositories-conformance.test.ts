@@ -551,7 +551,13 @@ for (const { dialect, skip } of dialects) {
         const t = await r.threads.create("ann", "t", T0);
         const turn = await r.turns.start("ann", t.id, {}, T0);
         const other = await r.turns.start("ann", t.id, {}, T0 + 1);
-        await r.llmCalls.record("ann", t.id, turn.id, call({ depth: 2, error: "rate limited" }), T0 + 200);
+        await r.llmCalls.record(
+          "ann",
+          t.id,
+          turn.id,
+          call({ depth: 2, parentId: "sub-1", error: "rate limited" }),
+          T0 + 200,
+        );
         await r.llmCalls.record("ann", t.id, turn.id, call({ costKnown: false, costUsd: 0 }), T0 + 100);
         await r.llmCalls.record("ann", t.id, other.id, call(), T0 + 150);
         const calls = await r.llmCalls.forTurn("ann", turn.id);
@@ -564,6 +570,7 @@ for (const { dialect, skip } of dialects) {
             provider: "openai",
             model: "gpt-x",
             depth: 1,
+            parentId: null,
             inputTokens: 100,
             outputTokens: 20,
             cacheReadTokens: 3,
@@ -577,6 +584,7 @@ for (const { dialect, skip } of dialects) {
           },
           expect.objectContaining({
             depth: 2,
+            parentId: "sub-1",
             costUsd: 0.000123,
             costKnown: true,
             error: "rate limited",

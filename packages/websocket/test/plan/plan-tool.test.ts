@@ -116,6 +116,16 @@ describe("create_plan over the socket", () => {
     expect(calls).toHaveLength(6);
     // depth 0: the root's two calls; 1: the planner, under the create_plan call; 2: the steps' calls
     expect(calls.map((c) => c.depth).sort()).toEqual([0, 0, 1, 2, 2, 2]);
+    // Each row names the node that made it, so cost per subtask reads back from the ledger.
+    const stepIds = nodes.filter((n) => n.parent_id === "cp1").map((n) => n.id);
+    expect(calls.filter((c) => c.depth === 0).map((c) => c.parentId)).toEqual([null, null]);
+    expect(calls.filter((c) => c.depth === 1).map((c) => c.parentId)).toEqual(["cp1"]);
+    expect(
+      calls
+        .filter((c) => c.depth === 2)
+        .map((c) => c.parentId)
+        .sort(),
+    ).toEqual([...stepIds].sort());
     expect(turn?.usage).toMatchObject({ llm_calls: 6, subtasks: 3 });
     const planId = ofType(frames, "plan_created")[0]?.plan.id ?? "";
     expect((await server.repos.plans.get("local", planId))?.status).toBe("complete");

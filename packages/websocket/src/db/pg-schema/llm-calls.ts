@@ -20,6 +20,7 @@ export const llmCalls = pgTable(
     provider: text().notNull(),
     model: text().notNull(),
     depth: bigint({ mode: "number" }).notNull().default(0),
+    parentId: text("parent_id"),
     inputTokens: bigint("input_tokens", { mode: "number" }).notNull().default(0),
     outputTokens: bigint("output_tokens", { mode: "number" }).notNull().default(0),
     cacheReadTokens: bigint("cache_read_tokens", { mode: "number" }).notNull().default(0),

@@ -25,6 +25,7 @@ export class PgLlmCallsRepo implements LlmCallsRepo {
       provider: call.provider,
       model: call.model,
       depth: call.depth,
+      parentId: call.parentId,
       inputTokens: call.inputTokens,
       outputTokens: call.outputTokens,
       cacheReadTokens: call.cacheReadTokens,

@@ -20,6 +20,8 @@ export const llmCalls = sqliteTable(
     provider: text().notNull(),
     model: text().notNull(),
     depth: integer().notNull().default(0),
+    /** The tree node whose call this was (a run_subtask, plan_step or tool call id); null at the root. */
+    parentId: text("parent_id"),
     inputTokens: integer("input_tokens").notNull().default(0),
     outputTokens: integer("output_tokens").notNull().default(0),
     cacheReadTokens: integer("cache_read_tokens").notNull().default(0),

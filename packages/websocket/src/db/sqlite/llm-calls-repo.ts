@@ -34,6 +34,7 @@ export class SqliteLlmCallsRepo implements LlmCallsRepo {
       provider: call.provider,
       model: call.model,
       depth: call.depth,
+      parentId: call.parentId,
       inputTokens: call.inputTokens,
       outputTokens: call.outputTokens,
       cacheReadTokens: call.cacheReadTokens,
