@@ -134,6 +134,7 @@ export const EnvSchema = z.object({
   TOOL_APPROVAL_WORKSPACE_WRITE: z.enum(["allow", "ask"]).default("allow"),
   TOOL_APPROVAL_EDITOR_MUTATE: z.enum(["allow", "ask"]).default("allow"),
   TOOL_SECRETS: z.enum(["off", "ask", "allow"]).default("off"),
+  TOOL_NETWORK: z.enum(["off", "ask", "allow"]).default("allow"),
   CLIENT_TOOL_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   /** Default 10000 with REDIS_URL (the client may reconnect to another instance), else 0. */
   CLIENT_TOOL_RECONNECT_GRACE_MS: z.coerce.number().int().min(0).max(3_600_000).optional(),
@@ -190,6 +191,7 @@ export interface Config {
       workspaceWrite: "allow" | "ask";
       editorMutate: "allow" | "ask";
       secrets: "off" | "ask" | "allow";
+      network: "off" | "ask" | "allow";
       allowedMcpServers: string[];
     };
   };
@@ -287,6 +289,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         workspaceWrite: e.TOOL_APPROVAL_WORKSPACE_WRITE,
         editorMutate: e.TOOL_APPROVAL_EDITOR_MUTATE,
         secrets: e.TOOL_SECRETS,
+        network: e.TOOL_NETWORK,
         allowedMcpServers: e.MCP_ALLOWED_SERVERS,
       },
     },

@@ -1,4 +1,4 @@
-import { createLogger, hashApiToken } from "@agentwire/websocket";
+import { createLogger, hashApiToken, resolveToolPolicy, ruleFor } from "@agentwire/websocket";
 import { describe, expect, it } from "vitest";
 import { ConfigError, describeConfig, loadConfig } from "../src/config.js";
 
@@ -28,9 +28,19 @@ describe("loadConfig", () => {
     ["AUTH_TOKENS", "alice"],
     ["MAX_DEPTH", "-1"],
     ["MAX_WALL_CLOCK_MS", "soon"],
+    ["TOOL_NETWORK", "sometimes"],
   ])("names the variable when %s=%s", (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`\\b${name}: `));
+  });
+
+  it("gates or switches off the network class with TOOL_NETWORK, allowed by default", () => {
+    expect(loadConfig({}).tools.policy.network).toBe("allow");
+    for (const rule of ["off", "ask", "allow"] as const) {
+      const policy = resolveToolPolicy(loadConfig({ TOOL_NETWORK: rule }).tools.policy);
+      expect(ruleFor(policy, "thread", "network")).toBe(rule);
+      expect(ruleFor(policy, "editor", "network")).toBe(rule);
+    }
   });
 
   it("names every bad variable at once", () => {
