@@ -73,7 +73,7 @@ async function suspendOnFirstServer(dbPath: string) {
 }
 
 describe("a turn waiting on the user survives a restart", () => {
-  it("answers on a new server over the same database: the turn resumes from the stored state and completes", async () => {
+  it("is busy on a new server over the same database, and the answer resumes the turn from the stored state", async () => {
     dir = mkdtempSync(join(tmpdir(), "agentwire-restart-"));
     const dbPath = join(dir, "agentwire.db");
     const { threadId, lastSeq } = await suspendOnFirstServer(dbPath);
@@ -82,6 +82,12 @@ describe("a turn waiting on the user survives a restart", () => {
     servers.push(second);
     expect((await second.repos.turns.latest("local", threadId))?.status).toBe("waiting_user");
     const client = await second.connect();
+    // The stored waiting state is what makes the thread busy: no second turn starts on the new process.
+    const rowsBefore = await second.countRows("messages");
+    client.command("chat_message", { thread_id: threadId, content: "are you there?" }, "r-busy");
+    expect(await client.next("error")).toMatchObject({ code: "busy", request_id: "r-busy" });
+    expect(await second.countRows("messages")).toBe(rowsBefore);
+    expect(await second.countRows("turns")).toBe(1);
     client.command("answer", { thread_id: threadId, tool_call_id: "q1", answer: "yes" });
     const frames = await client.collectUntil(isDone);
     expectWellFormedTurn(frames, lastSeq + 1);
