@@ -73,7 +73,7 @@ export async function createServices(
     turns,
     ...(workflows && {
       workflows: { registry: workflows },
-      editorTools: createEditorTools({ registry: workflows, repos, providers, turns }),
+      editorTools: createEditorTools({ registry: workflows, repos, providers }),
     }),
     ...(media && { media }),
     providers,
@@ -86,6 +86,7 @@ export async function createServices(
       repos,
       workspaceRoot: config.workspaceRoot,
       webFetch: { allowHosts: config.tools.webFetchAllowHosts },
+      ...(config.webSearch && { webSearch: { backend: config.webSearch } }),
       ...(mcp && { mcp }),
       policyFor: () => policy,
       logger,

@@ -1,35 +1,28 @@
 import { z } from "zod";
-import type { Provider } from "../providers/provider.js";
-import type { ProviderUsage } from "../providers/provider-event.js";
 import { defineTool, ok } from "../tools/define-tool.js";
 import type { Tool, ToolOutcome } from "../tools/tool.js";
 import type { NodeRegistry } from "./node-registry.js";
-import { type PlannerEvent, planWorkflow } from "./plan-workflow.js";
+import { planWorkflow } from "./plan-workflow.js";
 import { formatIssues, type WorkflowIssue } from "./validate-workflow.js";
 import type { WorkflowGraph } from "./workflow-graph.js";
 
 export type BuildWorkflowToolOptions = {
   registry: NodeRegistry;
-  /** The turn's provider and model: the planner asks the same model. */
-  provider: Provider;
-  model: string;
   /** Stores the graph (the editor's workflow) and returns its id. */
   saveWorkflow: (graph: WorkflowGraph, objective: string) => Promise<{ workflow_id: string }>;
   /** Repair rounds after the first answer; default 2. */
   maxRepairs?: number;
-  /** Returns false when the turn budget refuses another LLM call. */
-  countLlmCall?: () => boolean;
-  /** Nested progress events (chunks and plan attempts) under the tool call. */
-  onEvent?: (frame: PlannerEvent) => void;
-  /** Token usage of each planner call, for the turn's accounting. */
-  onUsage?: (usage: ProviderUsage) => void;
 };
 
 const BuildWorkflowArgs = z.object({
   objective: z.string().trim().min(1).max(4000).describe("what the workflow should do, in plain words"),
 });
 
-/** `build_workflow {objective}` (editor context): plans a valid graph with the model and saves it. */
+/**
+ * `build_workflow {objective}` (editor context): plans a valid graph with the turn's model and saves it.
+ * Its model calls and progress go through the loop (`ctx.callModel`, `ctx.emit`), so they count in the
+ * turn's budget, usage, ledger and tree like the loop's own; outside a loop it refuses to run.
+ */
 export function createBuildWorkflowTool(
   opts: BuildWorkflowToolOptions,
 ): Tool<z.infer<typeof BuildWorkflowArgs>> {
@@ -43,18 +36,17 @@ export function createBuildWorkflowTool(
     // It replaces the editor's workflow: two at once would race on the same document.
     parallelSafe: false,
     async execute({ objective }, ctx): Promise<ToolOutcome> {
+      if (!ctx.callModel)
+        return failure("it runs only inside an agent turn (no model call to plan with)", []);
       const plan = await planWorkflow({
         objective,
         registry: opts.registry,
-        provider: opts.provider,
-        model: opts.model,
+        callModel: ctx.callModel,
         maxRepairs,
         signal: ctx.signal,
         parentId: ctx.toolCallId,
         depth: ctx.depth + 1,
-        ...(opts.countLlmCall && { countLlmCall: opts.countLlmCall }),
-        ...(opts.onEvent && { onEvent: opts.onEvent }),
-        ...(opts.onUsage && { onUsage: opts.onUsage }),
+        ...(ctx.emit && { onEvent: ctx.emit }),
       });
       if (!plan.ok) return failure(plan.error, plan.issues);
       try {

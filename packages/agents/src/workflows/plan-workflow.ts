@@ -1,9 +1,9 @@
 import type { ChunkFrame, ToolCallUpdateFrame, UnstampedFrame } from "@agentwire/protocol";
 import type { ModelMessage } from "../providers/model-message.js";
-import type { Provider } from "../providers/provider.js";
-import type { ProviderUsage } from "../providers/provider-event.js";
+import type { ModelCallRequest, ModelCallResult } from "../tools/tool.js";
 import { extractGraphJson } from "./extract-graph-json.js";
 import type { NodeRegistry } from "./node-registry.js";
+import { openAttemptNode } from "./plan-attempt-node.js";
 import {
   planWorkflowSystemPrompt,
   planWorkflowUserPrompt,
@@ -18,18 +18,19 @@ export type PlannerEvent = UnstampedFrame<ChunkFrame> | UnstampedFrame<ToolCallU
 export type PlanWorkflowOptions = {
   objective: string;
   registry: NodeRegistry;
-  provider: Provider;
-  model: string;
+  /**
+   * One tool-less model call of the turn (`ToolContext.callModel`): the loop checks the budget,
+   * writes the ledger row and counts usage and tokens, so the planner is accounted like the loop.
+   */
+  callModel: (request: ModelCallRequest) => Promise<ModelCallResult>;
   /** Repair rounds after the first answer; the model is called at most maxRepairs + 1 times. */
   maxRepairs: number;
   signal: AbortSignal;
   /** Nesting of the emitted events: the enclosing tool call and its depth + 1. */
   parentId: string;
   depth: number;
-  countLlmCall?: () => boolean;
+  /** Where the progress goes (`ToolContext.emit`: through the turn's tree, observer and frame log). */
   onEvent?: (event: PlannerEvent) => void;
-  onUsage?: (usage: ProviderUsage) => void;
-  maxTokens?: number;
 };
 
 /** A valid graph, or why there is none (with the last validation errors, if any). */
@@ -37,83 +38,51 @@ export type PlanOutcome =
   | { ok: true; graph: WorkflowGraph }
   | { ok: false; error: string; issues: WorkflowIssue[] };
 
-/** Asks the model for a graph, validates it and feeds the errors back for a bounded number of repairs. */
+/**
+ * Asks the model for a graph, validates it and feeds the errors back for a bounded number of repairs.
+ * Each attempt is a `plan_workflow` node under the tool call that starts and ends exactly once.
+ */
 export async function planWorkflow(opts: PlanWorkflowOptions): Promise<PlanOutcome> {
   const emit = opts.onEvent ?? (() => {});
-  const nesting = { parent_id: opts.parentId, depth: opts.depth };
   const systemPrompt = planWorkflowSystemPrompt(opts.registry);
   const messages: ModelMessage[] = [{ role: "user", content: planWorkflowUserPrompt(opts.objective) }];
   let issues: WorkflowIssue[] = [];
 
-  for (let attempt = 0; attempt <= opts.maxRepairs; attempt++) {
-    if (opts.countLlmCall && !opts.countLlmCall()) {
-      return { ok: false, error: "the turn's LLM call budget is exhausted", issues };
-    }
-    const callId = `${opts.parentId}:plan-${attempt + 1}`;
-    const started = performance.now();
-    const end = (result: unknown, isError: boolean) =>
-      emit({
-        type: "tool_call_update",
-        tool_call_id: callId,
-        name: "plan_workflow",
-        status: "end",
-        result,
-        is_error: isError,
-        duration_ms: Math.max(0, performance.now() - started),
-        ...nesting,
-      });
-    emit({
-      type: "tool_call_update",
-      tool_call_id: callId,
-      name: "plan_workflow",
-      status: "start",
-      args: { attempt: attempt + 1 },
-      title: attempt === 0 ? "Planning the workflow" : `Repairing the workflow (round ${attempt})`,
-      ...nesting,
+  for (let attempt = 1; attempt <= opts.maxRepairs + 1; attempt++) {
+    const node = openAttemptNode({
+      id: `${opts.parentId}:plan-${attempt}`,
+      attempt,
+      parentId: opts.parentId,
+      depth: opts.depth,
+      signal: opts.signal,
+      emit,
     });
-
-    let text = "";
-    for await (const ev of opts.provider.stream(
-      {
-        model: opts.model,
-        systemPrompt,
-        messages,
-        tools: [],
-        ...(opts.maxTokens && { maxTokens: opts.maxTokens }),
-      },
-      opts.signal,
-    )) {
-      if (ev.type === "text-delta") {
-        text += ev.text;
-        emit({ type: "chunk", content: ev.text, ...nesting });
-      } else if (ev.type === "usage") {
-        opts.onUsage?.(ev.usage);
-      } else if (ev.type === "error") {
-        const error = `model error: ${ev.error.message}`;
-        end(error, true);
-        return { ok: false, error, issues };
-      }
+    if (node.ended) return { ok: false, error: "stopped", issues };
+    const answer = await opts.callModel({ systemPrompt, messages: messages.slice() });
+    if (!answer.ok) {
+      node.end(answer.error, true);
+      return { ok: false, error: answer.error, issues };
     }
-    if (opts.signal.aborted) {
-      end("aborted", true);
-      return { ok: false, error: "aborted", issues };
-    }
+    if (node.ended) return { ok: false, error: "stopped", issues };
+    // The answer is not streamed (the call is the loop's); it still reaches the client, in one piece.
+    if (answer.text)
+      emit({ type: "chunk", content: answer.text, parent_id: opts.parentId, depth: opts.depth });
 
-    messages.push({ role: "assistant", text });
-    const json = extractGraphJson(text);
+    messages.push({ role: "assistant", text: answer.text });
+    const json = extractGraphJson(answer.text);
     if (!json.ok) {
       issues = [{ node_id: null, message: json.error }];
-      end({ valid: false, errors: issues }, true);
+      node.end({ valid: false, errors: issues }, true);
       messages.push({ role: "user", content: repairWorkflowPrompt({ parseError: json.error }) });
       continue;
     }
     const valid = validateWorkflow(json.value, opts.registry);
     if (valid.ok) {
-      end({ valid: true, nodes: valid.graph.nodes.length, edges: valid.graph.edges.length }, false);
+      node.end({ valid: true, nodes: valid.graph.nodes.length, edges: valid.graph.edges.length }, false);
       return { ok: true, graph: valid.graph };
     }
     issues = valid.errors;
-    end({ valid: false, errors: issues }, true);
+    node.end({ valid: false, errors: issues }, true);
     messages.push({ role: "user", content: repairWorkflowPrompt({ issues }) });
   }
   return {

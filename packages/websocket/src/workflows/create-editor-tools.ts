@@ -7,26 +7,19 @@ import {
 } from "@agentwire/agents";
 import type { ToolScope } from "../chat/chat-services.js";
 import type { Repositories } from "../db/repositories.js";
-import type { TurnRegistry } from "../turns/turn-registry.js";
 
 export type EditorToolsOptions = {
   registry: NodeRegistry;
   repos: Repositories;
   providers: Pick<ProviderRegistry, "get">;
-  /**
-   * The chat services' turn registry (pass the same instance to createChatServices as `turns`):
-   * build_workflow's nested progress (planner chunks and attempts) is emitted through the thread's
-   * running turn, because a Tool has no channel of its own for nested events.
-   */
-  turns?: TurnRegistry;
   /** Repair rounds after the planner's first answer; default 2. */
   maxRepairs?: number;
 };
 
 /**
- * `ChatServices.editorTools`: build_workflow bound to the turn's provider and model, saving the graph
- * into the editor's workflow (`chat_context.workflow_id`) when it is the user's, else into a new one.
- * No tools when the scope carries no provider (nothing to plan with).
+ * `ChatServices.editorTools`: build_workflow, planning through the turn's own model calls and saving
+ * the graph into the editor's workflow (`chat_context.workflow_id`) when it is the user's, else into a
+ * new one. No tools when the scope's provider or model is unknown (nothing to plan with).
  */
 export function createEditorTools(opts: EditorToolsOptions): (scope: ToolScope) => Tool[] {
   return (scope) => {
@@ -36,8 +29,6 @@ export function createEditorTools(opts: EditorToolsOptions): (scope: ToolScope) 
     const editorWorkflowId = scope.chatContext.kind === "editor" ? scope.chatContext.workflow_id : undefined;
     const tool = createBuildWorkflowTool({
       registry: opts.registry,
-      provider,
-      model: scope.model,
       ...(opts.maxRepairs !== undefined && { maxRepairs: opts.maxRepairs }),
       saveWorkflow: async (graph: WorkflowGraph, objective: string) => {
         const stored = graph as unknown as Record<string, unknown>;
@@ -47,10 +38,6 @@ export function createEditorTools(opts: EditorToolsOptions): (scope: ToolScope) 
         }
         const created = await repos.workflows.create(scope.userId, nameOf(objective), stored);
         return { workflow_id: created.id };
-      },
-      onEvent: (event) => {
-        const turn = opts.turns?.get(scope.threadId);
-        if (turn && turn.status === "running" && turn.userId === scope.userId) turn.emit(event);
       },
     });
     return [tool as Tool];

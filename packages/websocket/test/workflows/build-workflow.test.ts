@@ -3,6 +3,7 @@ import type { ScriptedStep } from "@agentwire/agents/testing";
 import type { ServerFrame } from "@agentwire/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { expectWellFormedTurn, isDone } from "../chat/chat-harness.js";
+import { expectStartsEnded, finalRow, threadOf } from "../chat/turn-helpers.js";
 import { type RouteTestServer, startRouteServer, translateGraph } from "./route-harness.js";
 
 let server: RouteTestServer | undefined;
@@ -90,6 +91,114 @@ describe("build_workflow in editor context", () => {
       content: "Your workflow is ready.",
       status: "complete",
     });
+  });
+
+  it("counts the planner calls in the turn: usage, ledger rows under the call, and the stored tree", async () => {
+    server = await startRouteServer(script);
+    const client = await server.connect();
+    client.command("chat_message", {
+      content: "Build me a translator",
+      chat_context: { kind: "editor", workflow_id: "draft" },
+    });
+    const frames = await client.collectUntil(isDone);
+    expectWellFormedTurn(frames);
+    expectStartsEnded(frames);
+
+    // root, planner, repair, root: all four in the live usage and in the stored turn.
+    expect(ofType(frames, "usage")[0]).toMatchObject({ llm_calls: 4, tool_calls: 1 });
+    const turn = await server.repos.turns.latest("local", threadOf(frames));
+    expect(turn?.usage).toMatchObject({ llm_calls: 4 });
+    const calls = await server.repos.llmCalls.forTurn("local", turn?.id ?? "");
+    expect(calls.map((c) => [c.depth, c.parentId])).toEqual([
+      [0, null],
+      [1, "call_bw"],
+      [1, "call_bw"],
+      [0, null],
+    ]);
+    expect(calls.every((c) => c.model === "scripted-1" && c.error === null)).toBe(true);
+
+    // The stored tree holds the plan_workflow cards the client saw live, with their outcomes.
+    const live = ofType(frames, "tool_call_update").filter(
+      (c) => c.name === "plan_workflow" && c.status === "end",
+    );
+    const nodes = finalRow(frames).execution_tree?.nodes ?? [];
+    const stored = nodes.filter((n) => n.name === "plan_workflow");
+    expect(stored.map((n) => [n.id, n.parent_id, n.is_error ?? false])).toEqual(
+      live.map((c) => [c.tool_call_id, "call_bw", c.is_error ?? false]),
+    );
+    expect(stored.map((n) => n.id)).toEqual(["call_bw:plan-1", "call_bw:plan-2"]);
+    expect(stored[1]?.title).toBe("Repairing the workflow (round 1)");
+  });
+
+  it("a provider error in the planner ends its card as an error and the turn goes on", async () => {
+    server = await startRouteServer([
+      script[0] as ScriptedStep,
+      { error: "overloaded" },
+      { text: "The planner is unavailable." },
+    ]);
+    const client = await server.connect();
+    client.command("chat_message", {
+      content: "Build me a translator",
+      chat_context: { kind: "editor", workflow_id: "draft" },
+    });
+    const frames = await client.collectUntil(isDone);
+    expectWellFormedTurn(frames);
+    expectStartsEnded(frames);
+    const attempt = ofType(frames, "tool_call_update").filter((c) => c.name === "plan_workflow");
+    expect(attempt.map((c) => [c.status, c.is_error ?? false])).toEqual([
+      ["start", false],
+      ["end", true],
+    ]);
+    expect(attempt[1]?.result).toBe("model error: overloaded");
+    const final = finalRow(frames);
+    expect(final).toMatchObject({ content: "The planner is unavailable.", status: "complete" });
+    expect(final.execution_tree?.nodes.find((n) => n.name === "plan_workflow")).toMatchObject({
+      parent_id: "call_bw",
+      is_error: true,
+    });
+    // The model read the failure as the tool's result.
+    expect(JSON.stringify(server.provider.requests[2]?.messages.at(-1))).toContain("model error: overloaded");
+    const turn = await server.repos.turns.latest("local", threadOf(frames));
+    const calls = await server.repos.llmCalls.forTurn("local", turn?.id ?? "");
+    expect(calls.map((c) => [c.depth, c.parentId, c.error])).toEqual([
+      [0, null, null],
+      [1, "call_bw", "overloaded"],
+      [0, null, null],
+    ]);
+    expect(turn?.usage).toMatchObject({ llm_calls: 3 });
+    expect(await server.repos.workflows.list("local")).toHaveLength(0);
+  });
+
+  it("MAX_TOTAL_LLM_CALLS stops the planning: budget_exceeded, every card ended, nothing saved", async () => {
+    server = await startRouteServer(script, { limits: { MAX_TOTAL_LLM_CALLS: 2 } });
+    const client = await server.connect();
+    client.command("chat_message", {
+      content: "Build me a translator",
+      chat_context: { kind: "editor", workflow_id: "draft" },
+    });
+    const frames = await client.collectUntil(isDone);
+    expectWellFormedTurn(frames);
+    expectStartsEnded(frames);
+    // The root and the first planner call ran; the repair call was refused before it started.
+    expect(server.provider.requests).toHaveLength(2);
+    expect(ofType(frames, "budget_exceeded")[0]).toMatchObject({ reason: "llm_calls", limit: 2 });
+    const attempts = ofType(frames, "tool_call_update").filter((c) => c.name === "plan_workflow");
+    expect(attempts.map((c) => [c.tool_call_id, c.status])).toEqual([
+      ["call_bw:plan-1", "start"],
+      ["call_bw:plan-1", "end"],
+      ["call_bw:plan-2", "start"],
+      ["call_bw:plan-2", "end"],
+    ]);
+    expect(ofType(frames, "usage")[0]).toMatchObject({ llm_calls: 2 });
+    const turn = await server.repos.turns.latest("local", threadOf(frames));
+    expect(turn?.usage).toMatchObject({ llm_calls: 2 });
+    expect(await server.repos.llmCalls.forTurn("local", turn?.id ?? "")).toHaveLength(2);
+    const stored = (finalRow(frames).execution_tree?.nodes ?? []).filter((n) => n.name === "plan_workflow");
+    expect(stored.map((n) => [n.id, n.is_error])).toEqual([
+      ["call_bw:plan-1", true],
+      ["call_bw:plan-2", true],
+    ]);
+    expect(await server.repos.workflows.list("local")).toHaveLength(0);
   });
 
   it("saves into a new workflow when the editor's id is not one of the user's", async () => {

@@ -55,8 +55,7 @@ export async function startRouteServer(
     ...(limits && { limits }),
     ...(withWorkflows && {
       workflows: { registry },
-      editorTools: (scope) =>
-        createEditorTools({ registry, repos: repos as Repositories, providers, turns })(scope),
+      editorTools: (scope) => createEditorTools({ registry, repos: repos as Repositories, providers })(scope),
     }),
     ...(media && { media }),
   });
