@@ -3,9 +3,10 @@ import { describeSchemaErrors } from "../subtask/compile-output-schema.js";
 import { FINISH_SUBTASK } from "../subtask/finish-subtask-tool.js";
 import { runSubtask } from "../subtask/run-subtask.js";
 import { RUN_SUBTASK, type RunSubtaskArgs } from "../subtask/run-subtask-tool.js";
+import { toolCallOutcome, toolThrew } from "../suspend/tool-level.js";
 import type { Tool } from "../tools/tool.js";
 import { ABORTED, abortable } from "./abortable.js";
-import { type CallOutcome, errorOutcome, outputText, stoppedOutcome } from "./call-outcome.js";
+import { type CallOutcome, errorOutcome, stoppedOutcome } from "./call-outcome.js";
 import type { Level } from "./level.js";
 import type { LoopEvent } from "./loop-event.js";
 import { toolServices } from "./tool-services.js";
@@ -77,10 +78,9 @@ async function executeTool(
   try {
     const outcome = await abortable(running, signal);
     if (outcome === ABORTED) return stoppedOutcome(level.budget.breach !== null);
-    if (outcome.type === "suspend") return { type: "suspend", suspension: outcome.suspension, nested: null };
-    const content = outputText(outcome.output);
-    return { type: "result", content, isError: outcome.isError === true };
+    const owner = { depth: level.depth, toolNames: level.inheritable.map((t) => t.name) };
+    return toolCallOutcome(outcome, owner, { name: tool.name, id: toolCallId });
   } catch (error) {
-    return errorOutcome(`${tool.name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    return toolThrew(tool.name, error);
   }
 }

@@ -10,18 +10,20 @@ type ToolServices = Required<Pick<ToolContext, "toolNames" | "maxParallel" | "ca
 
 /**
  * What the loop lends a running tool that works like a small agent (create_plan): model calls and
- * nested subtasks that count in the turn exactly like the loop's own, under the tool's call.
+ * nested subtasks that count in the turn exactly like the loop's own, under the tool's call. At most
+ * one of the call's subtasks may wait on the user at a time.
  */
 export function toolServices(
   level: Level,
   toolCallId: string,
   push: (event: LoopEvent) => void,
 ): ToolServices {
+  const claim = { taken: false };
   return {
     toolNames: level.inheritable.map((t) => t.name),
     maxParallel: level.budget.limits.MAX_PARALLEL_PER_TURN,
     callModel: (request) => callModelFor(level, toolCallId, request),
-    runSubtask: (task) => runNestedSubtask(level, toolCallId, task, push),
+    runSubtask: (task) => runNestedSubtask(level, toolCallId, task, push, claim),
   };
 }
 

@@ -8,7 +8,9 @@ import { type CallModel, draftPlan } from "./draft-plan.js";
 import { executePlan } from "./execute-plan.js";
 import { plannerUserPrompt, revisePlanPrompt } from "./plan-prompt.js";
 import type { PlanStore } from "./plan-store.js";
+import { planSuspension, resumedPlan } from "./plan-suspension.js";
 import { reviewPlan } from "./review-plan.js";
+import type { StepOutcome } from "./run-plan.js";
 
 export const CREATE_PLAN = "create_plan";
 
@@ -37,16 +39,18 @@ export type CreatePlanToolOptions = {
   newId?: () => string;
 };
 
-type Running = Required<Pick<ToolContext, "callModel" | "runSubtask" | "maxParallel">> & ToolContext;
+/** A tool context inside the loop: the services a plan needs are there. */
+export type Running = Required<Pick<ToolContext, "callModel" | "runSubtask" | "maxParallel">> & ToolContext;
 
 /**
  * `create_plan {objective, execution_mode?, requested_outputs?}`: a planner call drafts a staged plan
  * (validated, one repair), then it runs as nested subtasks, waits for the user, or goes to a reviewer
  * first. Planner and reviewer calls and the steps count in the turn: the loop lends them (ToolContext).
+ * A step that asks the user suspends the call; `resume` runs the rest of the plan after the answer.
  */
 export function createPlanTool(opts: CreatePlanToolOptions = {}): Tool<CreatePlanArgs> {
   const newId = opts.newId ?? randomUUID;
-  return defineTool({
+  const tool = defineTool({
     name: CREATE_PLAN,
     description:
       "Plan a larger job as stages of steps that sub-agents carry out (steps of a stage can run in parallel), " +
@@ -63,6 +67,17 @@ export function createPlanTool(opts: CreatePlanToolOptions = {}): Tool<CreatePla
       return createPlan(args, ctx as Running, opts, newId());
     },
   });
+  return {
+    ...tool,
+    async resume(state, resumed, ctx): Promise<ToolOutcome> {
+      if (!ctx.runSubtask || ctx.maxParallel === undefined) {
+        return toolError("create_plan can only run inside the agent loop");
+      }
+      const saved = resumedPlan(state, resumed);
+      if (!saved.ok) return toolError(`create_plan: ${saved.error}`);
+      return runToEnd(saved.plan, ctx as Running, opts.store, saved.defaultTools, saved.finished);
+    },
+  };
 }
 
 async function createPlan(
@@ -141,18 +156,26 @@ async function createPlan(
   } catch {
     // Recording an auto-run plan is for listing only: the run goes on without it.
   }
-  const summary = await executePlan(
-    draft.plan,
-    {
-      runSubtask: ctx.runSubtask,
-      maxParallel: ctx.maxParallel,
-      signal: ctx.signal,
-      defaultTools: toolNames,
-      callId: ctx.toolCallId,
-    },
-    opts.store,
-  );
-  return ok(summary);
+  return runToEnd(draft.plan, ctx, opts.store, toolNames, []);
+}
+
+/** Runs the plan's remaining steps: its summary for the model, or a suspension when a step asks. */
+export async function runToEnd(
+  plan: Plan,
+  ctx: Running,
+  store: PlanStore | undefined,
+  defaultTools: readonly string[],
+  finished: readonly StepOutcome[],
+): Promise<ToolOutcome> {
+  const services = {
+    runSubtask: ctx.runSubtask,
+    maxParallel: ctx.maxParallel,
+    signal: ctx.signal,
+    defaultTools,
+    callId: ctx.toolCallId,
+  };
+  const run = await executePlan(plan, services, store, finished);
+  return run.status === "waiting" ? planSuspension(plan, run, defaultTools) : ok(run);
 }
 
 function messageOf(error: unknown): string {

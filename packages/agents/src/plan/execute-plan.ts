@@ -1,6 +1,6 @@
 import type { Plan } from "@agentwire/protocol";
 import type { PlanStore } from "./plan-store.js";
-import { type RunPlanServices, runPlan, type StepOutcome } from "./run-plan.js";
+import { type RunPlanServices, runPlan, type StepOutcome, type WaitingStep } from "./run-plan.js";
 
 /** What the model reads after a plan ran: every step's outcome. */
 export type PlanRunSummary = {
@@ -10,14 +10,22 @@ export type PlanRunSummary = {
   steps: StepOutcome[];
 };
 
-/** Runs a plan with its stored status following along (running, then complete or failed). */
+/** A plan run paused on a step that waits on the user: the steps that ended so far, and that step. */
+export type PlanPause = { status: "waiting"; steps: StepOutcome[]; waiting: WaitingStep };
+
+/**
+ * Runs a plan with its stored status following along (running, then complete or failed; still
+ * running while a step waits on the user). `finished`: the steps that ended before a resume.
+ */
 export async function executePlan(
   plan: Plan,
   services: RunPlanServices,
   store: PlanStore | undefined,
-): Promise<PlanRunSummary> {
-  await quietly(store?.setStatus(plan.id, "running"));
-  const steps = await runPlan(plan, services);
+  finished: readonly StepOutcome[] = [],
+): Promise<PlanRunSummary | PlanPause> {
+  if (finished.length === 0) await quietly(store?.setStatus(plan.id, "running"));
+  const { steps, waiting } = await runPlan(plan, services, finished);
+  if (waiting) return { status: "waiting", steps, waiting };
   const status = steps.every((s) => s.status === "ok") ? "complete" : "failed";
   await quietly(store?.setStatus(plan.id, status));
   return { plan_id: plan.id, goal: plan.goal, status, steps };

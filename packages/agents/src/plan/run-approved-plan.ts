@@ -1,6 +1,7 @@
 import type { Plan } from "@agentwire/protocol";
 import { outputText, stoppedOutcome } from "../loop/call-outcome.js";
 import { EventChannel } from "../loop/event-channel.js";
+import type { Level } from "../loop/level.js";
 import { appendNewMessage, createLevel } from "../loop/level.js";
 import type { LoopEvent } from "../loop/loop-event.js";
 import type { LoopResult } from "../loop/loop-result.js";
@@ -9,10 +10,15 @@ import { runUnifiedAgentLoop } from "../loop/run-unified-agent-loop.js";
 import { toolServices } from "../loop/tool-services.js";
 import { truncateResult } from "../loop/truncate-result.js";
 import type { AssistantModelMessage, ToolModelMessage } from "../providers/model-message.js";
+import type { SuspendedLevel, SuspendedState } from "../suspend/suspended-state.js";
+import { suspensionEvents } from "../suspend/suspension-events.js";
+import { toolCallOutcome } from "../suspend/tool-level.js";
+import type { ToolOutcome } from "../tools/tool.js";
 import { UsageAccumulator } from "../usage/usage-accumulator.js";
 import { CREATE_PLAN } from "./create-plan-tool.js";
 import { executePlan } from "./execute-plan.js";
 import type { PlanStore } from "./plan-store.js";
+import { planSuspension } from "./plan-suspension.js";
 
 export type ApprovedPlanParams = RunLoopParams & {
   plan: Plan;
@@ -58,7 +64,13 @@ export async function* runApprovedPlan(p: ApprovedPlanParams): AsyncGenerator<Lo
         store,
       ).finally(() => channel.close());
       yield* channel.drain();
-      content = outputText(await running);
+      const run = await running;
+      if (run.status === "waiting") {
+        // A step asks the user: the turn waits as if the model had called create_plan itself.
+        const outcome = planSuspension(plan, run, defaultTools);
+        return yield* suspendOnStep(level, params, call, outcome);
+      }
+      content = outputText(run);
     }
   } finally {
     level.dispose();
@@ -91,4 +103,48 @@ export async function* runApprovedPlan(p: ApprovedPlanParams): AsyncGenerator<Lo
   usage.merge(level.usage.snapshot());
   usage.merge(result.usage);
   return { ...result, usage: usage.snapshot() };
+}
+
+/**
+ * Suspends the turn on the plan's waiting step: the root level's state holds the create_plan call as
+ * pending (its assistant message stored now, its result on resume), then the plan's own level.
+ */
+function* suspendOnStep(
+  level: Level,
+  params: RunLoopParams,
+  call: { id: string; name: string; args: unknown },
+  outcome: ToolOutcome,
+): Generator<LoopEvent, LoopResult> {
+  const toolNames = level.inheritable.map((t) => t.name);
+  const nested = toolCallOutcome(outcome, { depth: 0, toolNames }, call);
+  const asked: AssistantModelMessage = { role: "assistant", text: "", toolCalls: [call] };
+  appendNewMessage(level, asked);
+  const failed = {
+    status: "error" as const,
+    text: "",
+    messages: level.messages,
+    usage: level.usage.snapshot(),
+    error: { code: "internal" as const, message: "a plan step waits without a saved state" },
+  };
+  if (nested.type !== "suspend" || !nested.nested) return failed;
+  const root: SuspendedLevel = {
+    depth: 0,
+    parentId: null,
+    systemPrompt: params.systemPrompt,
+    toolNames,
+    messages: [...params.history, asked],
+    results: [],
+    pendingCall: { id: call.id, name: call.name },
+    iterationsUsed: 0,
+    maxIterations: level.maxIterations,
+  };
+  const pending: SuspendedState = {
+    ...nested.nested,
+    model: params.model,
+    levels: [root, ...nested.nested.levels],
+  };
+  yield* suspensionEvents(pending);
+  // The turn ends here until the answer (as the root loop does when it suspends): stop the wall clock.
+  level.budget.dispose();
+  return { status: "suspended", text: "", messages: level.messages, usage: level.usage.snapshot(), pending };
 }

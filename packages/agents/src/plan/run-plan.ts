@@ -1,8 +1,21 @@
 import type { Plan, PlanStage, PlanStep } from "@agentwire/protocol";
-import type { NestedSubtask, NestedSubtaskResult } from "../tools/tool.js";
+import { z } from "zod";
+import type { NestedSubtask, NestedSubtaskResult, PendingSubtask } from "../tools/tool.js";
 
 /** How one step ended; `skipped` when it never started (the turn stopped, or an input failed). */
-export type StepOutcome = { id: string; title: string; status: "ok" | "error" | "skipped"; result: string };
+export const StepOutcome = z.object({
+  id: z.string(),
+  title: z.string(),
+  status: z.enum(["ok", "error", "skipped"]),
+  result: z.string(),
+});
+export type StepOutcome = z.infer<typeof StepOutcome>;
+
+/** The step whose subtask waits on the user; the plan goes on from there after the answer. */
+export type WaitingStep = { stepId: string; subtask: PendingSubtask };
+
+/** Where a plan run stands: the steps that ended, in plan order, and the step that waits, if one does. */
+export type PlanProgress = { steps: StepOutcome[]; waiting?: WaitingStep };
 
 export type RunPlanServices = {
   runSubtask: (task: NestedSubtask) => Promise<NestedSubtaskResult>;
@@ -14,60 +27,71 @@ export type RunPlanServices = {
   callId: string;
 };
 
+/** One run's shared state: the ended steps by id, and the first step that waits. */
+type Run = { done: Map<string, StepOutcome>; s: RunPlanServices; waiting?: WaitingStep };
+
 /**
  * Runs the stages in order. A `parallel` stage's steps run at once, at most `maxParallel` together,
  * a step waiting first for the steps of its stage it names in `inputs`; a `sequence` stage runs one
  * step after another. Each step is a nested subtask whose instructions end with its inputs' results.
+ * Steps in `finished` (a run resumed after the user's answer) are not run again. When a step waits on
+ * the user, the others of its stage that need not wait for it finish, and the run stops there.
  */
-export async function runPlan(plan: Plan, services: RunPlanServices): Promise<StepOutcome[]> {
-  const done = new Map<string, StepOutcome>();
+export async function runPlan(
+  plan: Plan,
+  services: RunPlanServices,
+  finished: readonly StepOutcome[] = [],
+): Promise<PlanProgress> {
+  const run: Run = { done: new Map(finished.map((o) => [o.id, o])), s: services };
   for (const stage of plan.stages) {
-    const outcomes =
-      stage.mode === "parallel"
-        ? await runParallel(stage, done, services)
-        : await runSequence(stage, done, services);
-    for (const o of outcomes) done.set(o.id, o);
+    if (stage.mode === "parallel") await runParallel(stage, run);
+    else await runSequence(stage, run);
+    if (run.waiting) break;
   }
-  return [...done.values()];
+  const steps = plan.stages.flatMap((stage) => stage.steps.flatMap((step) => run.done.get(step.id) ?? []));
+  return run.waiting ? { steps, waiting: run.waiting } : { steps };
 }
 
-async function runSequence(stage: PlanStage, done: Map<string, StepOutcome>, s: RunPlanServices) {
-  const outcomes: StepOutcome[] = [];
+async function runSequence(stage: PlanStage, run: Run): Promise<void> {
   for (const step of stage.steps) {
-    const outcome = await runStep(step, done, s);
-    done.set(step.id, outcome);
-    outcomes.push(outcome);
+    if (run.done.has(step.id)) continue;
+    const outcome = await runStep(step, run);
+    if (outcome === WAITS) return;
+    run.done.set(step.id, outcome);
   }
-  return outcomes;
 }
 
-async function runParallel(stage: PlanStage, done: Map<string, StepOutcome>, s: RunPlanServices) {
-  const slots = new Slots(Math.max(1, s.maxParallel));
-  const running = new Map<string, Promise<StepOutcome>>();
+async function runParallel(stage: PlanStage, run: Run): Promise<void> {
+  const slots = new Slots(Math.max(1, run.s.maxParallel));
+  const running = new Map<string, Promise<void>>();
   for (const step of stage.steps) {
+    if (run.done.has(step.id)) continue;
     const ownStage = (step.inputs ?? []).flatMap((id) => running.get(id) ?? []);
     running.set(
       step.id,
       (async () => {
         // Wait for the inputs before taking a slot: a waiting step must not starve the ones it waits on.
-        for (const o of await Promise.all(ownStage)) done.set(o.id, o);
+        await Promise.all(ownStage);
+        // An input that waits on the user: this step waits for the resume too.
+        if ((step.inputs ?? []).some((id) => !run.done.has(id))) return;
         await slots.take();
         try {
-          return await runStep(step, done, s);
+          const outcome = await runStep(step, run);
+          if (outcome !== WAITS) run.done.set(step.id, outcome);
         } finally {
           slots.give();
         }
       })(),
     );
   }
-  return Promise.all(running.values());
+  await Promise.all(running.values());
 }
 
-async function runStep(
-  step: PlanStep,
-  done: Map<string, StepOutcome>,
-  s: RunPlanServices,
-): Promise<StepOutcome> {
+const WAITS = Symbol("waits");
+
+/** Runs one step; WAITS when its subtask waits on the user (then it is the run's waiting step). */
+async function runStep(step: PlanStep, run: Run): Promise<StepOutcome | typeof WAITS> {
+  const { done, s } = run;
   const base = { id: step.id, title: step.title };
   if (s.signal.aborted) return { ...base, status: "skipped", result: "not run: the turn stopped" };
   const inputs = (step.inputs ?? []).map((id) => done.get(id));
@@ -87,6 +111,10 @@ async function runStep(
     tools: step.tools ?? [...s.defaultTools],
     args: { step_id: step.id, ...(step.inputs && { inputs: step.inputs }) },
   });
+  if (result.pending) {
+    run.waiting ??= { stepId: step.id, subtask: result.pending };
+    return WAITS;
+  }
   return { ...base, status: result.ok ? "ok" : "error", result: result.text };
 }
 

@@ -71,17 +71,22 @@ async function runChildLevel(
   }
 }
 
+/** Whether one tool call already has a nested subtask waiting on the user (only one may). */
+export type WaitClaim = { taken: boolean };
+
 /**
  * Runs a tool's nested subtask (a plan step) under the tool's call `callId`: a node of its own at
  * depth + 1 with `start`/`end`, the subtask's level at depth + 2 under that node. Counted as a
- * subtask of the tree-wide budget. A suspension cannot be resumed inside a tool, so a step that asks
- * the user ends with an error naming the question, and its waiting calls are closed.
+ * subtask of the tree-wide budget. A subtask that waits on the user comes back `pending` with its
+ * node still open (the tool suspends with it; the node ends on resume), unless another subtask of
+ * the same call already waits: then its waiting calls are closed and it ends with an error.
  */
 export async function runNestedSubtask(
   level: Level,
   callId: string,
   task: NestedSubtask,
   push: (event: LoopEvent) => void,
+  claim: WaitClaim = { taken: false },
 ): Promise<NestedSubtaskResult> {
   const node = { parent_id: callId, depth: level.depth + 1 };
   const startedAt = level.now();
@@ -94,7 +99,17 @@ export async function runNestedSubtask(
     ...(task.args !== undefined && { args: task.args }),
     ...node,
   });
-  const outcome = await nestedOutcome(level, task, push);
+  const settled = await nestedOutcome(level, task, push);
+  if (settled.type === "suspend" && settled.nested && !claim.taken) {
+    claim.taken = true;
+    return {
+      ok: false,
+      text: WAITING,
+      pending: { taskId: task.id, taskName: task.name, state: settled.nested },
+    };
+  }
+  if (settled.type === "suspend") closeWaitingCalls(settled.nested, push);
+  const outcome = settled.type === "suspend" ? errorOutcome(secondQuestion(task.title)) : settled;
   const cut = truncateResult(outcome.content, level.budget.limits.MAX_TOOL_RESULT_BYTES);
   const isError = outcome.type === "result" && outcome.isError;
   push({
@@ -110,11 +125,16 @@ export async function runNestedSubtask(
   return { ok: !isError, text: cut.text };
 }
 
+const WAITING = "waiting for the user's answer";
+
+const secondQuestion = (title: string) =>
+  `step "${title}" stopped: it needed the user while another question to the user was already pending; run it again later`;
+
 async function nestedOutcome(
   level: Level,
   task: NestedSubtask,
   push: (event: LoopEvent) => void,
-): Promise<Exclude<CallOutcome, { type: "suspend" }>> {
+): Promise<CallOutcome> {
   const depth = level.depth + 2;
   if (depth > level.budget.limits.MAX_DEPTH) {
     return errorOutcome(
@@ -127,17 +147,7 @@ async function nestedOutcome(
   if (level.budget.tryStart("subtasks")) return stoppedOutcome(true);
   level.usage.addSubtask();
   const args = { title: task.title, instructions: task.instructions, tools, parentId: task.id, depth };
-  const outcome = await runChildLevel(level, args, push);
-  if (outcome.type !== "suspend") return outcome;
-  closeWaitingCalls(outcome.nested, push);
-  const s = outcome.suspension;
-  const asked =
-    s.kind === "question"
-      ? `asked the user: ${JSON.stringify(s.question)}`
-      : `needed the user's approval to run ${s.toolName}`;
-  return errorOutcome(
-    `step "${task.title}" stopped: it ${asked}, and a plan step cannot wait for the user; ask the user yourself, then run the work again`,
-  );
+  return runChildLevel(level, args, push);
 }
 
 /** Ends the calls a suspended nested subtree left open (deepest first), so its nodes close. */
@@ -148,7 +158,7 @@ function closeWaitingCalls(state: SuspendedState | null, push: (event: LoopEvent
       tool_call_id: waiting.pendingCall.id,
       name: waiting.pendingCall.name,
       status: "end",
-      result: NOT_ANSWERED,
+      result: NOT_ASKED,
       is_error: true,
       parent_id: waiting.parentId,
       depth: waiting.depth,
@@ -156,7 +166,7 @@ function closeWaitingCalls(state: SuspendedState | null, push: (event: LoopEvent
   }
 }
 
-const NOT_ANSWERED = "not answered: a plan step cannot wait for the user";
+const NOT_ASKED = "not asked: another question to the user is already pending";
 
 /** The parent's toolbelt, narrowed to `names`; a name outside it is an error, never a widening. */
 export function narrowToolbelt(belt: readonly Tool[], names: readonly string[] | undefined): Tool[] | string {

@@ -1,4 +1,4 @@
-import type { CallOutcome } from "../loop/call-outcome.js";
+import { type CallOutcome, errorOutcome } from "../loop/call-outcome.js";
 import type { LoopEvent } from "../loop/loop-event.js";
 import type { LoopResult } from "../loop/loop-result.js";
 import type { RunLoopParams } from "../loop/run-loop-params.js";
@@ -7,8 +7,8 @@ import { runUnifiedAgentLoop } from "../loop/run-unified-agent-loop.js";
 import { truncateResult } from "../loop/truncate-result.js";
 import type { ToolModelMessage } from "../providers/model-message.js";
 import { subtaskOutcome } from "../subtask/subtask-outcome.js";
-import type { Tool } from "../tools/tool.js";
 import { UsageAccumulator } from "../usage/usage-accumulator.js";
+import { resolveTools, resumeToolLevel, type ToolLevelRun } from "./resume-tool-level.js";
 import type { SuspendedLevel, SuspendedState } from "./suspended-state.js";
 import { suspensionEvents } from "./suspension-events.js";
 
@@ -24,7 +24,8 @@ export type ResumeParams = Pick<RunLoopParams, "provider" | "tools" | "ctx" | "s
 /**
  * Continues a suspended turn tree: the deepest level gets the answer as its pending call's result and
  * runs on; each level's result becomes its parent's run_subtask result, up to the root. Each level
- * runs at its saved depth and parentage; `end` events close the calls that waited.
+ * runs at its saved depth and parentage; `end` events close the calls that waited. A tool level (a
+ * plan step's node) continues its tool instead, whose result answers the create_plan call above.
  */
 export async function* resumeUnifiedAgentLoop(p: ResumeParams): AsyncGenerator<LoopEvent, LoopResult> {
   const { state } = p;
@@ -44,9 +45,22 @@ export async function* resumeUnifiedAgentLoop(p: ResumeParams): AsyncGenerator<L
       if (outcome.type === "suspend") break;
       const cut = truncateResult(outcome.content, p.ctx.budget.limits.MAX_TOOL_RESULT_BYTES);
       p.ctx.budget.addResultBytes(cut.bytes);
-      const isError = outcome.type === "result" && outcome.isError;
+      const isError: boolean = outcome.type === "result" && outcome.isError;
       const nest = { parentId: level.parentId, depth: level.depth, now };
       yield endEvent(nest, level.pendingCall, cut.text, isError, now());
+      if (level.tool) {
+        // A tool's waiting subtask (a plan step): the tool goes on, and its result answers the level above.
+        const owner = state.levels[i - 1];
+        const ran: ToolLevelRun = yield* resumeToolLevel(p, level, owner, { ok: !isError, text: cut.text });
+        if (ran.usage) usage.merge(ran.usage);
+        outcome = ran.outcome;
+        if (outcome.type === "suspend" && outcome.nested) {
+          return yield* suspendAgain(state, i, outcome.nested, rootLevel, usage);
+        }
+        if (outcome.type === "suspend")
+          outcome = errorOutcome(`${level.tool.name} asked again without a saved state`);
+        continue;
+      }
       const answered: ToolModelMessage = {
         role: "tool",
         toolCallId: level.pendingCall.id,
@@ -76,19 +90,7 @@ export async function* resumeUnifiedAgentLoop(p: ResumeParams): AsyncGenerator<L
       usage.merge(result.usage);
       if (i === 0) return { ...result, usage: usage.snapshot() };
       if (result.status === "suspended" && result.pending) {
-        // A level asked again: the levels above keep waiting on their own pending calls.
-        const pending: SuspendedState = {
-          ...result.pending,
-          levels: [...state.levels.slice(0, i), ...result.pending.levels],
-        };
-        yield* suspensionEvents(pending);
-        return {
-          status: "suspended",
-          text: "",
-          messages: rootLevel.messages,
-          usage: usage.snapshot(),
-          pending,
-        };
+        return yield* suspendAgain(state, i, result.pending, rootLevel, usage);
       }
       outcome = subtaskOutcome(result, level.title ?? "subtask");
     }
@@ -104,18 +106,25 @@ export async function* resumeUnifiedAgentLoop(p: ResumeParams): AsyncGenerator<L
   };
 }
 
+/** A level asked again: the levels above keep waiting on their own pending calls. */
+function* suspendAgain(
+  state: SuspendedState,
+  i: number,
+  below: SuspendedState,
+  rootLevel: SuspendedLevel,
+  usage: UsageAccumulator,
+): Generator<LoopEvent, LoopResult> {
+  const pending: SuspendedState = { ...below, levels: [...state.levels.slice(0, i), ...below.levels] };
+  yield* suspensionEvents(pending);
+  return { status: "suspended", text: "", messages: rootLevel.messages, usage: usage.snapshot(), pending };
+}
+
 /** The saved results plus the answered one, in the order of the assistant message's calls. */
 function inCallOrder(level: SuspendedLevel, answered: ToolModelMessage): ToolModelMessage[] {
   const all = [...level.results, answered];
   const assistant = level.messages.findLast((m) => m.role === "assistant" && m.toolCalls?.length);
   const order = assistant?.role === "assistant" ? (assistant.toolCalls ?? []).map((c) => c.id) : [];
   return all.sort((a, b) => order.indexOf(a.toolCallId) - order.indexOf(b.toolCallId));
-}
-
-function resolveTools(rootTools: readonly Tool[], names: string[] | null): Tool[] {
-  if (names === null) return rootTools.slice();
-  const wanted = new Set(names);
-  return rootTools.filter((t) => wanted.has(t.name));
 }
 
 function invalid(state: SuspendedState): LoopResult["error"] {

@@ -18,6 +18,14 @@ export type SuspendedLevel = {
   pendingCall: { id: string; name: string };
   iterationsUsed: number;
   maxIterations: number;
+  /**
+   * Set when this level is not an agent loop but a tool's nested subtask node waiting (a plan step):
+   * `pendingCall` is that node (under the tool's call `callId`, so `parentId` is `callId`), and on
+   * resume the tool `name` of the level above continues from `state` with the node's outcome. Such a
+   * level has no conversation: `messages` and `results` are empty and the iteration fields 0.
+   * States stored before it existed have no such level and resume as before.
+   */
+  tool?: { name: string; callId: string; state: unknown };
 };
 
 /**

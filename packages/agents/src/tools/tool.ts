@@ -1,5 +1,6 @@
 import type { LoopEvent } from "../loop/loop-event.js";
 import type { ModelMessage } from "../providers/model-message.js";
+import type { SuspendedState } from "../suspend/suspended-state.js";
 import type { PermissionClass } from "./permission-class.js";
 
 /** Something that can suspend the turn until the user answers; plain JSON so it can be stored. */
@@ -13,10 +14,14 @@ export type Suspension =
       args: unknown;
     };
 
-/** What a tool returns: a result for the model (possibly an error), or a suspension of the turn. */
+/**
+ * What a tool returns: a result for the model (possibly an error), or a suspension of the turn. A tool
+ * whose nested subtask waits on the user suspends with `resume`: its own progress (plain JSON) and the
+ * pending subtask; on the answer, the subtask runs on and the tool's `resume` continues from `state`.
+ */
 export type ToolOutcome =
   | { type: "result"; output: unknown; isError?: boolean }
-  | { type: "suspend"; suspension: Suspension };
+  | { type: "suspend"; suspension: Suspension; resume?: { state: unknown; pending: PendingSubtask } };
 
 /** Argument validation result: the parsed value, or a message the model can act on. */
 export type ArgsCheck<A> = { ok: true; value: A } | { ok: false; message: string };
@@ -41,8 +46,17 @@ export type NestedSubtask = {
   args?: unknown;
 };
 
-/** How a nested subtask ended: its answer, or an error the caller can report. */
-export type NestedSubtaskResult = { ok: boolean; text: string };
+/**
+ * A nested subtask that waits on the user: hand it back in a `suspend` outcome's `resume`. Opaque to
+ * the tool; plain JSON (its node and the suspended levels below it).
+ */
+export type PendingSubtask = { taskId: string; taskName: string; state: SuspendedState };
+
+/**
+ * How a nested subtask ended: its answer, or an error the caller can report; with `pending`, it has
+ * not ended but waits on the user (its node stays open until the tool suspends and is resumed).
+ */
+export type NestedSubtaskResult = { ok: boolean; text: string; pending?: PendingSubtask };
 
 /** What a running tool may see of the turn. */
 export type ToolContext = {
@@ -66,7 +80,9 @@ export type ToolContext = {
   callModel?: (request: ModelCallRequest) => Promise<ModelCallResult>;
   /**
    * Runs a subtask nested under this call (its node at depth + 1, its events at depth + 2), counted
-   * against the tree-wide budget. A subtask that would wait on the user ends with an error instead.
+   * against the tree-wide budget. A subtask that waits on the user comes back `pending`: the tool
+   * must then suspend with it (`resume`) and implement `Tool.resume`. Only the first of one call's
+   * subtasks may wait; a second that asks meanwhile ends with an error.
    */
   runSubtask?: (task: NestedSubtask) => Promise<NestedSubtaskResult>;
 };
@@ -84,4 +100,9 @@ export interface Tool<A = unknown> {
   readonly requiresExclusiveLock?: string;
   validate(args: unknown): ArgsCheck<A>;
   execute(args: A, ctx: ToolContext): Promise<ToolOutcome>;
+  /**
+   * Continues a call that suspended with `resume`: `state` as it returned it, `resumed` how its pending
+   * subtask ended after the user's answer. Needed by any tool that can suspend that way.
+   */
+  resume?(state: unknown, resumed: NestedSubtaskResult, ctx: ToolContext): Promise<ToolOutcome>;
 }

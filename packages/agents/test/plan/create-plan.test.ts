@@ -1,6 +1,6 @@
 import { contentText } from "@agentwire/protocol";
 import { describe, expect, test } from "vitest";
-import { askUserTool, buildExecutionTree, createPlanTool, type ProviderRequest } from "../../src/index.js";
+import { buildExecutionTree, createPlanTool, type ProviderRequest } from "../../src/index.js";
 import { ScriptedProvider, type ScriptedStep } from "../../src/testing/index.js";
 import { deferred, echoTool, runLoop, toolUpdates } from "../loop/helpers.js";
 import {
@@ -266,30 +266,6 @@ describe("create_plan limits", () => {
     ]);
     expect(provider.requests.some((r) => taskOf(r) === "do Y")).toBe(false);
     expect(provider.calls).toBe(4);
-  });
-
-  test("a step that asks the user ends with an error naming the question; its ask_user node is closed", async () => {
-    const plan = {
-      goal: "g",
-      stages: [
-        { id: "s", name: "S", mode: "sequence", steps: [{ id: "q", title: "Q", instructions: "do Q" }] },
-      ],
-    };
-    const provider = new ScriptedProvider((r: ProviderRequest): ScriptedStep => {
-      if (isPlanner(r)) return planAnswer(plan);
-      const task = taskOf(r);
-      if (task === "hello") return isFirstTurn(r) ? rootCall({}) : { text: "done" };
-      return { toolCalls: [{ id: "ask1", name: "ask_user", args: { question: "Which year?" } }] };
-    });
-    const { events, result } = await runLoop(provider, [createPlanTool(), askUserTool]);
-    expect(result).toMatchObject({ status: "complete", text: "done" });
-    expect(ofType(events, "question")).toHaveLength(0);
-    const ask = toolUpdates(events).filter((e) => e.tool_call_id === "ask1");
-    expect(ask.map((e) => e.status)).toEqual(["start", "end"]);
-    expect(ask[1]).toMatchObject({ is_error: true, parent_id: "plan1/q", depth: 2 });
-    const step = toolUpdates(events).find((e) => e.tool_call_id === "plan1/q" && e.status === "end");
-    expect(step?.is_error).toBe(true);
-    expect(String(step?.result)).toContain("Which year?");
   });
 
   test("outside a loop the tool answers with an error", async () => {
