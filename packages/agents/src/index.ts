@@ -15,6 +15,7 @@ export * from "./plan/create-plan-tool.js";
 export * from "./plan/draft-plan.js";
 export * from "./plan/execute-plan.js";
 export * from "./plan/plan-store.js";
+export { PlanResumeState } from "./plan/plan-suspension.js";
 export * from "./plan/review-plan.js";
 export * from "./plan/run-approved-plan.js";
 export * from "./plan/run-plan.js";

@@ -1,4 +1,10 @@
-import type { SuspendedState, ToolCallUpdateEvent, ToolModelMessage } from "@agentwire/agents";
+import {
+  CREATE_PLAN,
+  PlanResumeState,
+  type SuspendedState,
+  type ToolCallUpdateEvent,
+  type ToolModelMessage,
+} from "@agentwire/agents";
 import { storeRow } from "../turns/end-turn.js";
 import { rootRow } from "../turns/root-row.js";
 import type { TurnRun } from "../turns/turn-run.js";
@@ -26,6 +32,17 @@ export async function closeWaitingCalls(run: TurnRun, state: SuspendedState): Pr
     };
     run.tree.add(end);
     run.turn.emit(end);
+    // A plan whose step waited will not run on: clients listing plans must not see it running.
+    if (level.tool?.name === CREATE_PLAN) {
+      const saved = PlanResumeState.safeParse(level.tool.state);
+      if (saved.success) {
+        await run.repos.plans
+          .setStatus(run.turn.userId, saved.data.plan.id, "failed")
+          .catch((err: unknown) => {
+            run.logger.warn({ err }, "could not mark the stopped plan failed");
+          });
+      }
+    }
   }
   const root = state.levels[0];
   if (!root) return;

@@ -212,7 +212,7 @@ describe("a plan step that asks the user, over the socket", () => {
     ]);
   });
 
-  it("stop while a step waits: every open node ends, the turn is stopped", async () => {
+  it("stop while a step waits: every open node ends, the turn is stopped, the plan stored failed", async () => {
     const server = await startChatServer(script);
     servers.push(server);
     const { client, frames: before, threadId } = await askOn(server);
@@ -226,5 +226,8 @@ describe("a plan step that asks the user, over the socket", () => {
       ["cp1", "cancelled"],
     ]);
     expect((await server.repos.turns.latest("local", threadId))?.status).toBe("stopped");
+    // The plan will not run on: it is stored failed, not left running.
+    const planId = ofType(before, "plan_created")[0]?.plan.id ?? "";
+    expect((await server.repos.plans.get("local", planId))?.status).toBe("failed");
   });
 });
