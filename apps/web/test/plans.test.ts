@@ -235,6 +235,24 @@ describe("plans", () => {
     expect(planFromSummary({ plan_id: "p7", goal: "G", steps: [] })).toBeUndefined();
   });
 
+  it("lays an auto_execute run out in its stages again from the summary's stage outline", () => {
+    const summary = {
+      plan_id: "p8",
+      goal: "G",
+      status: "complete",
+      stages: [
+        { id: "s1", name: "Gather", mode: "parallel", step_ids: ["a", "b"] },
+        { id: "s2", name: "Write", mode: "sequence", step_ids: ["c", "unknown"] },
+      ],
+      steps: ["a", "b", "c"].map((id) => ({ id, title: id.toUpperCase(), status: "ok" })),
+    };
+    const step = (id: string) => ({ id, title: id.toUpperCase(), instructions: "" });
+    expect(planFromSummary(summary)?.stages).toEqual([
+      { id: "s1", name: "Gather", mode: "parallel", steps: [step("a"), step("b")] },
+      { id: "s2", name: "Write", mode: "sequence", steps: [step("c")] },
+    ]);
+  });
+
   it("reads a plan only when it is well formed", () => {
     expect(planFrom(plan)).toEqual(plan);
     expect(planFrom(JSON.stringify({ plan }))).toEqual(plan);

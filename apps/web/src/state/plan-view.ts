@@ -77,8 +77,8 @@ export function planIdOf(value: unknown): string | undefined {
 }
 
 /**
- * A plan rebuilt from a run's summary (`{plan_id, goal, steps: [{id, title}]}`, what create_plan
- * returns after running one) when the plan itself is not stored: its steps as one stage.
+ * A plan rebuilt from a run's summary (`{plan_id, goal, stages: [{id, name, mode, step_ids}], steps:
+ * [{id, title}]}`, what create_plan returns after running one) when the plan itself is not stored.
  */
 export function planFromSummary(value: unknown): Plan | undefined {
   const data = typeof value === "string" ? parseJson(value) : value;
@@ -90,10 +90,21 @@ export function planFromSummary(value: unknown): Plan | undefined {
       : [],
   );
   if (known.length === 0) return undefined;
+  const byId = new Map(known.map((s) => [s.id, s]));
+  // The summary names the stages the steps ran in; an older one does not: its steps as one stage.
+  const stages = (Array.isArray(data.stages) ? data.stages.filter(isRecord) : []).flatMap((st) => {
+    const ids = Array.isArray(st.step_ids) ? st.step_ids : [];
+    const stepsOf = ids.flatMap((id) => (typeof id === "string" && byId.has(id) ? [byId.get(id)!] : []));
+    if (typeof st.id !== "string" || typeof st.name !== "string" || stepsOf.length === 0) return [];
+    return [
+      { id: st.id, name: st.name, mode: st.mode === "parallel" ? "parallel" : "sequence", steps: stepsOf },
+    ] as const;
+  });
   return {
     id: data.plan_id,
     goal: data.goal,
-    stages: [{ id: "steps", name: "Steps", mode: "sequence", steps: known }],
+    stages:
+      stages.length > 0 ? [...stages] : [{ id: "steps", name: "Steps", mode: "sequence", steps: known }],
   };
 }
 

@@ -2,11 +2,15 @@ import type { Plan } from "@agentwire/protocol";
 import type { PlanStore } from "./plan-store.js";
 import { type RunPlanServices, runPlan, type StepOutcome, type WaitingStep } from "./run-plan.js";
 
-/** What the model reads after a plan ran: every step's outcome. */
+/** A stage as the summary names it: enough for a client to lay the steps out again after a reload. */
+export type StageOutline = { id: string; name: string; mode: "parallel" | "sequence"; step_ids: string[] };
+
+/** What the model reads after a plan ran: every step's outcome, and the stages they ran in. */
 export type PlanRunSummary = {
   plan_id: string;
   goal: string;
   status: "complete" | "failed";
+  stages: StageOutline[];
   steps: StepOutcome[];
 };
 
@@ -28,7 +32,13 @@ export async function executePlan(
   if (waiting) return { status: "waiting", steps, waiting };
   const status = steps.every((s) => s.status === "ok") ? "complete" : "failed";
   await quietly(store?.setStatus(plan.id, status));
-  return { plan_id: plan.id, goal: plan.goal, status, steps };
+  const stages = plan.stages.map((st) => ({
+    id: st.id,
+    name: st.name,
+    mode: st.mode,
+    step_ids: st.steps.map((x) => x.id),
+  }));
+  return { plan_id: plan.id, goal: plan.goal, status, stages, steps };
 }
 
 /**
