@@ -1,6 +1,12 @@
 import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { BudgetLimits, CompatEndpointsSchema, ContextSettings } from "@agentwire/agents";
+import {
+  BudgetLimits,
+  CompatEndpointsSchema,
+  ContextSettings,
+  searchBackendNames,
+  type WebSearchBackendConfig,
+} from "@agentwire/agents";
 import {
   ContextScopes,
   hashApiToken,
@@ -128,6 +134,11 @@ export const EnvSchema = z.object({
   NODE_PLUGIN_PATH: optionalText,
   DATA_DIR: optionalText,
   WEB_FETCH_ALLOW_HOSTS: z.string().transform(list).default([]),
+  /** Set: the web_search tool, through this backend; unset: no web_search in any toolbelt. */
+  WEB_SEARCH_BACKEND: z.enum(searchBackendNames).optional(),
+  WEB_SEARCH_URL: optionalUrl,
+  // The value is never echoed: it is a secret.
+  WEB_SEARCH_API_KEY: z.string().min(1).max(1024).optional(),
   MCP_CONFIG_PATH: optionalText,
   CONTEXT_SCOPES_FILE: optionalText,
   MCP_ALLOWED_SERVERS: z.string().transform(list).default([]),
@@ -196,6 +207,8 @@ export interface Config {
     };
   };
   workflows: { enabled: boolean; pluginPath: string | undefined };
+  /** web_search's backend (WEB_SEARCH_*), its API key included; undefined: web_search is off. */
+  webSearch: WebSearchBackendConfig | undefined;
   /** The context scopes `chat_context.kind` selects: the built-ins, plus CONTEXT_SCOPES_FILE's. */
   scopes: ContextScopes;
   /** Where generated assets are written; defaults to the database's directory. */
@@ -263,6 +276,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }),
   };
   const budget = BudgetLimits.parse(present);
+  const webSearch = webSearchOf(e);
   const context = ContextSettings.parse(present);
   const config: Config = {
     host: e.HOST,
@@ -294,6 +308,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       },
     },
     workflows: { enabled: e.WORKFLOWS_ENABLED, pluginPath: e.NODE_PLUGIN_PATH },
+    webSearch,
     scopes: e.CONTEXT_SCOPES_FILE ? readContextScopes(e.CONTEXT_SCOPES_FILE) : ContextScopes.from(),
     dataDir: e.DATA_DIR ?? dirname(e.DATABASE_PATH),
     scriptedProviderModule: e.AGENTWIRE_SCRIPTED_PROVIDER,
@@ -318,6 +333,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   };
   // Not enumerable: a config logged or serialised by mistake then carries no API keys.
   Object.defineProperty(config, "providers", { enumerable: false });
+  Object.defineProperty(config, "webSearch", { enumerable: false });
   return config;
 }
 
@@ -344,11 +360,37 @@ export function describeConfig(config: Config): Record<string, unknown> {
     budget: config.budget,
     context: config.context,
     tools: config.tools,
+    webSearch: config.webSearch ? { backend: config.webSearch.backend, url: config.webSearch.url } : "off",
     workflows: config.workflows,
     scopes: config.scopes.kinds(),
     dataDir: config.dataDir,
     tracing: config.tracing ? withoutPassword(config.tracing.url) : undefined,
   };
+}
+
+/**
+ * web_search's backend from WEB_SEARCH_*: searxng needs WEB_SEARCH_URL, brave WEB_SEARCH_API_KEY (its
+ * URL defaults to the public API). A URL or key without a backend is a mistake, not "off".
+ */
+function webSearchOf(e: z.infer<typeof EnvSchema>): WebSearchBackendConfig | undefined {
+  const bad = (line: string) => new ConfigError(`invalid configuration:\n  ${line}`);
+  const { WEB_SEARCH_BACKEND: backend, WEB_SEARCH_URL: url, WEB_SEARCH_API_KEY: apiKey } = e;
+  if (backend === undefined) {
+    if (url === undefined && apiKey === undefined) return undefined;
+    throw bad(
+      `WEB_SEARCH_BACKEND: needed when WEB_SEARCH_URL or WEB_SEARCH_API_KEY is set (${searchBackendNames.join(" or ")})`,
+    );
+  }
+  switch (backend) {
+    case "searxng":
+      if (url === undefined)
+        throw bad("WEB_SEARCH_URL: needed with WEB_SEARCH_BACKEND=searxng (the instance's base URL)");
+      if (apiKey !== undefined) throw bad("WEB_SEARCH_API_KEY: not used by WEB_SEARCH_BACKEND=searxng");
+      return { backend, url };
+    case "brave":
+      if (apiKey === undefined) throw bad("WEB_SEARCH_API_KEY: needed with WEB_SEARCH_BACKEND=brave");
+      return { backend, apiKey, ...(url !== undefined && { url }) };
+  }
 }
 
 /** CONTEXT_SCOPES_FILE read and validated at start-up: a bad file stops the server with what is wrong. */

@@ -2,12 +2,14 @@ import {
   askUserTool,
   createMemoryTools,
   createWebFetchTool,
+  createWebSearchTool,
   createWorkspaceTools,
   type McpManager,
   type MemoryLimits,
   runSubtaskTool,
   type Tool,
   type WebFetchOptions,
+  type WebSearchOptions,
   type WorkspaceLimits,
 } from "@agentwire/agents";
 import type { ToolScope } from "../chat/chat-services.js";
@@ -29,6 +31,8 @@ export type BuiltinServerToolsOptions = {
   workspaceRoot: string;
   /** web_fetch settings; `allowHosts` exempts `host` / `host:port` entries from the SSRF address check. */
   webFetch?: Omit<WebFetchOptions, "resolve"> & { resolve?: WebFetchOptions["resolve"] };
+  /** web_search's backend (WEB_SEARCH_*); absent: no web_search in any toolbelt. */
+  webSearch?: WebSearchOptions;
   /** MCP tools of the servers in the user's `policy.allowedMcpServers`; absent: no MCP tools. */
   mcp?: McpManager;
   /** The user's tool policy (the same function ChatServices.policyFor uses). */
@@ -51,13 +55,14 @@ export const builtinServerToolNames: readonly string[] = [
   "read_file",
   "write_file",
   "web_fetch",
+  "web_search",
   "build_workflow",
 ];
 
 /**
  * `ChatServices.serverTools` for production: per user, ask_user, run_subtask, the memory tools (over
- * SQLite), the workspace tools (confined to `<workspaceRoot>/<user>`), web_fetch, and the MCP tools of the
- * servers the user's policy allows. The policy and the context then decide what the turn really gets
+ * SQLite), the workspace tools (confined to `<workspaceRoot>/<user>`), web_fetch, web_search when a
+ * backend is configured, and the MCP tools of the servers the user's policy allows. The policy and the context then decide what the turn really gets
  * (composeToolbelt); memory_enabled:false drops the memory tools there.
  */
 export function createBuiltinServerTools(
@@ -66,6 +71,7 @@ export function createBuiltinServerTools(
   const store = new RepoMemoryStore(options.repos.memories);
   // web_fetch holds no per-user state: one instance serves every turn.
   const webFetch = createWebFetchTool(options.webFetch ?? {});
+  const webSearch = options.webSearch && createWebSearchTool(options.webSearch);
   return async (scope) => {
     const tools: Tool[] = [
       askUserTool,
@@ -77,6 +83,7 @@ export function createBuiltinServerTools(
         ...(options.workspaceLimits && { limits: options.workspaceLimits }),
       }),
       webFetch,
+      ...(webSearch ? [webSearch] : []),
     ];
     if (options.mcp) tools.push(...(await mcpTools(options, options.mcp, scope)));
     return tools;

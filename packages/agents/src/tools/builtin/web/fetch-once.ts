@@ -19,6 +19,8 @@ export type HopOptions = {
   signal: AbortSignal;
   /** The Accept header: web_fetch prefers text, http.get takes anything. */
   accept: string;
+  /** Extra request headers (a search API's key); the fixed ones above win over a clash. */
+  headers?: Readonly<Record<string, string>>;
 };
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -42,6 +44,7 @@ export function fetchOnce(url: URL, opts: HopOptions): Promise<Checked<Hop>> {
       lookup: guardedLookup(opts.resolve, opts.allowAnyAddress),
       signal: opts.signal,
       headers: {
+        ...opts.headers,
         "user-agent": "agentwire/0.1",
         accept: opts.accept,
         "accept-encoding": "gzip, deflate, br",

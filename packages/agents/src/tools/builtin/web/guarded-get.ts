@@ -19,11 +19,15 @@ export type GuardedGetOptions = {
 /** The final response of a guarded GET: any status, with its body read within the cap. */
 export type GuardedResponse = { url: string; status: number; contentType: string; body: Buffer };
 
-/** A GET through the SSRF guard; refusals and failures are reasons, never exceptions. */
+/**
+ * A GET through the SSRF guard; refusals and failures are reasons, never exceptions. `headers` (an API
+ * key) go to the first URL's origin only: a redirect to another origin is made without them.
+ */
 export type GuardedGet = (
   url: string,
   signal: AbortSignal,
   accept?: string,
+  headers?: Readonly<Record<string, string>>,
 ) => Promise<Checked<GuardedResponse>>;
 
 type AllowEntry = { hostname: string; port: string | null };
@@ -42,13 +46,14 @@ export function createGuardedGet(options: GuardedGetOptions = {}): GuardedGet {
   const maxRedirects = options.maxRedirects ?? 5;
   const allow = (options.allowHosts ?? []).map(parseAllowEntry);
 
-  return async (url, signal, accept = "*/*") => {
+  return async (url, signal, accept = "*/*", headers) => {
     let current: URL;
     try {
       current = new URL(url);
     } catch {
       return { ok: false, reason: "not a valid absolute URL" };
     }
+    const origin = current.origin;
     const timeout = AbortSignal.timeout(totalMs);
     const both = AbortSignal.any([signal, timeout]);
     for (let hop = 0; ; hop++) {
@@ -65,6 +70,7 @@ export function createGuardedGet(options: GuardedGetOptions = {}): GuardedGet {
         maxBytes,
         signal: both,
         accept,
+        ...(headers && current.origin === origin && { headers }),
       });
       if (!res.ok) return refuse(timeout.aborted ? `the request timed out after ${totalMs} ms` : res.reason);
       const value = res.value;
