@@ -1,4 +1,5 @@
 import type { ExecutionTreeSnapshot, ServerFrame, StoredMessage, TurnUsage } from "@agentwire/protocol";
+import { recordedFrames } from "./recorded-frames.js";
 
 /** Frames of scripted turns, stamped with a thread id and consecutive seqs like the server's registry. */
 export function stamp(threadId: string, firstSeq: number, frames: ServerFrame[]): ServerFrame[] {
@@ -64,23 +65,12 @@ export function toolEnd(
   } as const;
 }
 
-/** The docs/protocol.md example: a new thread, one read_file call, a final answer. */
+/**
+ * The docs/protocol.md example as the server recorded it (the `tool-call` fixture): a new thread, one
+ * read_file call, a final answer; 15 frames.
+ */
 export function plainToolTurn(): ServerFrame[] {
-  return stamp("th_1", 1, [
-    { type: "thread", title: "What's in notes.txt?" },
-    { type: "message", message: row({ id: "m_1", role: "user", content: "What's in notes.txt?" }) },
-    { type: "agent_state", state: "thinking" },
-    chunk("Let me look."),
-    toolStart("call_1", "read_file", { path: "notes.txt" }),
-    { type: "agent_state", state: "executing", detail: "read_file" },
-    toolEnd("call_1", "read_file", "buy milk"),
-    { type: "agent_state", state: "thinking" },
-    chunk("It says: "),
-    chunk("buy milk."),
-    { type: "usage", ...usage },
-    { type: "agent_state", state: "idle" },
-    done(),
-  ]);
+  return recordedFrames("tool-call");
 }
 
 export const nestedTree: ExecutionTreeSnapshot = {

@@ -13,16 +13,15 @@ import {
   stamp,
   toolEnd,
   toolStart,
-  usage,
 } from "./fixtures.js";
 import { shape } from "./shape.js";
 
 describe("reduceFrame", () => {
-  it("turns the documented example into text, one card and usage", () => {
+  it("turns the documented (recorded) example into text, one card and usage", () => {
     const view = applyFrames(emptyThread(), plainToolTurn());
     expect(view.threadId).toBe("th_1");
     expect(view.title).toBe("What's in notes.txt?");
-    expect(view.lastSeq).toBe(13);
+    expect(view.lastSeq).toBe(15);
     expect(view.turns).toHaveLength(1);
     const turn = view.turns[0]!;
     expect(turn.user).toEqual({ id: "m_1", text: "What's in notes.txt?" });
@@ -33,16 +32,17 @@ describe("reduceFrame", () => {
     ]);
     expect(turn.cards.call_1).toMatchObject({
       argsPreview: '{"path":"notes.txt"}',
-      resultPreview: "buy milk",
-      durationMs: 5,
+      resultPreview: '{"path":"notes.txt","bytes":9,"content":"buy milk\\n"}',
+      durationMs: 1,
     });
-    expect(turn.usage).toEqual(usage);
+    expect(turn.usage).toMatchObject({ input_tokens: 850, output_tokens: 27, llm_calls: 2, tool_calls: 1 });
     expect(turn.running).toBe(false);
     expect(turn.state).toBe("idle");
   });
 
   it("shows a running card and the agent state mid-turn", () => {
-    const view = applyFrames(emptyThread(), plainToolTurn().slice(0, 6));
+    // Up to the read_file call's start (seq 7): executing, the card running.
+    const view = applyFrames(emptyThread(), plainToolTurn().slice(0, 7));
     const turn = view.turns[0]!;
     expect(turn.running).toBe(true);
     expect(turn.state).toBe("executing");
@@ -276,7 +276,7 @@ describe("reduceFrame", () => {
   });
 
   it("adds a second turn on the next user message", () => {
-    const second = stamp("th_1", 14, [
+    const second = stamp("th_1", 16, [
       { type: "message", message: row({ id: "m_9", role: "user", content: "thanks" }) },
       chunk("You're welcome."),
       done(),
@@ -284,7 +284,7 @@ describe("reduceFrame", () => {
     const view = applyFrames(emptyThread(), [...plainToolTurn(), ...second]);
     expect(view.turns.map((t) => t.user?.text)).toEqual(["What's in notes.txt?", "thanks"]);
     expect(shape(view.turns[1]!)).toEqual(["You're welcome."]);
-    expect(view.lastSeq).toBe(16);
+    expect(view.lastSeq).toBe(18);
   });
 
   it("renders done only at depth 0 as the end of the turn", () => {

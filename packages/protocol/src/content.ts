@@ -32,3 +32,12 @@ export function contentText(content: MessageContent | null | undefined): string 
     .map((p) => p.text)
     .join("\n");
 }
+
+/**
+ * True when the content says nothing: empty or whitespace-only text and no image. A `chat_message`
+ * with blank content is refused (`bad_request`); stored assistant rows may be blank (tool calls only).
+ */
+export function isBlankContent(content: MessageContent): boolean {
+  if (typeof content === "string") return content.trim() === "";
+  return content.every((p) => p.type === "text" && p.text.trim() === "");
+}

@@ -1,6 +1,6 @@
 import type { ToolCallEvent } from "../providers/provider-event.js";
 import type { SuspendedLevel, SuspendedState } from "../suspend/suspended-state.js";
-import { agentState } from "./agent-state.js";
+import { agentState, executingDetail } from "./agent-state.js";
 import { appendNewMessage, type Level } from "./level.js";
 import type { LoopEvent } from "./loop-event.js";
 import { type NextStep, stopStep } from "./next-step.js";
@@ -11,7 +11,7 @@ export async function* runToolsStep(
   level: Level,
   calls: ToolCallEvent[],
 ): AsyncGenerator<LoopEvent, NextStep> {
-  yield* agentState(level, "executing");
+  yield* agentState(level, "executing", executingDetail(calls));
   const batch = yield* runToolCalls(level, calls);
   if (batch.suspended) return { type: "suspend", pending: suspendedState(level, batch) };
   for (const result of batch.results) appendNewMessage(level, result);
@@ -34,6 +34,7 @@ function suspendedState(level: Level, batch: BatchOutcome): SuspendedState {
     messages: level.messages.slice(),
     results: batch.results,
     pendingCall: { id: suspended.call.id, name: suspended.call.name },
+    ...(batch.deferred !== undefined && { deferred: batch.deferred }),
     iterationsUsed: level.iterations,
     maxIterations: level.maxIterations,
   };

@@ -1,4 +1,4 @@
-import type { ChatMessageData } from "@agentwire/protocol";
+import { type ChatMessageData, isBlankContent } from "@agentwire/protocol";
 import { ContextScopes } from "../chat/context-scopes.js";
 import { runChatAgent } from "../chat/run-chat-agent.js";
 import { AgentwireError } from "../errors/agentwire-error.js";
@@ -14,6 +14,9 @@ export const handleChatMessage: CommandHandler<"chat_message"> = async (frame, c
   const data = frame.data;
   logDeprecated(data, conn.logger);
   const requestId = frame.request_id;
+  // Before routing and before anything is stored: on every route a message must say something.
+  if (isBlankContent(data.content))
+    throw new AgentwireError("bad_request", "content: empty or whitespace-only text and no image");
   const kind = data.chat_context?.kind ?? "thread";
   // Before routing: an unknown scope is the client's mistake whichever route the message takes.
   const scopes = conn.services.chat?.scopes ?? builtinScopes;

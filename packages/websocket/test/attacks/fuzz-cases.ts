@@ -4,7 +4,13 @@
  * UI tools on, no saved-workflow or media services, and no thread or pending call at all. No case is a
  * frame that would start a turn.
  */
-import { ChatMessageData, type ClientCommandName, clientCommandNames } from "@agentwire/protocol";
+import {
+  ChatMessageData,
+  type ClientCommandName,
+  clientCommandNames,
+  isBlankContent,
+  type MessageContent,
+} from "@agentwire/protocol";
 import fc from "fast-check";
 import {
   ABSENT,
@@ -46,11 +52,13 @@ function validData(c: ClientCommandName): fc.Arbitrary<Record<string, unknown>> 
 }
 
 /**
- * Where a chat_message the schema accepts goes (docs/protocol.md "Routing"): a route without services
+ * Where a chat_message the schema accepts goes (docs/protocol.md "Routing"): blank content is
+ * `bad_request` before any route; a route without services
  * is `unavailable`, an unknown provider `bad_request`, a thread that does not exist `not_found`; a new
  * thread with a known provider would start a turn.
  */
 function chatOutcome(data: Record<string, unknown>): readonly Outcome[] | "starts_turn" {
+  if (isBlankContent(data.content as MessageContent)) return ["bad_request"];
   if (data.workflow_target === "workflow") return ["unavailable"];
   const media = data.media_generation as { mode?: unknown } | undefined;
   if (media !== undefined && media.mode !== "chat") return ["unavailable"];

@@ -4,11 +4,6 @@ import { fileURLToPath } from "node:url";
 /** Local copies of the recorded provider streams, so the tests need nothing outside the repo. */
 export const LOCAL_FIXTURES_DIR = fileURLToPath(new URL("../fixtures/", import.meta.url));
 
-/** The shared research bundle: `<repo root>/../shared/fixtures/providers` (may be absent). */
-export const SHARED_FIXTURES_DIR = fileURLToPath(
-  new URL("../../../../../../shared/fixtures/providers/", import.meta.url),
-);
-
 /** Reads a fixture from the local copy. */
 export function readFixture(name: string): string {
   return readFileSync(`${LOCAL_FIXTURES_DIR}${name}`, "utf8");
