@@ -99,7 +99,10 @@ export function reduceFrame(view: ThreadView, frame: ServerFrame): ThreadView {
     case "error": {
       // An error after the turn ended (a refused resume, busy) is noted on it; it never starts a turn.
       const turn = lastTurn(view) ?? { ...emptyTurn(`e:${view.lastSeq ?? 0}`), running: false };
-      const errors = [...turn.errors, `${frame.code}: ${frame.message}`];
+      // The final row (status error) comes before the error frame that says why: the reason replaces it.
+      const generic = frame.thread_id !== undefined ? turn.errors.indexOf("turn ended: error") : -1;
+      const kept = generic === -1 ? turn.errors : turn.errors.filter((_, i) => i !== generic);
+      const errors = [...kept, `${frame.code}: ${frame.message}`];
       return { ...view, turns: [...view.turns.slice(0, view.turns.length ? -1 : 0), { ...turn, errors }] };
     }
     case "chat_resumed": {
