@@ -9,6 +9,7 @@ const limit = (value: number) => z.coerce.number().int().positive().default(valu
 export const BudgetLimits = z.object({
   MAX_DEPTH: limit(3),
   MAX_ITERATIONS_PER_LEVEL: limit(20),
+  // Tool calls running at once across the whole tree (loop/parallel-permits.ts), not per batch.
   MAX_PARALLEL_PER_TURN: limit(8),
   MAX_TOTAL_SUBTASKS: limit(32),
   MAX_TOTAL_LLM_CALLS: limit(60),

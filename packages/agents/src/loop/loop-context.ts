@@ -3,11 +3,14 @@ import { TurnBudget, type TurnBudgetOptions } from "../budget/turn-budget.js";
 import type { ModelMessage } from "../providers/model-message.js";
 import type { LlmCallRecord } from "../usage/llm-call-record.js";
 import { ExclusiveLocks } from "./exclusive-locks.js";
+import { ParallelPermits } from "./parallel-permits.js";
 
 /** What the whole turn tree shares: one per root turn. */
 export type LoopContext = {
   budget: TurnBudget;
   locks: ExclusiveLocks;
+  /** MAX_PARALLEL_PER_TURN across the whole tree: the permits every running tool call takes. */
+  permits: ParallelPermits;
   /** The turn's memory handle, opaque to the loop; the server's memory tools close over it. */
   memory?: unknown;
   /** Called once per provider call at any depth, the moment it ends (the `llm_calls` ledger). */
@@ -27,9 +30,11 @@ export function createLoopContext(
   options: TurnBudgetOptions & Pick<LoopContext, "memory" | "onLlmCall" | "onMessage"> = {},
 ): LoopContext {
   const { memory, onLlmCall, onMessage, ...budgetOptions } = options;
+  const budget = new TurnBudget(limits, budgetOptions);
   return {
-    budget: new TurnBudget(limits, budgetOptions),
+    budget,
     locks: new ExclusiveLocks(),
+    permits: new ParallelPermits(budget.limits.MAX_PARALLEL_PER_TURN),
     ...(memory !== undefined && { memory }),
     ...(onLlmCall !== undefined && { onLlmCall }),
     ...(onMessage !== undefined && { onMessage }),

@@ -37,11 +37,31 @@ export async function runOneCall(
   level.usage.addToolCall();
   switch (call.name) {
     case RUN_SUBTASK:
-      return runSubtask(level, call.id, check.value as RunSubtaskArgs, push);
+      return withPermit(level, call.id, () =>
+        runSubtask(level, call.id, check.value as RunSubtaskArgs, push),
+      );
     case FINISH_SUBTASK:
       return finishSubtask(level, check.value as { result: unknown });
     default:
       return executeTool(level, tool, check.value, call.id, push);
+  }
+}
+
+/**
+ * Runs a container call (run_subtask) under a tree-wide permit of its own: held while its level
+ * calls the model, given back while that level's tool calls run (see ParallelPermits).
+ */
+async function withPermit(
+  level: Level,
+  callId: string,
+  run: () => Promise<CallOutcome>,
+): Promise<CallOutcome> {
+  const { permits } = level.ctx;
+  try {
+    if (!(await permits.of(callId).take(level.signal))) return stoppedOutcome(level.budget.breach !== null);
+    return await run();
+  } finally {
+    permits.end(callId);
   }
 }
 
@@ -63,6 +83,12 @@ async function executeTool(
   const lockName = tool.requiresExclusiveLock;
   const release = lockName === undefined ? null : await level.ctx.locks.acquire(lockName, signal);
   if (lockName !== undefined && release === null) return stoppedOutcome(level.budget.breach !== null);
+  const { permits } = level.ctx;
+  if (!(await permits.of(toolCallId).take(signal))) {
+    permits.end(toolCallId);
+    release?.();
+    return stoppedOutcome(level.budget.breach !== null);
+  }
   const running = Promise.resolve().then(() =>
     tool.execute(args, {
       toolCallId,
@@ -73,8 +99,12 @@ async function executeTool(
       ...toolServices(level, toolCallId, emit),
     }),
   );
-  // The lock is held until the tool really settles, even when the loop stops waiting for it.
-  if (release) void running.then(release, release);
+  // The lock and the permit are held until the tool really settles, even when the loop stops waiting.
+  const settled = () => {
+    permits.end(toolCallId);
+    release?.();
+  };
+  void running.then(settled, settled);
   try {
     const outcome = await abortable(running, signal);
     if (outcome === ABORTED) return stoppedOutcome(level.budget.breach !== null);

@@ -1,7 +1,7 @@
 import type { ToolModelMessage } from "../providers/model-message.js";
 import type { ToolCallEvent } from "../providers/provider-event.js";
 import { RUN_SUBTASK } from "../subtask/run-subtask-tool.js";
-import type { SuspendedState } from "../suspend/suspended-state.js";
+import type { DeferredCall, SuspendedState } from "../suspend/suspended-state.js";
 import type { Suspension } from "../tools/tool.js";
 import { type CallOutcome, errorOutcome, stoppedOutcome } from "./call-outcome.js";
 import { EventChannel } from "./event-channel.js";
@@ -16,15 +16,17 @@ export type BatchOutcome = {
   results: ToolModelMessage[];
   finish?: { value: unknown };
   suspended?: { call: ToolCallEvent; suspension: Suspension; nested: SuspendedState | null };
+  /** Other calls that also wait on the user (asked after `suspended`, in call order); they have no result. */
+  deferred?: DeferredCall[];
 };
 
 const SKIPPED = "not run: the turn paused for the user's answer first; call it again if still needed";
-const SECOND_QUESTION = "not asked: another question to the user is already pending; ask again later";
 
 /**
- * Runs one model turn's tool calls: parallel-safe ones concurrently (at most MAX_PARALLEL_PER_TURN),
- * then the others one at a time in the model's order. Every call gets one `start` up front and one
- * `end` when it settles, except a pending (suspended) call, whose `end` comes on resume.
+ * Runs one model turn's tool calls: parallel-safe ones concurrently (tree-wide at most
+ * MAX_PARALLEL_PER_TURN running, see ParallelPermits), then the others one at a time in the model's order. Every call gets one `start` up front and one
+ * `end` when it settles, except a call that waits on the user, whose `end` comes on resume. The first
+ * call to wait is the pending one; parallel siblings that wait too are deferred (asked in turn after it).
  */
 export async function* runToolCalls(
   level: Level,
@@ -38,16 +40,15 @@ export async function* runToolCalls(
 
   const settle = (i: number, settled: CallOutcome) => {
     const call = calls[i] as ToolCallEvent;
-    if (settled.type === "suspend" && pendingIndex === -1) {
-      pendingIndex = i;
+    if (settled.type === "suspend") {
+      if (pendingIndex === -1) pendingIndex = i;
       outcomes[i] = settled;
       return;
     }
-    const outcome = settled.type === "suspend" ? errorOutcome(SECOND_QUESTION) : settled;
-    const cut = truncateResult(outcome.content, level.budget.limits.MAX_TOOL_RESULT_BYTES);
+    const cut = truncateResult(settled.content, level.budget.limits.MAX_TOOL_RESULT_BYTES);
     level.budget.addResultBytes(cut.bytes);
-    outcomes[i] = outcome.type === "finish" ? outcome : { ...outcome, content: cut.text };
-    push(endEvent(level, call, cut.text, outcome.type === "result" && outcome.isError, startedAt[i] ?? 0));
+    outcomes[i] = settled.type === "finish" ? settled : { ...settled, content: cut.text };
+    push(endEvent(level, call, cut.text, settled.type === "result" && settled.isError, startedAt[i] ?? 0));
   };
   const startedAt: number[] = new Array(calls.length);
   const runAt = async (i: number) => {
@@ -60,15 +61,19 @@ export async function* runToolCalls(
   calls.forEach((call, i) => {
     (level.tools.get(call.name)?.parallelSafe === false ? serial : parallel).push(i);
   });
-  const work = (async () => {
-    await pool(parallel, level.budget.limits.MAX_PARALLEL_PER_TURN, runAt);
+  const runBatch = async () => {
+    // All start at once; each call waits for a tree-wide permit (MAX_PARALLEL_PER_TURN) in runOneCall.
+    await Promise.all(parallel.map(runAt));
     for (const i of serial) {
       startedAt[i] = level.now();
       if (pendingIndex !== -1) settle(i, errorOutcome(SKIPPED));
       else if (level.signal.aborted) settle(i, stoppedOutcome(level.budget.breach !== null));
       else await runAt(i);
     }
-  })();
+  };
+  // This level's own call (a subtask's) gives its permit back while the calls below it run.
+  const own = level.ctx.permits.find(level.parentId);
+  const work = own ? own.lend(runBatch, level.signal) : runBatch();
   let bug: unknown = null;
   work.then(
     () => channel.close(),
@@ -90,7 +95,12 @@ function collect(calls: ToolCallEvent[], outcomes: CallOutcome[], pendingIndex: 
       batch.suspended = { call, suspension: outcome.suspension, nested: outcome.nested };
       return;
     }
-    if (outcome.type === "suspend") return;
+    if (outcome.type === "suspend") {
+      const { suspension, nested } = outcome;
+      const waiting = { call: { id: call.id, name: call.name }, suspension, nested };
+      batch.deferred = [...(batch.deferred ?? []), waiting];
+      return;
+    }
     if (outcome.type === "finish" && !batch.finish) batch.finish = { value: outcome.value };
     const message: ToolModelMessage = {
       role: "tool",
@@ -102,19 +112,6 @@ function collect(calls: ToolCallEvent[], outcomes: CallOutcome[], pendingIndex: 
     batch.results.push(message);
   });
   return batch;
-}
-
-async function pool(indices: number[], limit: number, run: (i: number) => Promise<void>): Promise<void> {
-  if (indices.length === 1) return run(indices[0] as number);
-  let next = 0;
-  const worker = async () => {
-    while (next < indices.length) {
-      const i = indices[next] as number;
-      next += 1;
-      await run(i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, indices.length) }, worker));
 }
 
 function startEvent(level: Level, call: ToolCallEvent): ToolCallUpdateEvent {

@@ -11,7 +11,8 @@ type ToolServices = Required<Pick<ToolContext, "toolNames" | "maxParallel" | "ca
 /**
  * What the loop lends a running tool that works like a small agent (create_plan): model calls and
  * nested subtasks that count in the turn exactly like the loop's own, under the tool's call. At most
- * one of the call's subtasks may wait on the user at a time.
+ * one of the call's subtasks may wait on the user at a time. While its subtasks run, the call's
+ * MAX_PARALLEL_PER_TURN permit is lent to them.
  */
 export function toolServices(
   level: Level,
@@ -23,7 +24,12 @@ export function toolServices(
     toolNames: level.inheritable.map((t) => t.name),
     maxParallel: level.budget.limits.MAX_PARALLEL_PER_TURN,
     callModel: (request) => callModelFor(level, toolCallId, request),
-    runSubtask: (task) => runNestedSubtask(level, toolCallId, task, push, claim),
+    // The tool's permit goes back while its subtasks run (each takes its own): no waiting on itself.
+    runSubtask: (task) => {
+      const run = () => runNestedSubtask(level, toolCallId, task, push, claim);
+      const own = level.ctx.permits.find(toolCallId);
+      return own ? own.lend(run, level.signal) : run();
+    },
   };
 }
 

@@ -58,7 +58,7 @@ export function createPlanTool(opts: CreatePlanToolOptions = {}): Tool<CreatePla
       "answer simple requests directly.",
     args: CreatePlanArgs,
     permissionClass: "subagent",
-    // A plan already runs its steps in parallel; two plans at once would double MAX_PARALLEL_PER_TURN.
+    // A plan already runs its steps in parallel; two plans at once would interleave their stages.
     parallelSafe: false,
     async execute(args, ctx): Promise<ToolOutcome> {
       if (!ctx.callModel || !ctx.runSubtask || ctx.maxParallel === undefined) {
@@ -169,7 +169,6 @@ export async function runToEnd(
 ): Promise<ToolOutcome> {
   const services = {
     runSubtask: ctx.runSubtask,
-    maxParallel: ctx.maxParallel,
     signal: ctx.signal,
     defaultTools,
     callId: ctx.toolCallId,

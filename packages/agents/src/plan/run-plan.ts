@@ -18,8 +18,8 @@ export type WaitingStep = { stepId: string; subtask: PendingSubtask };
 export type PlanProgress = { steps: StepOutcome[]; waiting?: WaitingStep };
 
 export type RunPlanServices = {
+  /** Runs a step; each step takes a tree-wide MAX_PARALLEL_PER_TURN permit there (loop/parallel-permits.ts). */
   runSubtask: (task: NestedSubtask) => Promise<NestedSubtaskResult>;
-  maxParallel: number;
   signal: AbortSignal;
   /** The toolbelt a step gets when it names none. */
   defaultTools: readonly string[];
@@ -31,8 +31,8 @@ export type RunPlanServices = {
 type Run = { done: Map<string, StepOutcome>; s: RunPlanServices; waiting?: WaitingStep };
 
 /**
- * Runs the stages in order. A `parallel` stage's steps run at once, at most `maxParallel` together,
- * a step waiting first for the steps of its stage it names in `inputs`; a `sequence` stage runs one
+ * Runs the stages in order. A `parallel` stage's steps run at once (within the turn tree's
+ * MAX_PARALLEL_PER_TURN, which every step's subtask counts in), a step waiting first for the steps of its stage it names in `inputs`; a `sequence` stage runs one
  * step after another. Each step is a nested subtask whose instructions end with its inputs' results.
  * Steps in `finished` (a run resumed after the user's answer) are not run again. When a step waits on
  * the user, the others of its stage that need not wait for it finish, and the run stops there.
@@ -62,7 +62,6 @@ async function runSequence(stage: PlanStage, run: Run): Promise<void> {
 }
 
 async function runParallel(stage: PlanStage, run: Run): Promise<void> {
-  const slots = new Slots(Math.max(1, run.s.maxParallel));
   const running = new Map<string, Promise<void>>();
   for (const step of stage.steps) {
     if (run.done.has(step.id)) continue;
@@ -70,17 +69,12 @@ async function runParallel(stage: PlanStage, run: Run): Promise<void> {
     running.set(
       step.id,
       (async () => {
-        // Wait for the inputs before taking a slot: a waiting step must not starve the ones it waits on.
+        // Wait for the inputs before the step starts: a waiting step must hold no permit its inputs need.
         await Promise.all(ownStage);
         // An input that waits on the user: this step waits for the resume too.
         if ((step.inputs ?? []).some((id) => !run.done.has(id))) return;
-        await slots.take();
-        try {
-          const outcome = await runStep(step, run);
-          if (outcome !== WAITS) run.done.set(step.id, outcome);
-        } finally {
-          slots.give();
-        }
+        const outcome = await runStep(step, run);
+        if (outcome !== WAITS) run.done.set(step.id, outcome);
       })(),
     );
   }
@@ -123,24 +117,4 @@ function withInputs(instructions: string, inputs: (StepOutcome | undefined)[]): 
   if (given.length === 0) return instructions;
   const parts = given.map((o) => `## ${o.title} (step ${o.id})\n${o.result}`);
   return `${instructions}\n\nResults of the steps this one builds on:\n\n${parts.join("\n\n")}`;
-}
-
-/** A counting semaphore: at most `free` holders at once, served in arrival order. */
-class Slots {
-  private readonly waiting: (() => void)[] = [];
-  constructor(private free: number) {}
-
-  async take(): Promise<void> {
-    if (this.free > 0) {
-      this.free -= 1;
-      return;
-    }
-    await new Promise<void>((resolve) => this.waiting.push(resolve));
-  }
-
-  give(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.free += 1;
-  }
 }

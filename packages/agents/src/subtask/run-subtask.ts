@@ -5,6 +5,7 @@ import type { LoopEvent } from "../loop/loop-event.js";
 import { runUnifiedAgentLoop } from "../loop/run-unified-agent-loop.js";
 import { truncateResult } from "../loop/truncate-result.js";
 import { subtaskSystemPrompt } from "../prompts/subtask-system-prompt.js";
+import { waitingCalls } from "../suspend/ask-deferred.js";
 import type { SuspendedState } from "../suspend/suspended-state.js";
 import type { NestedSubtask, NestedSubtaskResult, Tool } from "../tools/tool.js";
 import { compileOutputSchema } from "./compile-output-schema.js";
@@ -147,16 +148,23 @@ async function nestedOutcome(
   if (level.budget.tryStart("subtasks")) return stoppedOutcome(true);
   level.usage.addSubtask();
   const args = { title: task.title, instructions: task.instructions, tools, parentId: task.id, depth };
-  return runChildLevel(level, args, push);
+  // The step is a container like run_subtask: a tree-wide permit of its own, lent while its tools run.
+  const { permits } = level.ctx;
+  try {
+    if (!(await permits.of(task.id).take(level.signal))) return stoppedOutcome(level.budget.breach !== null);
+    return await runChildLevel(level, args, push);
+  } finally {
+    permits.end(task.id);
+  }
 }
 
-/** Ends the calls a suspended nested subtree left open (deepest first), so its nodes close. */
+/** Ends the calls a suspended nested subtree left open (deepest first, deferred ones too), so its nodes close. */
 function closeWaitingCalls(state: SuspendedState | null, push: (event: LoopEvent) => void): void {
-  for (const waiting of [...(state?.levels ?? [])].reverse()) {
+  for (const waiting of state ? waitingCalls(state) : []) {
     push({
       type: "tool_call_update",
-      tool_call_id: waiting.pendingCall.id,
-      name: waiting.pendingCall.name,
+      tool_call_id: waiting.id,
+      name: waiting.name,
       status: "end",
       result: NOT_ASKED,
       is_error: true,

@@ -8,6 +8,7 @@ import { truncateResult } from "../loop/truncate-result.js";
 import type { ToolModelMessage } from "../providers/model-message.js";
 import { subtaskOutcome } from "../subtask/subtask-outcome.js";
 import { UsageAccumulator } from "../usage/usage-accumulator.js";
+import { askDeferred } from "./ask-deferred.js";
 import { resolveTools, resumeToolLevel, type ToolLevelRun } from "./resume-tool-level.js";
 import type { SuspendedLevel, SuspendedState } from "./suspended-state.js";
 import { suspensionEvents } from "./suspension-events.js";
@@ -26,6 +27,7 @@ export type ResumeParams = Pick<RunLoopParams, "provider" | "tools" | "ctx" | "s
  * runs on; each level's result becomes its parent's run_subtask result, up to the root. Each level
  * runs at its saved depth and parentage; `end` events close the calls that waited. A tool level (a
  * plan step's node) continues its tool instead, whose result answers the create_plan call above.
+ * A level whose parallel sibling calls waited too (`deferred`) asks the next of them before it runs on.
  */
 export async function* resumeUnifiedAgentLoop(p: ResumeParams): AsyncGenerator<LoopEvent, LoopResult> {
   const { state } = p;
@@ -68,6 +70,9 @@ export async function* resumeUnifiedAgentLoop(p: ResumeParams): AsyncGenerator<L
         content: cut.text,
         ...(isError && { isError: true }),
       };
+      // A parallel sibling asked too: it is asked now; the level runs on once all are answered.
+      const next = askDeferred(state, i, answered);
+      if (next) return yield* suspended(next, rootLevel, usage);
       const results = inCallOrder(level, answered);
       // The results are new messages of this level: report them like the loop reports its own.
       for (const m of results) p.ctx.onMessage?.(m, { depth: level.depth, parentId: level.parentId });
@@ -115,6 +120,15 @@ function* suspendAgain(
   usage: UsageAccumulator,
 ): Generator<LoopEvent, LoopResult> {
   const pending: SuspendedState = { ...below, levels: [...state.levels.slice(0, i), ...below.levels] };
+  return yield* suspended(pending, rootLevel, usage);
+}
+
+/** The turn waits again with `pending`: its question goes out. */
+function* suspended(
+  pending: SuspendedState,
+  rootLevel: SuspendedLevel,
+  usage: UsageAccumulator,
+): Generator<LoopEvent, LoopResult> {
   yield* suspensionEvents(pending);
   return { status: "suspended", text: "", messages: rootLevel.messages, usage: usage.snapshot(), pending };
 }

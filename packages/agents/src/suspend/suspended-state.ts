@@ -26,6 +26,21 @@ export type SuspendedLevel = {
    * States stored before it existed have no such level and resume as before.
    */
   tool?: { name: string; callId: string; state: unknown };
+  /**
+   * Further calls of the same assistant message that also wait on the user (parallel sibling
+   * subtasks that each asked), in the order they are asked after `pendingCall` is answered. Each keeps
+   * its own suspension and, for a subtask, the levels below it (`nested`, root of it at depth + 1),
+   * so no work is lost. States stored before it existed have none and resume as before.
+   */
+  deferred?: DeferredCall[];
+};
+
+/** A waiting sibling of a level's pending call: asked once the calls before it are answered. */
+export type DeferredCall = {
+  call: { id: string; name: string };
+  suspension: Suspension;
+  /** The waiting levels below the call (a subtask's, or a tool's node and its subtask); null: the call itself asked. */
+  nested: SuspendedState | null;
 };
 
 /**
