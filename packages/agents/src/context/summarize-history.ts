@@ -1,6 +1,6 @@
-import { streamModelTurn } from "../loop/stream-model-turn.js";
+import { quietModelCall } from "../loop/model-call-record.js";
 import type { Provider } from "../providers/provider.js";
-import { buildLlmCallRecord, type LlmCallRecord } from "../usage/llm-call-record.js";
+import type { LlmCallRecord } from "../usage/llm-call-record.js";
 import type { CompressionJob } from "./assemble-context.js";
 import { parseSummarizerOutput, type SummarizerOutput } from "./parse-summarizer-output.js";
 import { SUMMARIZER_SYSTEM_PROMPT, summarizerInput } from "./summarizer-prompt.js";
@@ -40,23 +40,13 @@ export async function summarizeHistory(input: SummarizeInput): Promise<Summarize
     tools: [],
     maxTokens: SUMMARIZER_MAX_TOKENS,
   };
-  const startedAt = Date.now();
-  const t0 = now();
-  const stream = streamModelTurn(input.provider, request, input.signal, null, 0);
-  let next = await stream.next();
-  while (!next.done) next = await stream.next();
-  const turn = next.value;
-  const failure = turn.error?.message ?? (turn.aborted ? "aborted" : undefined);
-  const record = buildLlmCallRecord({
-    provider: input.provider.id,
-    model: input.model,
+  const { turn, record } = await quietModelCall(input.provider, request, input.signal, {
     depth: 0,
     parentId: null,
-    usage: turn.usage,
-    latencyMs: Math.round(now() - t0),
-    startedAt,
-    ...(failure !== undefined && { error: `summarizer: ${failure}` }),
+    now,
+    errorPrefix: "summarizer: ",
   });
+  const failure = turn.error?.message ?? (turn.aborted ? "aborted" : undefined);
   const output: SummarizerOutput =
     failure !== undefined ? { ok: false, message: failure } : parseSummarizerOutput(turn.text);
   return { record, output };

@@ -1,10 +1,10 @@
 import type { ContextReport } from "../context/assemble-context.js";
 import type { AssistantModelMessage, ModelMessage } from "../providers/model-message.js";
 import type { ProviderRequest } from "../providers/provider-request.js";
-import { buildLlmCallRecord } from "../usage/llm-call-record.js";
 import { agentState } from "./agent-state.js";
 import { appendNewMessage, type Level } from "./level.js";
 import type { ContextUsageEvent, LoopEvent } from "./loop-event.js";
+import { modelCallRecord } from "./model-call-record.js";
 import { afterModelTurn, type NextStep, stopStep } from "./next-step.js";
 import { estimateTokens, pruneHistory } from "./prune-history.js";
 import { streamModelTurn } from "./stream-model-turn.js";
@@ -32,16 +32,11 @@ export async function* callModel(level: Level): AsyncGenerator<LoopEvent, NextSt
   const t0 = level.now();
   const turn = yield* streamModelTurn(params.provider, request, level.signal, level.parentId, level.depth);
   level.iterations += 1;
-  const failure = turn.error?.message ?? (turn.aborted ? "aborted" : undefined);
-  const record = buildLlmCallRecord({
-    provider: params.provider.id,
-    model: params.model,
+  const record = modelCallRecord(params.provider, params.model, turn, {
     depth: level.depth,
     parentId: level.parentId,
-    usage: turn.usage,
-    latencyMs: Math.round(level.now() - t0),
     startedAt,
-    ...(failure !== undefined && { error: failure }),
+    latencyMs: level.now() - t0,
   });
   level.usage.addLlmCall(record);
   level.ctx.onLlmCall?.(record);

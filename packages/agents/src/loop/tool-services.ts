@@ -1,10 +1,9 @@
 import type { ProviderRequest } from "../providers/provider-request.js";
 import { runNestedSubtask } from "../subtask/run-subtask.js";
 import type { ModelCallRequest, ModelCallResult, ToolContext } from "../tools/tool.js";
-import { buildLlmCallRecord } from "../usage/llm-call-record.js";
 import type { Level } from "./level.js";
 import type { LoopEvent } from "./loop-event.js";
-import { streamModelTurn } from "./stream-model-turn.js";
+import { quietModelCall } from "./model-call-record.js";
 
 type ToolServices = Required<Pick<ToolContext, "toolNames" | "maxParallel" | "callModel" | "runSubtask">>;
 
@@ -51,23 +50,10 @@ async function callModelFor(
     tools: [],
     ...(params.maxTokens !== undefined && { maxTokens: params.maxTokens }),
   };
-  const startedAt = Date.now();
-  const t0 = level.now();
-  // The answer is JSON for the tool, not prose for the user: its chunks are not relayed.
-  const stream = streamModelTurn(params.provider, request, level.signal, toolCallId, level.depth + 1);
-  let next = await stream.next();
-  while (!next.done) next = await stream.next();
-  const turn = next.value;
-  const failure = turn.error?.message ?? (turn.aborted ? "aborted" : undefined);
-  const record = buildLlmCallRecord({
-    provider: params.provider.id,
-    model: params.model,
+  const { turn, record } = await quietModelCall(params.provider, request, level.signal, {
     depth: level.depth + 1,
     parentId: toolCallId,
-    usage: turn.usage,
-    latencyMs: Math.round(level.now() - t0),
-    startedAt,
-    ...(failure !== undefined && { error: failure }),
+    now: level.now,
   });
   level.usage.addLlmCall(record);
   level.ctx.onLlmCall?.(record);
