@@ -31,6 +31,24 @@ export type ContextReport = {
   messagesSummarized: number;
 };
 
+/**
+ * The fixed part of a turn's `context_usage` numbers: the budget and what the summary and the
+ * scratchpad take. A resumed turn computes them again from the stored summary and scratchpad.
+ */
+export function contextReport(
+  summary: { summary: string; messageCount: number } | undefined,
+  scratchpad: string,
+  settings: Pick<ContextSettings, "CONTEXT_MAX_TOKENS">,
+  maxHistoryTokens: number,
+): ContextReport {
+  return {
+    budget: Math.min(settings.CONTEXT_MAX_TOKENS ?? maxHistoryTokens, maxHistoryTokens),
+    summaryTokens: estimateTextTokens(summary?.summary ?? ""),
+    scratchpadTokens: estimateTextTokens(scratchpad),
+    messagesSummarized: summary?.messageCount ?? 0,
+  };
+}
+
 /** One turn's context: what goes to the model, and what to summarize beside it. */
 export type AssembledContext = {
   /** Appended to the system prompt: the summary and the scratchpad sections ("" when both empty). */
@@ -77,15 +95,8 @@ export function assembleContext(input: AssembleInput): AssembledContext {
     input.scratchpad,
   ].filter(Boolean);
   const systemSections = sections.length > 0 ? `\n\n${sections.join("\n\n")}` : "";
-  const summaryTokens = estimateTextTokens(summaryText);
-  const scratchpadTokens = estimateTextTokens(input.scratchpad);
-  const budget = Math.min(settings.CONTEXT_MAX_TOKENS ?? input.maxHistoryTokens, input.maxHistoryTokens);
-  const report: ContextReport = {
-    budget,
-    summaryTokens,
-    scratchpadTokens,
-    messagesSummarized: summary?.messageCount ?? 0,
-  };
+  const report = contextReport(summary, input.scratchpad, settings, input.maxHistoryTokens);
+  const { budget, summaryTokens, scratchpadTokens } = report;
   const pinned = pinnedDocuments(messages, settings.CONTEXT_PIN_CHARS, settings.CONTEXT_PIN_USER_TURNS);
   const measure = measureHistory(messages, pinned, covered);
   const over = overBudget(measure, summaryTokens + scratchpadTokens, {

@@ -15,6 +15,8 @@ import { suspensionEvents } from "./suspension-events.js";
 
 /** What resuming needs beside the saved state: the same provider, root toolbelt and turn context. */
 export type ResumeParams = Pick<RunLoopParams, "provider" | "tools" | "ctx" | "signal" | "maxTokens"> & {
+  /** The root's context numbers: its model calls send `context_usage` again after the answer. */
+  context?: RunLoopParams["context"];
   state: SuspendedState;
   /** The user's answer, as the pending call's result. */
   answer: string | { content: string; isError?: boolean };
@@ -91,6 +93,7 @@ export async function* resumeUnifiedAgentLoop(p: ResumeParams): AsyncGenerator<L
         ...(p.maxTokens !== undefined && { maxTokens: p.maxTokens }),
         ...(level.outputSchema !== undefined && { outputSchema: level.outputSchema }),
         ...(level.title !== undefined && { title: level.title }),
+        ...(i === 0 && p.context !== undefined && { context: p.context }),
       });
       usage.merge(result.usage);
       if (i === 0) return { ...result, usage: usage.snapshot() };

@@ -1,4 +1,14 @@
-import { ExecutionTreeBuilder, resumeUnifiedAgentLoop, type Tool, UsageAccumulator } from "@agentwire/agents";
+import {
+  type ContextReport,
+  contextReport,
+  ExecutionTreeBuilder,
+  type LoopContext,
+  renderScratchpad,
+  resumeUnifiedAgentLoop,
+  type Tool,
+  UsageAccumulator,
+} from "@agentwire/agents";
+import type { Repositories } from "../db/repositories.js";
 import { AgentwireError } from "../errors/agentwire-error.js";
 import { turnObserverOf } from "../turns/compose-observers.js";
 import { driveTurn } from "../turns/drive-turn.js";
@@ -102,7 +112,9 @@ export async function continueTurn(
   void driveTurn(run, async (ctx) => {
     const belt = await turnToolbelt(chat, scope, saved.memoryEnabled, run.logger, run.repos);
     const given = await answer(belt.unwrapped);
+    const context = await resumedContextReport(run.repos, conn.userId, turn.threadId, chat, ctx);
     return resumeUnifiedAgentLoop({
+      ...(context && { context }),
       provider,
       tools: belt.tools,
       ctx,
@@ -124,4 +136,23 @@ export async function stopWaitingTurn(
   const run = runOf(conn, chat, waiting);
   await closeWaitingCalls(run, waiting.saved.state);
   await endTurn(run, { status: "cancelled", usage: new UsageAccumulator().snapshot() }, waiting.saved.text);
+}
+
+/**
+ * The root's `context_usage` numbers for a resumed turn, from the thread's summary and scratchpad as
+ * they are now (the turn may have changed its scratchpad before it waited); none without context settings.
+ */
+async function resumedContextReport(
+  repos: Repositories,
+  userId: string,
+  threadId: string,
+  chat: ChatServices,
+  ctx: LoopContext,
+): Promise<ContextReport | undefined> {
+  if (!chat.context) return undefined;
+  const [summary, items] = await Promise.all([
+    repos.summaries.get(userId, threadId),
+    repos.scratchpad.list(userId, threadId),
+  ]);
+  return contextReport(summary, renderScratchpad(items), chat.context, ctx.budget.limits.MAX_HISTORY_TOKENS);
 }
