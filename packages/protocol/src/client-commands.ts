@@ -4,6 +4,9 @@ import { printable } from "./printable.js";
 
 const id = printable(200);
 
+/** The name of a context (`chat_context.kind`, and an operator scope's key in its config file). */
+export const CONTEXT_KIND = /^[a-z][a-z0-9_-]{0,63}$/;
+
 /**
  * Which context the message is sent in: `thread` (the default), `editor` (a workflow being edited, named
  * by `workflow_id`), or an operator-defined scope by name; the server answers bad_request for a kind it
@@ -11,9 +14,7 @@ const id = printable(200);
  */
 export const ChatContext = z
   .strictObject({
-    kind: z
-      .string()
-      .regex(/^[a-z][a-z0-9_-]{0,63}$/, "a context kind is 1-64 lowercase letters, digits, _ or -"),
+    kind: z.string().regex(CONTEXT_KIND, "a context kind is 1-64 lowercase letters, digits, _ or -"),
     workflow_id: id.optional(),
   })
   .superRefine((c, ctx) => {

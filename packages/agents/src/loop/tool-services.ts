@@ -5,7 +5,7 @@ import type { Level } from "./level.js";
 import type { LoopEvent } from "./loop-event.js";
 import { quietModelCall } from "./model-call-record.js";
 
-type ToolServices = Required<Pick<ToolContext, "toolNames" | "maxParallel" | "callModel" | "runSubtask">>;
+type ToolServices = Required<Pick<ToolContext, "toolNames" | "callModel" | "runSubtask">>;
 
 /**
  * What the loop lends a running tool that works like a small agent (create_plan): model calls and
@@ -21,7 +21,6 @@ export function toolServices(
   const claim = { taken: false };
   return {
     toolNames: level.inheritable.map((t) => t.name),
-    maxParallel: level.budget.limits.MAX_PARALLEL_PER_TURN,
     callModel: (request) => callModelFor(level, toolCallId, request),
     // The tool's permit goes back while its subtasks run (each takes its own): no waiting on itself.
     runSubtask: (task) => {

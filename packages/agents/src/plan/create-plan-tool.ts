@@ -40,7 +40,7 @@ export type CreatePlanToolOptions = {
 };
 
 /** A tool context inside the loop: the services a plan needs are there. */
-export type Running = Required<Pick<ToolContext, "callModel" | "runSubtask" | "maxParallel">> & ToolContext;
+export type Running = Required<Pick<ToolContext, "callModel" | "runSubtask">> & ToolContext;
 
 /**
  * `create_plan {objective, execution_mode?, requested_outputs?}`: a planner call drafts a staged plan
@@ -61,7 +61,7 @@ export function createPlanTool(opts: CreatePlanToolOptions = {}): Tool<CreatePla
     // A plan already runs its steps in parallel; two plans at once would interleave their stages.
     parallelSafe: false,
     async execute(args, ctx): Promise<ToolOutcome> {
-      if (!ctx.callModel || !ctx.runSubtask || ctx.maxParallel === undefined) {
+      if (!ctx.callModel || !ctx.runSubtask) {
         return toolError("create_plan can only run inside the agent loop");
       }
       return createPlan(args, ctx as Running, opts, newId());
@@ -70,7 +70,7 @@ export function createPlanTool(opts: CreatePlanToolOptions = {}): Tool<CreatePla
   return {
     ...tool,
     async resume(state, resumed, ctx): Promise<ToolOutcome> {
-      if (!ctx.runSubtask || ctx.maxParallel === undefined) {
+      if (!ctx.runSubtask) {
         return toolError("create_plan can only run inside the agent loop");
       }
       const saved = resumedPlan(state, resumed);

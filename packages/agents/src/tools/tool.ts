@@ -71,8 +71,6 @@ export type ToolContext = {
   emit?: (event: LoopEvent) => void;
   /** The calling level's toolbelt by name (what a subtask of it may use). Absent outside a loop. */
   toolNames?: readonly string[];
-  /** The turn's MAX_PARALLEL_PER_TURN. Absent outside a loop. */
-  maxParallel?: number;
   /**
    * One model call counted in the turn like the loop's own (ledger, usage, budget). Absent outside a
    * loop; the loop stays in charge of the provider and the budget.

@@ -1,5 +1,5 @@
 import { BudgetLimits } from "@agentwire/agents";
-import { PlanExecutionMode } from "@agentwire/protocol";
+import { CONTEXT_KIND, PlanExecutionMode } from "@agentwire/protocol";
 import { z } from "zod";
 import type { ContextKind } from "./tool-policy.js";
 
@@ -31,9 +31,8 @@ export type ContextScopeConfig = z.output<typeof ContextScopeConfig>;
 
 /** The file CONTEXT_SCOPES_FILE names: scopes by the `chat_context.kind` that selects them. */
 export const ContextScopesConfig = z.strictObject({
-  // The same names chat_context.kind accepts (ChatContext in the protocol).
   scopes: z.record(
-    z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/, "a scope name is 1-64 lowercase letters, digits, _ or -"),
+    z.string().regex(CONTEXT_KIND, "a scope name is 1-64 lowercase letters, digits, _ or -"),
     ContextScopeConfig,
   ),
 });

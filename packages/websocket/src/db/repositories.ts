@@ -205,7 +205,7 @@ export interface MemoriesRepo {
  * their thread); ids "s1", "s2"… are assigned per thread, and the list keeps insertion order.
  */
 export interface ScratchpadRepo {
-  /** The thread's items in insertion order; throws not_found when the thread is not the user's. */
+  /** The thread's items in insertion order; none for another user's thread (owner checks are the caller's). */
   list(userId: string, threadId: string): Promise<ScratchpadItem[]>;
   /**
    * Applies the ops in one transaction, all or nothing, and returns the items they changed, whole, in

@@ -15,19 +15,9 @@ type Reader = Pick<PgDb, "select">;
 export class PgScratchpadRepo implements ScratchpadRepo {
   constructor(private readonly db: PgDb) {}
 
-  /** The thread's items in insertion order; throws not_found when the thread is not the user's. */
+  /** The thread's items in insertion order; none for another user's thread (every row carries its user). */
   async list(userId: string, threadId: string): Promise<ScratchpadItem[]> {
-    const items = await read(this.db, userId, threadId);
-    // Every turn reads its scratchpad: the owner check costs a second query only when there is nothing.
-    if (items.length === 0) {
-      const owned = await this.db
-        .select({ id: threads.id })
-        .from(threads)
-        .where(and(eq(threads.id, threadId), eq(threads.userId, userId)))
-        .limit(1);
-      if (owned.length === 0) throw new NotFoundError("thread");
-    }
-    return items;
+    return read(this.db, userId, threadId);
   }
 
   /**
