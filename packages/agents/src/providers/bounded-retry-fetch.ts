@@ -17,7 +17,8 @@ export function boundedRetryFetch(maxRetryDelayMs: number, inner: FetchLike = fe
   };
 }
 
-function requestedDelayMs(headers: Headers): number | undefined {
+/** The wait a failed response asks for (`retry-after-ms`, `retry-after` seconds or date), in ms. */
+export function requestedDelayMs(headers: Headers): number | undefined {
   const ms = Number.parseFloat(headers.get("retry-after-ms") ?? "");
   if (Number.isFinite(ms)) return ms;
   const value = headers.get("retry-after");

@@ -1,4 +1,5 @@
 import type { ProviderEvent } from "./provider-event.js";
+import type { EmitProviderEvent } from "./pushed-events.js";
 
 /**
  * At most this many fresh attempts after a stall, whatever PROVIDER_MAX_RETRIES says: each stall costs
@@ -27,5 +28,28 @@ export async function* retryStalledStream(
       yield event;
     }
     return;
+  }
+}
+
+/** `retryStalledStream` for a pushed call: the stalled attempt's error and finish are dropped, then it is made again. */
+export async function retryStalledPush(
+  attempt: (emit: EmitProviderEvent) => Promise<void>,
+  maxRetries: number,
+  emit: EmitProviderEvent,
+): Promise<void> {
+  const retries = Math.min(maxRetries, MAX_STALL_RETRIES);
+  for (let made = 0; ; made++) {
+    let released = false;
+    let again = false;
+    await attempt((event) => {
+      if (again) return;
+      if (!released && made < retries && event.type === "error" && event.error.stalled) {
+        again = true;
+        return;
+      }
+      released = true;
+      emit(event);
+    });
+    if (!again) return;
   }
 }

@@ -1,12 +1,15 @@
 import { randomUUID } from "node:crypto";
-import OpenAI from "openai";
+import OpenAI, { APIError } from "openai";
 import type { FetchLike } from "../bounded-retry-fetch.js";
-import { providerFetch } from "../idle-timeout-fetch.js";
+import { HttpTransport } from "../http-transport.js";
+import { DEFAULT_IDLE_TIMEOUT_MS, providerFetch } from "../idle-timeout-fetch.js";
 import type { Provider } from "../provider.js";
 import { streamFailure, toProviderErrorInfo } from "../provider-error.js";
 import type { ProviderErrorInfo, ProviderEvent } from "../provider-event.js";
 import type { ProviderRequest } from "../provider-request.js";
-import { retryStalledStream } from "../retry-stalled-stream.js";
+import { type EmitProviderEvent, pushedEvents } from "../pushed-events.js";
+import { readSse, readSseWeb, type SseHandler } from "../read-sse.js";
+import { retryStalledPush } from "../retry-stalled-stream.js";
 import { type MaxTokensField, mapOpenAIRequest } from "./map-openai-request.js";
 import { OpenAIStreamState } from "./openai-stream-state.js";
 
@@ -45,10 +48,13 @@ export class OpenAIProvider implements Provider {
   readonly id: string;
   private readonly client: OpenAI;
   private readonly secrets: string[];
+  /** Absent when a fetch was given: its bodies are read as web streams. */
+  private readonly transport: HttpTransport | undefined;
 
   constructor(private readonly options: OpenAIProviderOptions) {
     this.id = options.id;
     this.secrets = options.apiKey ? [options.apiKey] : [];
+    this.transport = options.fetch ? undefined : new HttpTransport(options.maxRetryDelayMs);
     this.client = new OpenAI({
       apiKey: options.apiKey || "not-needed",
       baseURL: options.baseURL ?? null,
@@ -56,54 +62,86 @@ export class OpenAIProvider implements Provider {
       project: null,
       maxRetries: options.maxRetries,
       timeout: options.timeoutMs,
-      fetch: providerFetch(options),
+      fetch: this.transport?.fetch ?? providerFetch(options),
     });
   }
 
   /** Streams one model turn as provider events; a stall before any event makes the call again. */
   stream(request: ProviderRequest, signal: AbortSignal): AsyncIterable<ProviderEvent> {
-    return retryStalledStream(() => this.attempt(request, signal), this.options.maxRetries);
+    return pushedEvents((emit) => this.streamTo(request, signal, emit));
   }
 
-  private async *attempt(request: ProviderRequest, signal: AbortSignal): AsyncIterable<ProviderEvent> {
+  /** `stream`, pushed: each event is emitted within the network read that completed it. */
+  streamTo(request: ProviderRequest, signal: AbortSignal, emit: EmitProviderEvent): Promise<void> {
+    return retryStalledPush((out) => this.attempt(request, signal, out), this.options.maxRetries, emit);
+  }
+
+  private async attempt(request: ProviderRequest, signal: AbortSignal, emit: EmitProviderEvent): Promise<void> {
     if (signal.aborted) return;
     const body = mapOpenAIRequest(request, this.options.maxTokensField);
-    let chunks: AsyncIterable<unknown>;
-    let requestId: string | undefined;
+    let response: Response;
     try {
-      const started = await this.client.chat.completions.create(body, { signal }).withResponse();
-      chunks = started.data;
-      requestId = started.request_id ?? undefined;
+      response = await this.client.chat.completions.create(body, { signal }).asResponse();
     } catch (err) {
       if (signal.aborted) return;
-      yield* this.fail(toProviderErrorInfo(err, this.errorContext(true)));
+      this.fail(emit, toProviderErrorInfo(err, this.errorContext(true)));
       return;
     }
+    const requestId = response.headers.get("x-request-id") ?? undefined;
+    const midStream = { ...this.errorContext(false), requestId };
     const state = new OpenAIStreamState();
-    try {
-      for await (const chunk of chunks) {
-        const outcome = state.push(chunk);
-        yield* outcome.events;
-        if (outcome.error) {
-          // Leaving the loop aborts the HTTP request; the tool calls seen so far are dropped.
-          yield* this.fail({ ...outcome.error, ...(requestId ? { requestId } : {}) });
-          return;
-        }
+    let failure: ProviderErrorInfo | undefined;
+    let done = false;
+    // What the SDK's stream does with each message, without its iterators: [DONE] ends the answer, an
+    // `error` field is an APIError, anything else is a chunk.
+    const onMessage: SseHandler = (message) => {
+      if (done) return undefined;
+      if (message.data.startsWith("[DONE]")) {
+        done = true;
+        return undefined;
       }
+      let chunk: unknown;
+      try {
+        chunk = JSON.parse(message.data);
+      } catch (err) {
+        failure = toProviderErrorInfo(err, midStream);
+        return false;
+      }
+      const inner = (chunk as { error?: unknown } | null)?.error;
+      if (inner) {
+        failure = toProviderErrorInfo(new APIError(undefined, inner, undefined, response.headers), midStream);
+        return false;
+      }
+      const outcome = state.push(chunk);
+      for (const event of outcome.events) emit(event);
+      if (!outcome.error) return undefined;
+      // Stopping the read aborts the HTTP request; the tool calls seen so far are dropped.
+      failure = { ...outcome.error, ...(requestId ? { requestId } : {}) };
+      return false;
+    };
+    try {
+      const raw = this.transport?.takeBody(response);
+      const idleMs = this.options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+      if (raw) await readSse(raw, idleMs, onMessage);
+      else if (response.body) await readSseWeb(response.body, onMessage);
     } catch (err) {
       if (signal.aborted) return;
-      yield* this.fail(toProviderErrorInfo(err, { ...this.errorContext(false), requestId }));
-      return;
+      failure ??= toProviderErrorInfo(err, midStream);
     }
     if (signal.aborted) return;
-    // The SDK ends quietly when the connection closes early; only a finish reason proves the output complete.
+    if (failure) {
+      this.fail(emit, failure);
+      return;
+    }
+    // A body that ends early ends quietly; only a finish reason proves the output complete.
     if (!state.finished) {
-      yield* this.fail(
+      this.fail(
+        emit,
         streamFailure("the stream ended before the model finished (connection closed early)", requestId),
       );
       return;
     }
-    yield* state.finish(() => `call_${randomUUID().replaceAll("-", "").slice(0, 24)}`);
+    for (const event of state.finish(() => `call_${randomUUID().replaceAll("-", "").slice(0, 24)}`)) emit(event);
   }
 
   /** The configured model list, or what the server's `/models` answers. */
@@ -113,9 +151,9 @@ export class OpenAIProvider implements Provider {
     return page.data.map((m) => m.id).filter((id) => typeof id === "string" && id !== "");
   }
 
-  private *fail(error: ProviderErrorInfo): Generator<ProviderEvent> {
-    yield { type: "error", error };
-    yield { type: "finish", reason: "error" };
+  private fail(emit: EmitProviderEvent, error: ProviderErrorInfo): void {
+    emit({ type: "error", error });
+    emit({ type: "finish", reason: "error" });
   }
 
   private errorContext(beforeStream: boolean) {
