@@ -8,6 +8,8 @@ import {
   type WebSearchBackendConfig,
 } from "@agentwire/agents";
 import {
+  type AdmissionLimits,
+  admissionDefaults,
   ContextScopes,
   hashApiToken,
   parseContextScopes,
@@ -91,6 +93,15 @@ export const EnvSchema = z.object({
   /** Turns a user may start per minute (across instances with REDIS_URL); unset: no limit. */
   USER_TURNS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).optional(),
   USER_TURN_BURST: z.coerce.number().int().min(1).max(1_000_000).optional(),
+  /** New turns admitted at once per instance; more wait in the admission queue. */
+  MAX_LIVE_TURNS: z.coerce.number().int().min(1).max(1_000_000).default(admissionDefaults.maxLiveTurns),
+  /** Event-loop lag above which admissions pause; 0: no lag brake. */
+  ADMISSION_MAX_LAG_MS: z.coerce.number().int().min(0).max(60_000).default(admissionDefaults.maxLagMs),
+  /** New turns admitted at most per 20 ms tick. */
+  ADMISSION_BATCH: z.coerce.number().int().min(1).max(1_000_000).default(admissionDefaults.batch),
+  ADMISSION_QUEUE_MAX: z.coerce.number().int().min(0).max(1_000_000).default(admissionDefaults.queueMax),
+  /** Default 100, or ADMISSION_QUEUE_MAX with AUTH_MODE=none (one user); at most ADMISSION_QUEUE_MAX. */
+  ADMISSION_QUEUE_MAX_PER_USER: z.coerce.number().int().min(0).max(1_000_000).optional(),
   AUTH_MODE: z.enum(["none", "token"]).default("none"),
   AUTH_TOKENS: AuthTokens,
   ALLOWED_ORIGINS: z.string().transform(list).default([]),
@@ -230,6 +241,8 @@ export interface Config {
   shutdownDrainMs: number;
   /** An OTLP endpoint set: turns are traced to `url` (the traces endpoint), as `instanceId` if set. */
   tracing: { url: string; instanceId: string | undefined } | undefined;
+  /** Admission of new turns under load (MAX_LIVE_TURNS, ADMISSION_*), per instance. */
+  admission: Required<AdmissionLimits>;
   /** Per-user limits (ServerLimits), counted across instances with REDIS_URL. */
   userLimits: {
     maxConnectionsPerUser: number;
@@ -251,6 +264,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const e = parsed.data;
   if (e.USER_TURN_BURST !== undefined && e.USER_TURNS_PER_MINUTE === undefined) {
     throw new ConfigError("invalid configuration:\n  USER_TURN_BURST: needs USER_TURNS_PER_MINUTE");
+  }
+  if (
+    e.ADMISSION_QUEUE_MAX_PER_USER !== undefined &&
+    e.ADMISSION_QUEUE_MAX_PER_USER > e.ADMISSION_QUEUE_MAX
+  ) {
+    throw new ConfigError(
+      "invalid configuration:\n  ADMISSION_QUEUE_MAX_PER_USER: must be at most ADMISSION_QUEUE_MAX",
+    );
   }
   if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && e.METRICS_PORT === e.PORT) {
     throw new ConfigError("invalid configuration:\n  METRICS_PORT: must differ from PORT");
@@ -325,6 +346,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       : undefined,
     shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
     tracing: tracingOf(e.OTEL_EXPORTER_OTLP_ENDPOINT, e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, e.INSTANCE_ID),
+    admission: {
+      maxLiveTurns: e.MAX_LIVE_TURNS,
+      maxLagMs: e.ADMISSION_MAX_LAG_MS,
+      batch: e.ADMISSION_BATCH,
+      queueMax: e.ADMISSION_QUEUE_MAX,
+      // AUTH_MODE=none has one user: a bound per user below the total would only lower the total.
+      queueMaxPerUser:
+        e.ADMISSION_QUEUE_MAX_PER_USER ??
+        (e.AUTH_MODE === "none"
+          ? e.ADMISSION_QUEUE_MAX
+          : Math.min(admissionDefaults.queueMaxPerUser, e.ADMISSION_QUEUE_MAX)),
+    },
     userLimits: {
       maxConnectionsPerUser: e.MAX_CONNECTIONS_PER_USER,
       userTurnsPerMinute: e.USER_TURNS_PER_MINUTE,
@@ -360,6 +393,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     budget: config.budget,
     context: config.context,
     tools: config.tools,
+    admission: config.admission,
     webSearch: config.webSearch ? { backend: config.webSearch.backend, url: config.webSearch.url } : "off",
     workflows: config.workflows,
     scopes: config.scopes.kinds(),

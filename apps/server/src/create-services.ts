@@ -12,6 +12,8 @@ import {
   type ProviderRegistry,
 } from "@agentwire/agents";
 import {
+  ADMISSION_TICK_MS,
+  AdmissionQueue,
   AgentwireMetrics,
   type AgentwireServices,
   createBuiltinServerTools,
@@ -24,6 +26,7 @@ import {
   resolveToolPolicy,
   TurnRegistry,
   UIToolProxy,
+  watchEventLoopLag,
 } from "@agentwire/websocket";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
@@ -57,6 +60,7 @@ export async function createServices(
     reconnectGraceMs: config.tools.clientToolReconnectGraceMs,
   });
   const turns = new TurnRegistry();
+  const admission = new AdmissionQueue(config.admission);
   const workflows = await nodeRegistry(config, providers, logger);
   const media = config.providers.openai
     ? {
@@ -71,6 +75,7 @@ export async function createServices(
     : undefined;
   const chat = createChatServices({
     turns,
+    admission,
     ...(workflows && {
       workflows: { registry: workflows },
       editorTools: createEditorTools({ registry: workflows, repos, providers }),
@@ -98,6 +103,7 @@ export async function createServices(
     // Both exist before the services (only the socket count is bound later).
     ...(binding.databasePool && { databasePool: binding.databasePool }),
     ...(binding.redis && { redis: binding.redis }),
+    admission: () => ({ depth: admission.depth, live: admission.live }),
     turns: () => {
       const active = chat.turns.active();
       const suspended = active.filter((t) => t.status === "waiting_user").length;
@@ -105,10 +111,14 @@ export async function createServices(
     },
   });
   chat.observer = metrics;
+  admission.observer = metrics;
+  // The lag the admission queue brakes on, measured from the moment the services exist.
+  const stopLagWatch = watchEventLoopLag(ADMISSION_TICK_MS, (lag) => admission.tick(lag));
   // Without an OTLP endpoint no tracer exists and turns make nothing for traces.
   const tracing = config.tracing ? await startTracing(config.tracing, logger) : undefined;
   if (tracing) chat.observeTurn = createTurnTracer(tracing.tracer);
   const close = async () => {
+    stopLagWatch();
     await mcp?.close();
     await tracing?.shutdown();
   };

@@ -12,6 +12,7 @@ export const ErrorCode = z.enum([
   "provider_error",
   "iteration_limit",
   "unavailable",
+  "overloaded",
   "internal",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;

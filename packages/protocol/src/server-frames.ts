@@ -65,7 +65,7 @@ export const BudgetExceededFrame = z.object({
   observed: z.number(),
   ...turnFields,
 });
-export const AgentStateName = z.enum(["thinking", "executing", "waiting_on_user", "idle"]);
+export const AgentStateName = z.enum(["queued", "thinking", "executing", "waiting_on_user", "idle"]);
 export type AgentStateName = z.infer<typeof AgentStateName>;
 export const AgentStateFrame = z.object({
   type: z.literal("agent_state"),

@@ -7,6 +7,7 @@ import type {
   Tool,
 } from "@agentwire/agents";
 import type { ChatContext, PlanExecutionMode } from "@agentwire/protocol";
+import type { AdmissionQueue } from "../turns/admission-queue.js";
 import type { TurnObserver } from "../turns/turn-observer.js";
 import type { TurnRegistry } from "../turns/turn-registry.js";
 import type { TurnServices } from "../turns/turn-run.js";
@@ -51,6 +52,11 @@ export interface ChatServices extends TurnServices {
   threadStates: ThreadStates;
   /** Operations hooks (metrics). */
   observer?: TurnObserver;
+  /**
+   * Admission of new turns under load (MAX_LIVE_TURNS, ADMISSION_*): a new turn waits here, after its
+   * user message is stored and before its expensive work; absent: every turn starts at once.
+   */
+  admission?: AdmissionQueue;
   /** Route 1 (saved workflows) and the workflows HTTP API; absent: route 1 answers `unavailable`. */
   workflows?: { registry: NodeRegistry };
   /** Route 2 (media generation) and `GET /api/assets/:id`; absent: route 2 answers `unavailable`. */

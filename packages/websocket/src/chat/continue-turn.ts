@@ -10,6 +10,7 @@ import {
 } from "@agentwire/agents";
 import type { Repositories } from "../db/repositories.js";
 import { AgentwireError } from "../errors/agentwire-error.js";
+import { driveWhenAdmitted } from "../turns/admit-turn.js";
 import { turnObserverOf } from "../turns/compose-observers.js";
 import { driveTurn } from "../turns/drive-turn.js";
 import { endTurn } from "../turns/end-turn.js";
@@ -109,7 +110,7 @@ export async function continueTurn(
     provider: saved.provider,
     model: saved.model,
   };
-  void driveTurn(run, async (ctx) => {
+  const start = async (ctx: LoopContext) => {
     const belt = await turnToolbelt(chat, scope, saved.memoryEnabled, run.logger, run.repos);
     const given = await answer(belt.unwrapped);
     const context = await resumedContextReport(run.repos, conn.userId, turn.threadId, chat, ctx);
@@ -123,7 +124,9 @@ export async function continueTurn(
       model: saved.model,
       signal: turn.abort.signal,
     });
-  });
+  };
+  // A resumed turn never queues, but holds a live slot until it ends or waits on the user again.
+  driveWhenAdmitted(run, chat.admission?.admitNow(conn.userId), () => driveTurn(run, start));
 }
 
 /** Ends a waiting turn without resuming it (the user stopped it): partial answer kept, status stopped. */

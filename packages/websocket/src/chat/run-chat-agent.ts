@@ -1,8 +1,10 @@
-import { joinSideWork } from "@agentwire/agents";
+import { joinSideWork, type LoopContext } from "@agentwire/agents";
 import type { ChatMessageData } from "@agentwire/protocol";
 import { AgentwireError } from "../errors/agentwire-error.js";
+import { driveWhenAdmitted, reserveTurn } from "../turns/admit-turn.js";
 import { beginTurn } from "../turns/begin-turn.js";
 import { driveTurn } from "../turns/drive-turn.js";
+import type { TurnRun } from "../turns/turn-run.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import { requireChat } from "./chat-connection.js";
 import { type ApprovedPlan, rootLoop } from "./plan-tools.js";
@@ -26,7 +28,15 @@ export async function runChatAgent(
   const resolved = chat.providers.resolve({ provider: data.provider, model: data.model }, chat.defaults);
   if (!resolved.ok) throw new AgentwireError("bad_request", resolved.message);
   const who = { provider: resolved.provider.id, model: resolved.model };
-  const run = await beginTurn(conn, chat, data, who, requestId);
+  // Synchronously, before anything is stored: a full admission queue refuses the turn (`overloaded`).
+  const ticket = reserveTurn(chat.admission, conn.userId);
+  let run: TurnRun;
+  try {
+    run = await beginTurn(conn, chat, data, who, requestId);
+  } catch (error) {
+    ticket?.release();
+    throw error;
+  }
   const { turn, logger, chatContext, memoryEnabled } = run;
   const { repos, userId } = conn;
   const scope = {
@@ -38,7 +48,7 @@ export async function runChatAgent(
     model: resolved.model,
   };
   // Inside the driver, so a failure to build the tools ends the turn like any other error.
-  void driveTurn(run, async (ctx) => {
+  const start = async (ctx: LoopContext) => {
     const belt = await turnToolbelt(chat, scope, memoryEnabled, logger, repos);
     const maxHistory = ctx.budget.limits.MAX_HISTORY_TOKENS;
     const newThread = data.thread_id === undefined;
@@ -78,5 +88,7 @@ export async function runChatAgent(
         logger,
       }),
     );
-  });
+  };
+  // The expensive work above (tools, context, the provider request) only once the turn is admitted.
+  driveWhenAdmitted(run, ticket, () => driveTurn(run, start));
 }

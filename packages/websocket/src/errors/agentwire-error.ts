@@ -11,6 +11,7 @@ const httpStatusByCode: Record<ErrorCode, number> = {
   provider_error: 502,
   iteration_limit: 500,
   unavailable: 503,
+  overloaded: 503,
   internal: 500,
 };
 

@@ -3,6 +3,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom
 import type { ClusterStats } from "../cluster/start-cluster.js";
 import type { TurnStatus } from "../db/schema/turns.js";
 import type { PoolStats } from "../server/storage.js";
+import type { AdmissionObserver, AdmissionRejection } from "../turns/admission-queue.js";
 import type { TurnObserver } from "../turns/turn-observer.js";
 
 /** Live numbers read at scrape time. */
@@ -13,10 +14,12 @@ export type MetricsSources = {
   databasePool?: () => PoolStats | undefined;
   /** The Redis connections' state; undefined without a cluster. */
   redis?: () => ClusterStats | undefined;
+  /** The admission queue: turns waiting and turns admitted (live); undefined without one. */
+  admission?: () => { depth: number; live: number } | undefined;
 };
 
-/** The server's Prometheus metrics; also the TurnObserver that feeds them. */
-export class AgentwireMetrics implements TurnObserver {
+/** The server's Prometheus metrics; also the TurnObserver and AdmissionObserver that feed them. */
+export class AgentwireMetrics implements TurnObserver, AdmissionObserver {
   readonly registry = new Registry();
   private readonly turnsEnded: Counter<"status">;
   private readonly providerCalls: Counter<"provider" | "model" | "outcome">;
@@ -26,6 +29,8 @@ export class AgentwireMetrics implements TurnObserver {
   private readonly toolCalls: Counter<"tool">;
   private readonly toolErrors: Counter<"tool">;
   private readonly budgetBreaches: Counter<"reason">;
+  private readonly admissionWaits: Histogram;
+  private readonly admissionRejections: Counter<"reason">;
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
@@ -83,6 +88,36 @@ export class AgentwireMetrics implements TurnObserver {
         const redis = sources.redis?.();
         if (redis) this.set(redis.followedThreads);
       },
+    });
+    new Gauge({
+      name: "agentwire_admission_queue_depth",
+      help: "New turns waiting for admission (stored, not yet started)",
+      registers,
+      collect() {
+        const admission = sources.admission?.();
+        if (admission) this.set(admission.depth);
+      },
+    });
+    new Gauge({
+      name: "agentwire_live_turns",
+      help: "Turns admitted and running (not queued, not waiting on the user), against MAX_LIVE_TURNS",
+      registers,
+      collect() {
+        const admission = sources.admission?.();
+        if (admission) this.set(admission.live);
+      },
+    });
+    this.admissionWaits = new Histogram({
+      name: "agentwire_admission_wait_seconds",
+      help: "How long new turns waited for admission (0 when admitted at once)",
+      buckets: [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    });
+    this.admissionRejections = new Counter({
+      name: "agentwire_admission_rejected_total",
+      help: "New turns refused with overloaded: the queue was full in total or for the user",
+      labelNames: ["reason"],
+      registers,
     });
     this.turnsEnded = new Counter({
       name: "agentwire_turns_ended_total",
@@ -159,6 +194,14 @@ export class AgentwireMetrics implements TurnObserver {
 
   turnEnded(status: TurnStatus): void {
     this.turnsEnded.inc({ status });
+  }
+
+  admissionWaited(seconds: number): void {
+    this.admissionWaits.observe(seconds);
+  }
+
+  admissionRejected(reason: AdmissionRejection): void {
+    this.admissionRejections.inc({ reason });
   }
 }
 

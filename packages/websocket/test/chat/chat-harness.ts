@@ -4,6 +4,7 @@ import type { ServerFrame } from "@agentwire/protocol";
 import { ServerFrame as ServerFrameSchema } from "@agentwire/protocol";
 import { expect } from "vitest";
 import {
+  AdmissionQueue,
   type ChatServices,
   chatCommandHandlers,
   createChatServices,
@@ -31,6 +32,11 @@ export async function startChatServer(
     serverTools?: ChatServices["serverTools"];
     /** Client UI tools: `chat.clientTools`, `services.uiTools` and the tool_result/manifest handlers. */
     uiTools?: UIToolProxy;
+    /**
+     * The admission queue of new turns; by default one with the production limits that nothing ticks
+     * (no lag, no batch bound), so every turn takes its fast path.
+     */
+    admission?: AdmissionQueue;
   } = {},
 ): Promise<ChatTestServer> {
   const provider = new ScriptedProvider(script);
@@ -55,6 +61,7 @@ export async function startChatServer(
     ...(options.uiTools && { clientTools: (scope) => options.uiTools?.clientTools(scope) ?? [] }),
     ...(options.editorTools && { editorTools: () => options.editorTools ?? [] }),
     ...(options.observer && { observer: options.observer }),
+    admission: options.admission ?? new AdmissionQueue(),
   });
   const {
     limits: _budget,
@@ -65,6 +72,7 @@ export async function startChatServer(
     serverTools: _serverTools,
     uiTools,
     serverLimits,
+    admission: _admission,
     ...rest
   } = options;
   const server = await startTestServer({

@@ -1,0 +1,32 @@
+import { z } from "zod";
+
+/** How often the event loop's lag is measured and a batch of queued turns may be admitted. */
+export const ADMISSION_TICK_MS = 20;
+
+/** The production defaults (apps/server's MAX_LIVE_TURNS, ADMISSION_* read them). */
+export const admissionDefaults = {
+  maxLiveTurns: 2_000,
+  maxLagMs: 40,
+  queueMax: 10_000,
+  queueMaxPerUser: 100,
+  batch: 20,
+} as const;
+
+/** The admission queue's limits; tests lower them, apps/server sets them from the environment. */
+export const AdmissionLimits = z.strictObject({
+  /** Turns admitted and not yet ended or waiting on the user, in this process; more wait in the queue. */
+  maxLiveTurns: z.number().int().positive().default(admissionDefaults.maxLiveTurns),
+  /** While the event loop's last measured lag is above this, no turn is admitted; 0: no lag brake. */
+  maxLagMs: z.number().int().min(0).default(admissionDefaults.maxLagMs),
+  /** Turns waiting at once, all users; one more is refused with `overloaded`. 0: nothing waits. */
+  queueMax: z.number().int().min(0).default(admissionDefaults.queueMax),
+  /** Turns one user may have waiting at once; one more is refused with `overloaded`. */
+  queueMaxPerUser: z.number().int().min(0).default(admissionDefaults.queueMaxPerUser),
+  /**
+   * Most turns admitted between two `tick()`s (the fast path included), so thousands of starts in one
+   * instant spread out. Unset: no bound, for a queue nobody ticks (tests, embedders without a lag signal).
+   */
+  batch: z.number().int().positive().optional(),
+});
+export type AdmissionLimits = z.infer<typeof AdmissionLimits>;
+export type AdmissionLimitsInput = z.input<typeof AdmissionLimits>;
