@@ -214,6 +214,15 @@ describe("statusLines", () => {
     ]);
   });
 
+  it("says queued while the server holds the turn back, then thinking once it starts", () => {
+    const state = initialTurnState(0);
+    const stateFrame = (s: "queued" | "thinking") => ({ type: "agent_state", state: s }) as ServerFrame;
+    expect(render([stateFrame("queued")], plain, state)).toBe("");
+    expect(statusLines(state, 500, 120)[0]?.slice(2)).toBe("queued · 0.5 s");
+    render([stateFrame("thinking")], plain, state);
+    expect(statusLines(state, 900, 120)[0]?.slice(2)).toBe("thinking · 0.9 s");
+  });
+
   it("says what the turn does when no call runs, and fits each line in the terminal", () => {
     const state = initialTurnState(0);
     expect(statusLines(state, 1234, 120)[0]?.slice(2)).toBe("thinking · 1.2 s");

@@ -166,6 +166,19 @@ describe("reduceFrame", () => {
     expect(view.turns[0]!.activity).toBeUndefined();
   });
 
+  it("says queued while the server holds the turn back, then thinking once it starts", () => {
+    let view = applyFrames(
+      emptyThread(),
+      stamp("th_1", 1, [
+        { type: "message", message: row({ id: "u", role: "user", content: "go" }) },
+        { type: "agent_state", state: "queued" },
+      ]),
+    );
+    expect(phaseOf(view.turns[0])).toBe("queued");
+    view = applyFrames(view, stamp("th_1", 3, [{ type: "agent_state", state: "thinking" }]));
+    expect(phaseOf(view.turns[0])).toBe("thinking");
+  });
+
   it("keeps a subtask card at its place when a child arrives before it (damaged stream)", () => {
     const frames = stamp("th_1", 1, [
       chunk("early", "s9", 1),

@@ -1,9 +1,9 @@
-import type { ServerFrame, ToolCallUpdateFrame } from "@agentwire/protocol";
+import type { AgentStateName, ServerFrame, ToolCallUpdateFrame } from "@agentwire/protocol";
 import { preview } from "@agentwire/protocol/preview";
 import { planLines } from "./plan-lines.js";
 import { scratchpadLines } from "./scratchpad-lines.js";
 import { formatDuration, plural, terminalText } from "./terminal-text.js";
-import { type CallInfo, callPath, type TurnState } from "./turn-state.js";
+import { type CallInfo, callPath, type TurnPhase, type TurnState } from "./turn-state.js";
 
 /** How a turn is shown. */
 export type RenderOptions = {
@@ -62,8 +62,7 @@ export function renderFrame(
         ? callStarted(frame, state, options, now, line)
         : callEnded(frame, state, options, now, line);
     case "agent_state":
-      state.phase =
-        frame.state === "executing" ? "working" : frame.state === "waiting_on_user" ? "waiting" : "thinking";
+      state.phase = phaseOf(frame.state);
       return "";
     case "question":
       return line(`? ${terminalText(frame.question)}`);
@@ -194,4 +193,18 @@ function noteSubtaskText(state: TurnState, subtaskId: string, content: string): 
   const subtask = state.calls.get(subtaskId);
   const root = subtask ? state.calls.get(subtask.rootId) : undefined;
   if (root && lastLine) root.activity = `“${lastLine.trim()}”`;
+}
+
+/** The status line's word for the server's agent_state (`queued`: the server is busy, the turn waits). */
+function phaseOf(state: AgentStateName): TurnPhase {
+  switch (state) {
+    case "executing":
+      return "working";
+    case "waiting_on_user":
+      return "waiting";
+    case "queued":
+      return "queued";
+    default:
+      return "thinking";
+  }
 }

@@ -17,7 +17,7 @@ export type CallInfo = {
 };
 
 /** What the turn is doing when no call is running. */
-export type TurnPhase = "thinking" | "writing" | "working" | "waiting";
+export type TurnPhase = "queued" | "thinking" | "writing" | "working" | "waiting";
 
 /** What the renderer keeps between frames of one turn. */
 export type TurnState = {

@@ -1,10 +1,18 @@
 import type { TurnView } from "../state/thread-view.js";
 
 /** What the status line says the agent is doing; also `data-state` for styles and tests. */
-export type Phase = "idle" | "thinking" | "reasoning" | "writing" | "executing" | "waiting_on_user";
+export type Phase =
+  | "idle"
+  | "queued"
+  | "thinking"
+  | "reasoning"
+  | "writing"
+  | "executing"
+  | "waiting_on_user";
 
 const words: Record<Phase, string> = {
   idle: "",
+  queued: "Queued: the server is busy",
   thinking: "Thinking…",
   reasoning: "Thinking…",
   writing: "Writing…",
@@ -19,6 +27,7 @@ const words: Record<Phase, string> = {
 export function phaseOf(turn: TurnView | undefined): Phase {
   if (!turn?.running) return "idle";
   if (turn.state === "waiting_on_user") return "waiting_on_user";
+  if (turn.state === "queued") return "queued";
   if (turn.activity) return turn.activity;
   return turn.state === "executing" ? "executing" : "thinking";
 }
