@@ -299,6 +299,57 @@ describe("admission of new turns under load", () => {
     await vi.waitFor(() => expect(admission.live).toBe(0));
   });
 
+  it("plan_decision starts its turn through admission: refused with overloaded, the draft still waits", async () => {
+    const held = gate();
+    const plan = {
+      goal: "a note",
+      stages: [
+        { id: "s", name: "Write", mode: "sequence", steps: [{ id: "w", title: "Write", instructions: "w" }] },
+      ],
+    };
+    const admission = new AdmissionQueue({ maxLiveTurns: 1, queueMax: 0 });
+    server = await startChatServer(
+      (request): ScriptedStep => {
+        if (request.systemPrompt.startsWith("You are a planner"))
+          return { text: `\`\`\`json\n${JSON.stringify(plan)}\n\`\`\`` };
+        const last = request.messages.at(-1);
+        if (last?.role === "tool") return { text: "planned" };
+        const text = userText(request);
+        if (text === "hold") return { text: "held", gate: held.promise };
+        if (text === "plan it")
+          return {
+            toolCalls: [
+              { id: "cp1", name: "create_plan", args: { objective: "a note", execution_mode: "draft_only" } },
+            ],
+          };
+        return { text: "did it" };
+      },
+      { admission },
+    );
+    const client = await server.connect();
+    const threadId = await newTurn(client, "plan it");
+    const ready = await client.next("plan_ready_for_review", { where: (f) => f.thread_id === threadId });
+    await doneOf(client, threadId);
+    const running = await newTurn(client, "hold");
+    await stateOf(client, running, "thinking");
+    const messagesBefore = await server.countRows("messages");
+
+    const decision = { thread_id: threadId, plan_id: ready.plan.id, decision: "approve" };
+    client.command("plan_decision", decision, "r-refused");
+    expect(await client.next("error", { where: (f) => f.request_id === "r-refused" })).toMatchObject({
+      code: "overloaded",
+    });
+    expect((await server.repos.plans.get("local", ready.plan.id))?.status).toBe("pending_review");
+    expect(await server.countRows("messages")).toBe(messagesBefore);
+
+    held.open();
+    await doneOf(client, running);
+    await vi.waitFor(() => expect(admission.live).toBe(0));
+    client.command("plan_decision", decision, "r-ok");
+    await doneOf(client, threadId);
+    expect((await server.repos.plans.get("local", ready.plan.id))?.status).toBe("complete");
+  });
+
   it("server shutdown ends a queued turn like a running one (interrupted), without hanging", async () => {
     dir = mkdtempSync(join(tmpdir(), "agentwire-admission-"));
     const dbPath = join(dir, "a.db");
