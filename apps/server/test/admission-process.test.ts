@@ -27,6 +27,8 @@ describe("the process's admission queue (MAX_LIVE_TURNS, ADMISSION_QUEUE_MAX)", 
       DEFAULT_PROVIDER: "scripted",
       MAX_LIVE_TURNS: "1",
       ADMISSION_QUEUE_MAX: "1",
+      // The count alone decides here: a lagging test machine must not change what queues.
+      ADMISSION_MAX_LAG_MS: "0",
     });
     server = await startServer(config, { logger: createLogger({ level: "silent" }) });
     const client = await TestClient.open(`${server.url.replace("http", "ws")}/ws`);
