@@ -30,7 +30,7 @@ export async function* callModel(level: Level): AsyncGenerator<LoopEvent, NextSt
   };
   const startedAt = Date.now();
   const t0 = level.now();
-  const turn = yield* streamModelTurn(params.provider, request, level.signal, level.parentId, level.depth);
+  const turn = yield* streamModelTurn(params.provider, request, level.signal, level);
   level.iterations += 1;
   const record = modelCallRecord(params.provider, params.model, turn, {
     depth: level.depth,

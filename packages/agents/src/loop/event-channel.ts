@@ -8,8 +8,15 @@ export class EventChannel<T> {
   private wake: (() => void) | null = null;
   private closed = false;
 
-  /** Queues one event. */
+  /**
+   * @param offer passes a text chunk past the drain when the drain is parked with nothing queued (its
+   * consumer has taken every earlier event and asked for the next): nothing can be overtaken then.
+   */
+  constructor(private readonly offer?: (event: T) => boolean) {}
+
+  /** Queues one event, or hands a chunk straight on when nothing waits ahead of it. */
   push(event: T): void {
+    if (this.wake !== null && this.head >= this.buffer.length && isChunk(event) && this.offer?.(event)) return;
     this.buffer.push(event);
     this.notify();
   }
@@ -44,4 +51,8 @@ export class EventChannel<T> {
       wake();
     }
   }
+}
+
+function isChunk(event: unknown): boolean {
+  return (event as { type?: unknown }).type === "chunk";
 }

@@ -8,7 +8,7 @@ import { RUN_SUBTASK } from "../subtask/run-subtask-tool.js";
 import type { Tool } from "../tools/tool.js";
 import { UsageAccumulator } from "../usage/usage-accumulator.js";
 import type { LoopContext } from "./loop-context.js";
-import type { AgentStateEvent } from "./loop-event.js";
+import type { AgentStateEvent, LoopEvent } from "./loop-event.js";
 import { estimateTextTokens, estimateTokens } from "./prune-history.js";
 import type { RunLoopParams } from "./run-loop-params.js";
 
@@ -36,6 +36,8 @@ export type Level = {
   finishValidator: ValidateFunction | null;
   state: AgentStateEvent["state"] | null;
   now: () => number;
+  /** Hands a text chunk on past the generators when order allows (see RunLoopParams.offer). */
+  offer: (event: LoopEvent) => boolean;
   dispose: () => void;
 };
 
@@ -73,10 +75,23 @@ export function createLevel(params: RunLoopParams): Level {
     finishValidator,
     state: null,
     now: ctx.now ?? (() => performance.now()),
+    offer: params.offer ?? (depth === 0 ? directOffer(ctx) : decline),
     dispose: () => local.abort(),
   };
   for (const m of params.history) appendMessage(level, m);
   return level;
+}
+
+const decline = () => false;
+
+/** The root's offer: straight to the consumer while it waits for the loop with nothing in flight. */
+function directOffer(ctx: LoopContext): (event: LoopEvent) => boolean {
+  return (event) => {
+    const direct = ctx.direct;
+    if (!direct?.ready()) return false;
+    direct.deliver(event);
+    return true;
+  };
 }
 
 /** Appends a message produced this turn (not history) and reports it through `ctx.onMessage`. */

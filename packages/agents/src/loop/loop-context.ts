@@ -3,7 +3,19 @@ import { TurnBudget, type TurnBudgetOptions } from "../budget/turn-budget.js";
 import type { ModelMessage } from "../providers/model-message.js";
 import type { LlmCallRecord } from "../usage/llm-call-record.js";
 import { ExclusiveLocks } from "./exclusive-locks.js";
+import type { LoopEvent } from "./loop-event.js";
 import { ParallelPermits } from "./parallel-permits.js";
+
+/**
+ * A consumer that takes events synchronously while nothing is on its way to it (the server's turn
+ * driver, parked on the loop's next event with no write pending). Text chunks are offered to it the
+ * moment the provider read completes, skipping every generator between the read and the consumer;
+ * when `ready()` is false an earlier event is still travelling, so the chunk queues behind it.
+ */
+export interface DirectSink {
+  ready(): boolean;
+  deliver(event: LoopEvent): void;
+}
 
 /** What the whole turn tree shares: one per root turn. */
 export type LoopContext = {
@@ -22,6 +34,8 @@ export type LoopContext = {
   onMessage?: (message: ModelMessage, where: { depth: number; parentId: string | null }) => void;
   /** Clock for durations; defaults to `performance.now`. */
   now?: () => number;
+  /** Where text chunks go directly when it can take them; absent, every event is yielded. */
+  direct?: DirectSink;
 };
 
 /** A fresh context for one root turn. */

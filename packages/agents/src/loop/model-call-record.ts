@@ -49,7 +49,7 @@ export async function quietModelCall(
 ): Promise<{ turn: ModelTurn; record: LlmCallRecord }> {
   const startedAt = Date.now();
   const t0 = where.now();
-  const stream = streamModelTurn(provider, request, signal, where.parentId, where.depth);
+  const stream = streamModelTurn(provider, request, signal, where);
   let next = await stream.next();
   while (!next.done) next = await stream.next();
   const turn = next.value;

@@ -3,6 +3,7 @@ import type { ModelMessage } from "../providers/model-message.js";
 import type { Provider } from "../providers/provider.js";
 import type { Tool } from "../tools/tool.js";
 import type { LoopContext } from "./loop-context.js";
+import type { LoopEvent } from "./loop-event.js";
 
 /** One level of the turn tree: the root (depth 0) or a subtask. */
 export type RunLoopParams = {
@@ -34,4 +35,10 @@ export type RunLoopParams = {
    * history to `budget` and yields a `context_usage` frame before each of its model calls.
    */
   context?: ContextReport;
+  /**
+   * Takes a text chunk of this level past its generator, in order with what the level yielded before
+   * (true), or declines it (false: yield it). Set by the one who drains a child level; the root's comes
+   * from `ctx.direct`.
+   */
+  offer?: (event: LoopEvent) => boolean;
 };

@@ -34,7 +34,7 @@ export async function* runToolCalls(
 ): AsyncGenerator<LoopEvent, BatchOutcome> {
   const outcomes: CallOutcome[] = new Array(calls.length);
   let pendingIndex = -1;
-  const channel = new EventChannel<LoopEvent>();
+  const channel = new EventChannel<LoopEvent>(level.offer);
   const push = (event: LoopEvent) => channel.push(event);
   for (const call of calls) yield startEvent(level, call);
 

@@ -23,16 +23,162 @@ export type ModelTurn = {
   aborted: boolean;
 };
 
-/** Streams one provider call, yielding text and thinking chunks as they come. */
+/** Where a model call's text goes: its node, and who may take a chunk past the generators. */
+export type ChunkSite = {
+  parentId: string | null;
+  depth: number;
+  /** Takes a chunk directly (true) or declines it (false: it is yielded). */
+  offer?: (event: ChunkEvent) => boolean;
+};
+
+/**
+ * Streams one provider call, yielding text and thinking chunks as they come. A pushing provider's
+ * chunks are offered to `site.offer` within the read that carried them; only those it declines (and
+ * every chunk after one it declined, to keep their order) are yielded.
+ */
 export async function* streamModelTurn(
   provider: Provider,
   request: ProviderRequest,
   signal: AbortSignal,
-  parentId: string | null,
-  depth: number,
+  site: ChunkSite,
 ): AsyncGenerator<ChunkEvent, ModelTurn> {
-  const turn: ModelTurn = { text: "", thinking: [], toolCalls: [], aborted: false };
-  let block: ThinkingBlock | null = null;
+  const fold = new TurnFold(site);
+  try {
+    if (provider.streamTo) yield* pushed(provider, request, signal, fold);
+    else yield* pulled(provider, request, signal, fold);
+  } catch (error) {
+    // The Provider contract makes failures events; a throw is a provider bug, still not the turn's crash.
+    fold.turn.error = { message: `provider ${provider.id} failed: ${messageOf(error)}` };
+  }
+  return fold.end(signal.aborted);
+}
+
+/** Folds provider events into the call's ModelTurn and the chunks to relay. */
+class TurnFold {
+  readonly turn: ModelTurn = { text: "", thinking: [], toolCalls: [], aborted: false };
+  /** Chunks declined by `offer` (or behind one that was), in order, for the generator to yield. */
+  readonly queued: ChunkEvent[] = [];
+  private block: ThinkingBlock | null = null;
+  /** Set once the call is over for the consumer: a provider that ignores its signal is not heard. */
+  closed = false;
+
+  constructor(private readonly site: ChunkSite) {}
+
+  /** Takes one event; returns a chunk to relay, or undefined. */
+  add(event: ProviderEvent): ChunkEvent | undefined {
+    const { turn, site } = this;
+    switch (event.type) {
+      case "text-delta":
+        turn.text += event.text;
+        return { type: "chunk", content: event.text, parent_id: site.parentId, depth: site.depth };
+      case "thinking-delta": {
+        this.block ??= { text: "" };
+        const block = this.block;
+        block.text += event.text;
+        if (event.signature !== undefined || event.redactedData !== undefined) {
+          if (event.signature !== undefined) block.signature = event.signature;
+          if (event.redactedData !== undefined) block.redactedData = event.redactedData;
+          turn.thinking.push(block);
+          this.block = null;
+        }
+        return event.text
+          ? { type: "chunk", content: event.text, thinking: true, parent_id: site.parentId, depth: site.depth }
+          : undefined;
+      }
+      case "tool-call":
+        turn.toolCalls.push(event);
+        return undefined;
+      case "usage":
+        turn.usage = { ...turn.usage, ...event.usage };
+        return undefined;
+      case "finish":
+        turn.finish = event.reason;
+        return undefined;
+      case "error":
+        turn.error = event.error;
+        return undefined;
+    }
+  }
+
+  /** Relays a chunk past the generators when nothing waits ahead of it; else queues it. */
+  relay(chunk: ChunkEvent): void {
+    if (this.queued.length > 0 || !this.site.offer?.(chunk)) this.queued.push(chunk);
+  }
+
+  end(aborted: boolean): ModelTurn {
+    this.closed = true;
+    if (this.block) this.turn.thinking.push(this.block);
+    if (aborted) this.turn.aborted = true;
+    return this.turn;
+  }
+}
+
+/** A pushing provider: its events arrive by callback; the generator only yields what was declined. */
+async function* pushed(
+  provider: Provider,
+  request: ProviderRequest,
+  signal: AbortSignal,
+  fold: TurnFold,
+): AsyncGenerator<ChunkEvent, void> {
+  let wake: (() => void) | undefined;
+  const notify = () => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+  let finished = false;
+  let failure: { error: unknown } | undefined;
+  const call = (provider.streamTo as NonNullable<Provider["streamTo"]>)(request, signal, (event) => {
+    if (fold.closed) return;
+    const chunk = fold.add(event);
+    if (!chunk) return;
+    const before = fold.queued.length;
+    fold.relay(chunk);
+    if (fold.queued.length > before) notify();
+  });
+  call.then(
+    () => {
+      finished = true;
+      notify();
+    },
+    (error: unknown) => {
+      failure = { error };
+      finished = true;
+      notify();
+    },
+  );
+  // A provider that ignores its signal still cannot hold the loop: the abort wakes the wait.
+  signal.addEventListener("abort", notify, { once: true });
+  try {
+    for (;;) {
+      // Taken off the queue only once the consumer asks for more: until then it is on its way, and a
+      // chunk read meanwhile must queue behind it rather than be offered past it.
+      while (fold.queued.length > 0 && !signal.aborted) {
+        yield fold.queued[0] as ChunkEvent;
+        fold.queued.shift();
+      }
+      if (signal.aborted) return;
+      if (finished) {
+        if (failure) throw failure.error;
+        return;
+      }
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+    }
+  } finally {
+    fold.closed = true;
+    signal.removeEventListener("abort", notify);
+  }
+}
+
+/** A provider read as an async iterable (tests' scripted providers, other adapters). */
+async function* pulled(
+  provider: Provider,
+  request: ProviderRequest,
+  signal: AbortSignal,
+  fold: TurnFold,
+): AsyncGenerator<ChunkEvent, void> {
   let iterator: AsyncIterator<ProviderEvent> | undefined;
   let stream: AbortableStream<ProviderEvent> | undefined;
   try {
@@ -41,50 +187,18 @@ export async function* streamModelTurn(
     for (;;) {
       const next = await stream.next();
       if (next === ABORTED || next.done) break;
-      const event = next.value;
-      switch (event.type) {
-        case "text-delta":
-          turn.text += event.text;
-          yield { type: "chunk", content: event.text, parent_id: parentId, depth };
-          break;
-        case "thinking-delta":
-          block ??= { text: "" };
-          block.text += event.text;
-          if (event.text)
-            yield { type: "chunk", content: event.text, thinking: true, parent_id: parentId, depth };
-          if (event.signature !== undefined || event.redactedData !== undefined) {
-            if (event.signature !== undefined) block.signature = event.signature;
-            if (event.redactedData !== undefined) block.redactedData = event.redactedData;
-            turn.thinking.push(block);
-            block = null;
-          }
-          break;
-        case "tool-call":
-          turn.toolCalls.push(event);
-          break;
-        case "usage":
-          turn.usage = { ...turn.usage, ...event.usage };
-          break;
-        case "finish":
-          turn.finish = event.reason;
-          break;
-        case "error":
-          turn.error = event.error;
-          break;
+      const chunk = fold.add(next.value);
+      if (!chunk) continue;
+      fold.relay(chunk);
+      while (fold.queued.length > 0) {
+        yield fold.queued[0] as ChunkEvent;
+        fold.queued.shift();
       }
     }
-  } catch (error) {
-    // The Provider contract makes failures events; a throw is a provider bug, still not the turn's crash.
-    turn.error = { message: `provider ${provider.id} failed: ${messageOf(error)}` };
   } finally {
     stream?.dispose();
+    if (signal.aborted) void Promise.resolve(iterator?.return?.()).catch(() => {});
   }
-  if (block) turn.thinking.push(block);
-  if (signal.aborted) {
-    turn.aborted = true;
-    void Promise.resolve(iterator?.return?.()).catch(() => {});
-  }
-  return turn;
 }
 
 function messageOf(error: unknown): string {

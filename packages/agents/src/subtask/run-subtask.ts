@@ -61,6 +61,11 @@ async function runChildLevel(
     title: args.title,
     ...(args.output_schema !== undefined && { outputSchema: args.output_schema }),
     ...(level.params.maxTokens !== undefined && { maxTokens: level.params.maxTokens }),
+    // The child's earlier events are pushed before it runs on, so its chunks may skip its generator.
+    offer: (event) => {
+      push(event);
+      return true;
+    },
   });
   for (;;) {
     const next = await child.next();

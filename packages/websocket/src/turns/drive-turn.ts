@@ -46,24 +46,34 @@ async function drive(run: TurnRun, start: LoopStart): Promise<void> {
       queueWrite(run, () => storeRow(run, rootRow(message, turn.turnId, run.provider, run.model)));
     },
   });
+  const relay = (event: LoopEvent) => {
+    tree.add(event);
+    observer?.event(event);
+    turn.emit(event);
+  };
+  // Text chunks reach the log straight from the provider's read while the driver waits for the loop
+  // with no write pending: every event before them has been handled then, so none is overtaken.
+  let parked = false;
+  ctx.direct = { ready: () => parked && run.writes === undefined, deliver: relay };
   let result: LoopResult;
   try {
     const loop = await start(ctx);
     for (;;) {
+      parked = true;
       const next = await loop.next();
+      parked = false;
       if (next.done) {
         result = next.value;
         break;
       }
       const event = next.value;
       if (run.writes) await settleWrites(run);
-      tree.add(event);
-      observer?.event(event);
       // What asks the user waits in the log until its suspension is stored (suspendTurn releases it).
       if (event.type === "question" || event.type === "tool_approval_request") turn.log.hold(turn.threadId);
-      turn.emit(event);
+      relay(event);
     }
   } catch (error) {
+    parked = false;
     run.logger.error({ err: error }, "turn failed");
     run.writes = undefined;
     const usage = new UsageAccumulator().snapshot();
