@@ -142,4 +142,6 @@ process.on("message", (request: Request) => {
   }
 });
 
+// The parent died (or was killed): nobody will ask this process to stop.
+process.once("disconnect", () => process.exit(0));
 send({ ready: server.wsUrl });

@@ -3,7 +3,7 @@
 // the shared log: it reconnects to the survivor, sends `resume_chat`, and compares the replay.
 import { isDeepStrictEqual } from "node:util";
 import WebSocket from "ws";
-import { isDoneFrame, seqOf } from "./_server.js";
+import { isDoneFrame, NESTED_SUBPROTOCOLS, seqOf } from "./_server.js";
 
 /** One socket's life: what it received, and when. */
 export interface Leg {
@@ -89,7 +89,9 @@ export class ScaleClient {
 
   private open(url: string, instance: string, onFrame: (data: Buffer, seq: number) => void): Promise<Leg> {
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(url, {
+      // Nested: the turns' subtask text is most of their chunks (a flat socket would get none of it, and
+      // gaps in its seqs). The token rides in the header, so no bearer subprotocol joins these.
+      const ws = new WebSocket(url, NESTED_SUBPROTOCOLS, {
         perMessageDeflate: false,
         headers: { authorization: `Bearer ${this.token}` },
       });

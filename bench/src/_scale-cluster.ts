@@ -155,9 +155,14 @@ export type InstanceMetrics = {
  */
 const LAG_RESOLUTION_MS = 20;
 
-/** Scrapes `GET /metrics` of an instance. */
-export async function scrapeMetrics(url: string): Promise<InstanceMetrics> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+/**
+ * Scrapes `GET /metrics` of an instance. With AUTH_MODE=token the route wants a bearer token (an API
+ * token will do); a refusal throws rather than turning every figure into NaN.
+ */
+export async function scrapeMetrics(url: string, token: string): Promise<InstanceMetrics> {
+  const response = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+  if (!response.ok) throw new Error(`GET ${url}/metrics: HTTP ${response.status}`);
+  const text = await response.text();
   const values = parsePrometheus(text);
   const ms = (name: string) => Math.max(0, (values.get(name) ?? Number.NaN) * 1000 - LAG_RESOLUTION_MS);
   const turnsEnded: Record<string, number> = {};

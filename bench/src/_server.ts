@@ -1,12 +1,12 @@
 // A real agentwire server for the benchmarks: the same setup as the websocket chat tests
 // (createServer + createChatServices + chatCommandHandlers, AUTH_MODE=none, a temp SQLite file),
 // rebuilt from public exports because bench cannot import test files.
-import { execSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { arch, cpus, platform, tmpdir, totalmem } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BudgetLimits, createProviderRegistry, type Provider } from "@agentwire/agents";
 import { ScriptedProvider, type ScriptedResponder } from "@agentwire/agents/testing";
+import { PROTOCOL_V1, PROTOCOL_V1_NESTED } from "@agentwire/protocol/subprotocols";
 import {
   type ChatServices,
   chatCommandHandlers,
@@ -18,6 +18,18 @@ import {
   type ServerLimitsInput,
   sqliteStorage,
 } from "@agentwire/websocket";
+
+/**
+ * The subprotocols a bench client offers: it takes nested subtask text, like the CLI and the web
+ * client (a socket without `agentwire.v1+nested` is flat: no chunk of depth > 0, seqs with gaps).
+ */
+export const NESTED_SUBPROTOCOLS = [PROTOCOL_V1_NESTED, PROTOCOL_V1];
+
+/**
+ * Milliseconds on CLOCK_MONOTONIC (`process.hrtime`), which every process of the machine shares: a
+ * time taken in one bench process compares with one taken in another.
+ */
+export const monoMs = (): number => Number(process.hrtime.bigint()) / 1e6;
 
 /** Limits that keep the per-user cap and the frame rate limiter out of the way of a benchmark. */
 export const BENCH_SERVER_LIMITS: ServerLimitsInput = {
@@ -88,27 +100,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   };
 }
 
-/** The machine block every bench JSON carries. */
-export function machineInfo() {
-  return {
-    node: process.version,
-    platform: platform(),
-    arch: arch(),
-    cpu: cpus()[0]?.model,
-    cpus: cpus().length,
-    memory_gb: Math.round(totalmem() / 2 ** 30),
-    git_head: git("rev-parse --short HEAD"),
-    server_sources_modified: git("status --porcelain packages/websocket/src packages/agents/src") !== "",
-  };
-}
-
-function git(args: string): string {
-  try {
-    return execSync(`git ${args}`, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
-  } catch {
-    return "unknown";
-  }
-}
+export { type BenchStart, benchStart, machineInfo } from "./_machine.js";
 
 export const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 
@@ -131,12 +123,19 @@ export function numberArg(name: string, fallback: number): number {
   return value;
 }
 
-/** `"seq":N` of a frame's JSON, found without parsing it all (seq is stamped last); -1 when absent. */
+/**
+ * `"seq":N` of a frame's JSON, found without parsing it all (seq is stamped last, but for a merged
+ * chunk's `seq_start`, whose key does not match); -1 when absent.
+ */
 export function seqOf(data: Buffer): number {
   const at = data.lastIndexOf(SEQ_KEY);
-  if (at < 0) return -1;
+  return at < 0 ? -1 : digitsAt(data, at + SEQ_KEY.length);
+}
+
+/** The non-negative integer written at `from` in a frame's bytes. */
+export function digitsAt(data: Buffer, from: number): number {
   let n = 0;
-  for (let i = at + SEQ_KEY.length; i < data.length; i++) {
+  for (let i = from; i < data.length; i++) {
     const c = data[i] as number;
     if (c < 48 || c > 57) break;
     n = n * 10 + (c - 48);
@@ -144,6 +143,14 @@ export function seqOf(data: Buffer): number {
   return n;
 }
 const SEQ_KEY = Buffer.from('"seq":');
+
+/** `"seq_start":N` of a merged text chunk (a slow socket's, see protocol.md), or -1. */
+export function seqStartOf(data: Buffer): number {
+  const at = data.lastIndexOf(SEQ_START_KEY);
+  return at < 0 ? -1 : digitsAt(data, at + SEQ_START_KEY.length);
+}
+const SEQ_START_KEY = Buffer.from('"seq_start":');
+
 const CHUNK_PREFIX = Buffer.from('{"type":"chunk"');
 const DONE_KEY = Buffer.from('"done":true');
 

@@ -1,15 +1,19 @@
-// `pnpm bench concurrency [--sockets 1000] [--chunk-ms 50] ...`: a real agentwire server in a child
-// process; the parent opens N sockets and starts one turn on each (3 parallel subtasks, provider
-// streaming at a pace), then checks every frame arrived. The server reports its own event-loop delay,
-// RSS and active turns over IPC. Writes bench/results/concurrency.json.
-import { type ChildProcess, fork } from "node:child_process";
+// `pnpm bench concurrency [--sockets 1000] [--flat-sockets 100] [--chunk-ms 50] ...`: a real agentwire
+// server in a child process; the parent opens N sockets that offer `agentwire.v1+nested` and starts
+// one turn on each (3 parallel subtasks, provider streaming at a pace), then checks every frame
+// arrived. The server reports its own event-loop delay, RSS and active turns over IPC. Then a smaller
+// flat arm: sockets without the nested subprotocol, checked for what protocol.md says a flat socket
+// gets. Writes bench/results/concurrency.json; exits 1 when a check fails.
 import { writeFileSync } from "node:fs";
-import { loadavg } from "node:os";
 import WebSocket from "ws";
 import type { Request, ServerOptions, Snapshot, Window } from "./_concurrency-server.js";
-import { isDoneFrame, machineInfo, numberArg, round, seqOf } from "./_server.js";
+import { forkChild, serverProfileArgv } from "./_fork.js";
+import { benchStart, isDoneFrame, machineInfo, NESTED_SUBPROTOCOLS, numberArg, round } from "./_server.js";
+import { TurnFrames } from "./_turn-check.js";
 
+const start = benchStart();
 const SOCKETS = numberArg("sockets", 1000);
+const FLAT_SOCKETS = numberArg("flat-sockets", 100);
 const RAMP_MS = numberArg("ramp-ms", 1000);
 const CONNECT_PARALLEL = numberArg("connect-parallel", 50);
 const TIMEOUT_MS = numberArg("timeout-ms", 180_000);
@@ -21,73 +25,63 @@ const serverOptions: ServerOptions = {
   firstTokenMs: numberArg("first-token-ms", 300),
   lagResolutionMs: 10,
 };
-const loadStart = loadavg()[0] ?? 0;
+// Per turn: the root's "Splitting the work." and its final answer at depth 0, the subtasks' text at 1.
+const ROOT_TEXT_CHUNKS = 1 + serverOptions.finalChunks;
+const SUBTASK_TEXT_CHUNKS = serverOptions.subtasks * serverOptions.subtaskChunks;
 
 // --- the server child and its IPC requests ---------------------------------------------------------
-const child: ChildProcess = fork(
-  new URL("./_concurrency-server.ts", import.meta.url),
-  [JSON.stringify(serverOptions)],
-  {
-    execArgv: [
-      "--expose-gc",
-      "--import",
-      "tsx",
-      "--conditions=@agentwire/source",
-      // BENCH_SERVER_CPU_PROF=<dir>: a V8 CPU profile of the server process, written when it exits.
-      ...(process.env.BENCH_SERVER_CPU_PROF
-        ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_SERVER_CPU_PROF}`]
-        : []),
-    ],
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  },
+// BENCH_SERVER_CPU_PROF=<dir>: a V8 CPU profile of the server process, written when it exits.
+const [child, wsUrl] = await forkChild<Request["op"], string>(
+  "./_concurrency-server.ts",
+  serverOptions,
+  serverProfileArgv(),
 );
-const pending = new Map<number, (reply: Record<string, unknown>) => void>();
-let nextId = 0;
-const wsUrl = await new Promise<string>((resolve, reject) => {
-  child.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
-  child.on("message", (m: { id?: number; ready?: string }) => {
-    if (m.ready) resolve(m.ready);
-    else if (m.id !== undefined) pending.get(m.id)?.(m);
-  });
-});
-function ask<T>(op: Request["op"], extra: Partial<Request> = {}): Promise<T> {
-  const id = nextId++;
-  return new Promise((resolve) => {
-    pending.set(id, (reply) => resolve(reply as T));
-    child.send({ ...extra, id, op } satisfies Request);
-  });
-}
+const ask = <T>(op: Request["op"], extra: Partial<Request> = {}) => child.ask<T>(op, extra);
 
 // --- clients ----------------------------------------------------------------------------------------
-type Client = {
-  ws: WebSocket;
-  received: number;
-  lastSeq: number;
-  gaps: number;
-  doneSeq: number;
-  done: boolean;
-};
-let finished = 0;
-let allDone: () => void = () => {};
+type Client = { ws: WebSocket; turn: TurnFrames };
 
-function connect(): Promise<Client> {
+/** Opens one socket; `nested` offers `agentwire.v1+nested`, else the socket is flat. */
+function connect(nested: boolean, onDone: () => void): Promise<Client> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(wsUrl, { perMessageDeflate: false });
-    const client: Client = { ws, received: 0, lastSeq: 0, gaps: 0, doneSeq: 0, done: false };
+    const ws = nested
+      ? new WebSocket(wsUrl, NESTED_SUBPROTOCOLS, { perMessageDeflate: false })
+      : new WebSocket(wsUrl, { perMessageDeflate: false });
+    const client: Client = { ws, turn: new TurnFrames() };
     ws.on("message", (data: Buffer) => {
-      const seq = seqOf(data);
-      client.received += 1;
-      if (seq !== client.lastSeq + 1) client.gaps += 1;
-      client.lastSeq = Math.max(client.lastSeq, seq);
-      if (isDoneFrame(data)) {
-        client.done = true;
-        client.doneSeq = seq;
-        finished += 1;
-        if (finished === SOCKETS) allDone();
-      }
+      client.turn.add(data);
+      if (client.turn.dones === 1 && isDoneFrame(data)) onDone();
     });
     ws.once("open", () => resolve(client));
     ws.once("error", reject);
+  });
+}
+
+/** Opens `n` sockets, CONNECT_PARALLEL at a time; `allDone` settles once each has its turn's done. */
+async function openClients(n: number, nested: boolean) {
+  let finished = 0;
+  let resolveAll: (completed: boolean) => void = () => {};
+  const allDone = new Promise<boolean>((resolve) => {
+    resolveAll = resolve;
+  });
+  const onDone = () => {
+    finished += 1;
+    if (finished === n) resolveAll(true);
+  };
+  const clients: Client[] = [];
+  while (clients.length < n) {
+    const batch = Math.min(CONNECT_PARALLEL, n - clients.length);
+    clients.push(...(await Promise.all(Array.from({ length: batch }, () => connect(nested, onDone)))));
+  }
+  return { clients, allDone, timeOut: () => resolveAll(false) };
+}
+
+const message = JSON.stringify({ command: "chat_message", data: { content: "concurrency benchmark" } });
+
+/** Sends one chat_message per client, spread over RAMP_MS. */
+function startTurns(clients: readonly Client[]): void {
+  clients.forEach((c, i) => {
+    setTimeout(() => c.ws.send(message), (RAMP_MS * i) / clients.length);
   });
 }
 
@@ -95,7 +89,7 @@ function connect(): Promise<Client> {
 const WARMUP_TURNS = numberArg("warmup-turns", 20);
 await Promise.all(
   Array.from({ length: WARMUP_TURNS }, async () => {
-    const ws = new WebSocket(wsUrl, { perMessageDeflate: false });
+    const ws = new WebSocket(wsUrl, NESTED_SUBPROTOCOLS, { perMessageDeflate: false });
     await new Promise((resolve) => ws.once("open", resolve));
     await new Promise<void>((resolve) => {
       ws.on("message", (data: Buffer) => {
@@ -108,37 +102,37 @@ await Promise.all(
 );
 
 const empty = await ask<{ snapshot: Snapshot }>("snapshot");
-const clients: Client[] = [];
 const tConnect = performance.now();
-while (clients.length < SOCKETS) {
-  const batch = Math.min(CONNECT_PARALLEL, SOCKETS - clients.length);
-  clients.push(...(await Promise.all(Array.from({ length: batch }, connect))));
-}
+const nestedArm = await openClients(SOCKETS, true);
+const clients = nestedArm.clients;
 const connectMs = performance.now() - tConnect;
 const connected = await ask<{ snapshot: Snapshot }>("snapshot");
 
 // --- the turns: one per socket, starts spread over RAMP_MS -------------------------------------------
 await ask("start-window", { fullLoadTurns: SOCKETS });
-const everyoneDone = new Promise<boolean>((resolve) => {
-  allDone = () => resolve(true);
-  setTimeout(() => resolve(false), TIMEOUT_MS).unref();
-});
+setTimeout(nestedArm.timeOut, TIMEOUT_MS).unref();
 const tTurns = performance.now();
-const message = JSON.stringify({ command: "chat_message", data: { content: "concurrency benchmark" } });
-clients.forEach((c, i) => {
-  setTimeout(() => c.ws.send(message), (RAMP_MS * i) / SOCKETS);
-});
-const completed = await everyoneDone;
+startTurns(clients);
+// A crashed server fails the run at once, not after the timeout.
+const completed = await Promise.race([nestedArm.allDone, child.exited]);
 const turnsMs = performance.now() - tTurns;
 const { window } = await ask<{ window: Window }>("end-window");
 const after = await ask<{ snapshot: Snapshot }>("snapshot");
 
-// --- frames lost: seq must run 1..done without gaps, ending with the done chunk ----------------------
-const expected = Math.max(...clients.map((c) => c.doneSeq));
+// --- nested checks: seq 1..done without gaps or repeats, one done last, every text chunk -------------
+const turns = clients.map((c) => c.turn);
+const expected = Math.max(...turns.map((t) => t.doneSeq));
 let framesLost = 0;
-for (const c of clients) framesLost += c.done ? c.doneSeq - c.received : Math.max(0, expected - c.received);
-const gaps = clients.reduce((n, c) => n + c.gaps, 0);
-const framesTotal = clients.reduce((n, c) => n + c.received, 0);
+for (const t of turns) framesLost += t.dones > 0 ? t.doneSeq - t.seqs : Math.max(0, expected - t.seqs);
+const nestedFailed = turns.filter(
+  (t) => !t.nestedOk() || t.rootText !== ROOT_TEXT_CHUNKS || t.nestedText !== SUBTASK_TEXT_CHUNKS,
+).length;
+const gaps = turns.reduce((n, t) => n + t.gaps + t.notIncreasing, 0);
+const framesTotal = turns.reduce((n, t) => n + t.frames, 0);
+for (const c of clients) c.ws.terminate();
+
+// --- the flat arm: sockets without agentwire.v1+nested, after the nested arm, apart from its figures --
+const flat = FLAT_SOCKETS > 0 ? await runFlatArm(FLAT_SOCKETS) : null;
 
 const full = window.at_full_load_after_gc;
 const kb = (bytes: number) => round(bytes / 1024, 1);
@@ -153,6 +147,7 @@ const report = {
   ),
   heap_per_turn_kb: full ? kb((full.heapUsed - connected.snapshot.heapUsed) / full.activeTurns) : null,
   frames_lost: framesLost,
+  turns_failed: nestedFailed,
   all_turns_completed: completed,
   event_loop_lag_ms: {
     p50: round(window.lag_ms.p50, 2),
@@ -164,8 +159,11 @@ const report = {
     received: framesTotal,
     per_turn: expected,
     seq_gaps_or_reorders: gaps,
-    turns_done: clients.filter((c) => c.done).length,
+    turns_done: turns.filter((t) => t.dones > 0).length,
+    // Chunks that reached a slow socket merged with others (seqs beyond one per frame).
+    seqs_in_merged_text: turns.reduce((n, t) => n + t.seqs - t.frames, 0),
   },
+  flat_arm: flat,
   timing: {
     connect_all_ms: Math.round(connectMs),
     all_turns_ms: Math.round(turnsMs),
@@ -202,7 +200,8 @@ const report = {
       "child process (fork): createServer + chat services, AUTH_MODE=none, SQLite temp file, pino at info to a null sink",
     limits:
       "maxConnectionsPerUser, messagesPerSecond, messageBurst, rateLimitStrikes raised to 1e6; all sockets are user local",
-    clients: "ws clients in the parent process; each checks seq 1..N contiguous and the final done chunk",
+    clients:
+      "ws clients in the parent process offering agentwire.v1+nested (the server then sends subtask text); each checks seq 1..N each once, in order, without gaps (a merged text chunk counts for seq_start..seq), exactly one done, last, and every text chunk (root and subtasks)",
     event_loop_lag:
       "monitorEventLoopDelay (resolution 10 ms) inside the server from the first chat_message to the last done chunk, " +
       "minus the 10 ms resolution",
@@ -212,21 +211,67 @@ const report = {
       "open) / active turns; the lag histogram is paused around that gc. *_without_gc: the same from the sample " +
       "with most active turns, no gc (garbage included). heap_per_turn: the same for V8 heapUsed",
     frames_lost:
-      "Σ over sockets of (seq of the done chunk − frames received); a socket without done counts against the largest done seq",
+      "Σ over sockets of (seq of the done chunk − seqs received); a socket without done counts against the largest done seq",
+    turns_failed:
+      "turns whose socket missed a check: seqs 1..done each once in order, one done last, the root's and the subtasks' text chunks all there",
+    flat_arm:
+      "after the nested arm, on the same server: flat_sockets sockets that do not offer agentwire.v1+nested, one turn each, ramped over ramp_ms; not in the figures above",
   },
-  machine: {
-    ...machineInfo(),
-    loadavg_1m_at_start: round(loadStart),
-    loadavg_1m_at_end: round(loadavg()[0] ?? 0),
-  },
+  machine: machineInfo(start),
   date: new Date().toISOString(),
 };
 
-for (const c of clients) c.ws.terminate();
 await ask("stop");
 writeFileSync(
   new URL("../results/concurrency.json", import.meta.url),
   `${JSON.stringify(report, null, 2)}\n`,
 );
 console.log(JSON.stringify(report, null, 2));
-if (!completed || framesLost > 0) process.exitCode = 1;
+if (!completed || framesLost > 0 || nestedFailed > 0 || (flat !== null && !flat.ok)) process.exitCode = 1;
+
+/**
+ * Flat sockets get every frame but subtask text (protocol.md, "Flat sockets"): each seq once and
+ * rising, with gaps exactly where the subtask text was, one done last, every depth-0 text chunk and no
+ * deeper one.
+ */
+async function runFlatArm(n: number) {
+  const arm = await openClients(n, false);
+  setTimeout(arm.timeOut, TIMEOUT_MS).unref();
+  const t0 = performance.now();
+  startTurns(arm.clients);
+  const completed = await Promise.race([arm.allDone, child.exited]);
+  const ms = performance.now() - t0;
+  for (const c of arm.clients) c.ws.terminate();
+  const flatTurns = arm.clients.map((c) => c.turn);
+  const count = (bad: (t: TurnFrames) => boolean) => flatTurns.filter(bad).length;
+  // Seqs neither received nor skipped subtask text: frames a flat socket should have had.
+  const unaccounted = (t: TurnFrames) => t.doneSeq - t.seqs - SUBTASK_TEXT_CHUNKS;
+  const checks = {
+    without_one_done_last: count((t) => !t.doneLast),
+    seq_not_increasing: count((t) => t.notIncreasing > 0),
+    with_subtask_text: count((t) => t.nestedText > 0),
+    missing_root_text: count((t) => t.rootText !== ROOT_TEXT_CHUNKS),
+    gaps_not_the_subtask_text: count((t) => t.dones > 0 && unaccounted(t) !== 0),
+  };
+  const failed = count(
+    (t) =>
+      !t.doneLast ||
+      t.notIncreasing > 0 ||
+      t.nestedText > 0 ||
+      t.rootText !== ROOT_TEXT_CHUNKS ||
+      unaccounted(t) !== 0,
+  );
+  return {
+    sockets: n,
+    ok: completed && failed === 0,
+    all_turns_completed: completed,
+    turns_failed: failed,
+    frames_lost: flatTurns.reduce((sum, t) => sum + (t.dones > 0 ? Math.max(0, unaccounted(t)) : 0), 0),
+    checks,
+    frames_per_turn: Math.round(flatTurns.reduce((sum, t) => sum + t.frames, 0) / n),
+    seq_gaps_per_turn: round(flatTurns.reduce((sum, t) => sum + t.gaps, 0) / n, 1),
+    all_turns_ms: Math.round(ms),
+    method:
+      "sockets that offer no subprotocol (flat: mobile apps, older CLIs). Per protocol.md they get no chunk of depth > 0 and every other frame; seqs rise with gaps where the subtask text was. Checks per turn: each seq once and increasing, exactly one done and it is last, all depth-0 text chunks (the root's first text and its final answer) and no deeper one, and done seq − seqs received = the subtasks' text chunks exactly (frames_lost counts the seqs short of that)",
+  };
+}

@@ -1,7 +1,6 @@
 // `pnpm bench loop`: the agent loop's own overhead against the Vercel AI SDK and the OpenAI Agents SDK,
 // on the same scripted, instant workloads in the same process. Writes bench/results/loop.json.
 import { writeFileSync } from "node:fs";
-import { arch, cpus, platform, totalmem } from "node:os";
 import {
   createLoopContext,
   defineTool,
@@ -14,7 +13,10 @@ import {
 } from "@agentwire/agents";
 import { ScriptedProvider, type ScriptedStep } from "@agentwire/agents/testing";
 import { z } from "zod";
+import { benchStart, machineInfo } from "./_machine.js";
 import { aiSdkToolLoop, aiSdkTree, openAiAgentsToolLoop, openAiAgentsTree } from "./_peers.js";
+
+const start = benchStart();
 
 const ITERATIONS = 100;
 const DEPTH = 3;
@@ -146,14 +148,7 @@ const report = {
     openai_agents:
       "run() (non-streamed) with a scripted Model implementing getResponse, tracing disabled; subtasks emulated with agent.asTool()",
   },
-  machine: {
-    node: process.version,
-    platform: platform(),
-    arch: arch(),
-    cpu: cpus()[0]?.model,
-    cpus: cpus().length,
-    memory_gb: Math.round(totalmem() / 2 ** 30),
-  },
+  machine: machineInfo(start),
   date: new Date().toISOString(),
 };
 writeFileSync(new URL("../results/loop.json", import.meta.url), `${JSON.stringify(report, null, 2)}\n`);

@@ -4,15 +4,23 @@
 // Writes bench/results/relay.json.
 import { writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import { loadavg } from "node:os";
 import WebSocket, { WebSocketServer } from "ws";
-import { isDoneFrame, machineInfo, median, numberArg, round, seqOf, startBenchServer } from "./_server.js";
+import {
+  benchStart,
+  isDoneFrame,
+  machineInfo,
+  median,
+  numberArg,
+  round,
+  seqOf,
+  startBenchServer,
+} from "./_server.js";
 
 const CHUNKS = numberArg("chunks", 10_000);
 const RUNS = numberArg("runs", 10);
 const WARMUP = numberArg("warmup", 3);
 const CHUNK_TEXT = " token";
-const loadStart = loadavg()[0] ?? 0;
+const start = benchStart();
 
 type Run = { ms: number; cpuMs: number; frames: number; bytes: number; gaps: number; texts?: string[] };
 
@@ -147,11 +155,7 @@ const report = {
     same_process_note:
       "client and both servers share one Node process (one JS thread): client work is in both arms' times",
   },
-  machine: {
-    ...machineInfo(),
-    loadavg_1m_at_start: round(loadStart),
-    loadavg_1m_at_end: round(loadavg()[0] ?? 0),
-  },
+  machine: machineInfo(start),
   date: new Date().toISOString(),
 };
 

@@ -4,7 +4,6 @@
 // resume. Reports frames lost (every frame a client had must be in the replay; every final sequence
 // gapless with one done), turn endings per instance that ran them, resume latency on the survivor,
 // event-loop lag per instance (from its /metrics), load average. Writes bench/results/scale.json.
-import { execSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -24,7 +23,7 @@ import {
   stopInstance,
 } from "./_scale-cluster.js";
 import type { ScaleTurnShape } from "./_scale-provider.js";
-import { machineInfo, numberArg, quantile, round } from "./_server.js";
+import { benchStart, machineInfo, numberArg, quantile, round } from "./_server.js";
 
 /** `--name value` from argv, one of `allowed`, or the default. */
 function choiceArg<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
@@ -56,6 +55,7 @@ const shape: ScaleTurnShape = {
   firstTokenMs: numberArg("first-token-ms", 300),
 };
 const chunksPerTurn = shape.subtasks * shape.subtaskChunks + shape.finalChunks;
+const start = benchStart();
 const load: { start: number[]; kill?: number[]; end?: number[] } = { start: loadavg() };
 
 // --- servers -----------------------------------------------------------------------------------------
@@ -65,11 +65,14 @@ const users = Array.from({ length: SOCKETS + 2 * WARMUP }, (_, i) => ({
   user: `u${i}`,
   token: `bench-${i}-${randomBytes(6).toString("hex")}`,
 }));
+// /metrics takes any API token with AUTH_MODE=token: a user of its own, who opens no socket.
+const metricsUser = { user: "metrics", token: `bench-metrics-${randomBytes(6).toString("hex")}` };
+const scrape = (instance: Instance) => scrapeMetrics(instance.url, metricsUser.token);
 const env: Record<string, string> = {
   ...backends.env,
   // One user per socket: the per-user connection cap stays out of the way, as with real users.
   AUTH_MODE: "token",
-  AUTH_TOKENS: users.map((u) => `${u.user}:${u.token}`).join(","),
+  AUTH_TOKENS: [...users, metricsUser].map((u) => `${u.user}:${u.token}`).join(","),
   AGENTWIRE_SCRIPTED_PROVIDER: new URL("./_scale-provider.ts", import.meta.url).pathname,
   DEFAULT_PROVIDER: "scripted",
   TURN_LEASE_MS: String(LEASE_MS),
@@ -150,7 +153,7 @@ for (let i = 0; i < SOCKETS; i += CONNECT_PARALLEL) {
 console.log(`scale: ${SOCKETS} sockets connected; starting turns`);
 
 // A scrape resets each instance's lag histogram: this one opens the measured window.
-await Promise.all([scrapeMetrics(a.url), scrapeMetrics(b.url)]);
+await Promise.all([scrape(a), scrape(b)]);
 const clientLag = monitorEventLoopDelay({ resolution: 10 });
 clientLag.enable();
 const t0 = performance.now();
@@ -172,7 +175,7 @@ await killDue;
 clearTimeout(killTimeout);
 
 // --- the kill ----------------------------------------------------------------------------------------
-const [aUntilKill, bUntilKill] = await Promise.all([scrapeMetrics(a.url), scrapeMetrics(b.url)]);
+const [aUntilKill, bUntilKill] = await Promise.all([scrape(a), scrape(b)]);
 load.kill = loadavg();
 const onA = clients.filter((c) => c.first.instance === "a");
 const resumeErrors: string[] = [];
@@ -209,7 +212,7 @@ clearTimeout(doneTimeout);
 const allDoneAt = performance.now();
 clientLag.disable();
 await leaseSampler.stop();
-const bAfterKill = await scrapeMetrics(b.url);
+const bAfterKill = await scrape(b);
 load.end = loadavg();
 
 // --- checks ------------------------------------------------------------------------------------------
@@ -376,8 +379,7 @@ const report = {
       "by the instance the turn started on; ended = the status of the last assistant message frame the client saw; stored_rows checks the same status through GET /api/threads/:id/messages on b",
   },
   machine: {
-    ...machineInfo(),
-    server_app_modified: gitDirty("apps/server/src"),
+    ...machineInfo(start),
     loadavg_at_start: avg(load.start),
     loadavg_at_kill: avg(load.kill ?? []),
     loadavg_at_end: avg(load.end ?? []),
@@ -497,16 +499,4 @@ async function storedStatuses(instance: Instance) {
   };
   await Promise.all(Array.from({ length: 16 }, worker));
   return result;
-}
-
-function gitDirty(path: string): boolean {
-  try {
-    const out = execSync(`git status --porcelain ${path}`, {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-    });
-    return out.trim() !== "";
-  } catch {
-    return false;
-  }
 }

@@ -1,66 +1,65 @@
-// `pnpm bench stream [--levels 1000,3000] [--chunks 40] [--chunk-ms 50]`: the real path end to end.
+// `pnpm bench stream [--levels 1000,3000] [--chunks 80] [--chunk-ms 50]`: the real path end to end.
 // A paced OpenAI-format SSE server in one process, the agentwire server (real start-up, the real
 // `openai` SDK through an OpenAI-compatible endpoint) in another, and N WebSocket clients here, each
 // running one turn whose answer streams `--chunks` deltas at 1000/chunk-ms per second. Per level:
-// server CPU µs per relayed chunk (SDK parsing, loop, frame log, socket), event-loop lag, RSS per
-// live turn, frames lost. Writes bench/results/stream.json.
-import { type ChildProcess, fork } from "node:child_process";
+// server CPU µs per relayed chunk (SDK parsing, loop, frame log, socket), split into the steady cost
+// per chunk and the fixed cost per turn (start and end), event-loop lag, RSS per live turn, frames
+// lost. Writes bench/results/stream.json.
 import { writeFileSync } from "node:fs";
-import { loadavg } from "node:os";
 import WebSocket from "ws";
-import { isDoneFrame, machineInfo, numberArg, round, seqOf } from "./_server.js";
-import type { StreamRequest, StreamSnapshot, StreamWindow } from "./_stream-server.js";
+import { forkChild, serverProfileArgv } from "./_fork.js";
+import {
+  benchStart,
+  isDoneFrame,
+  machineInfo,
+  monoMs,
+  NESTED_SUBPROTOCOLS,
+  numberArg,
+  round,
+} from "./_server.js";
+import type { CpuSample, StreamOp, StreamSnapshot, StreamWindow } from "./_stream-server.js";
+import { TurnFrames } from "./_turn-check.js";
 
+const start = benchStart();
 const LEVELS = (process.argv[process.argv.indexOf("--levels") + 1] ?? "")
   .split(",")
   .map(Number)
   .filter((n) => process.argv.includes("--levels") && Number.isInteger(n) && n > 0);
 const levels = LEVELS.length > 0 ? LEVELS : [1000, 3000];
-const CHUNKS = numberArg("chunks", 40);
+// 80, not 40 as before: at 40 chunks (2 s) and a 1 s ramp, the window in which every turn streams and
+// none starts or ends was under 1 s even unloaded (see the steady window below).
+const CHUNKS = numberArg("chunks", 80);
 const CHUNK_MS = numberArg("chunk-ms", 50);
 const RAMP_MS = numberArg("ramp-ms", 1000);
 const CONNECT_PARALLEL = numberArg("connect-parallel", 50);
 const TIMEOUT_MS = numberArg("timeout-ms", 240_000);
-const loadStart = loadavg()[0] ?? 0;
-const execArgv = ["--expose-gc", "--import", "tsx", "--conditions=@agentwire/source"];
+const CPU_SAMPLE_MS = numberArg("cpu-sample-ms", 25);
+// A turn is starting until its client has STEADY_MARGIN chunks, and ending from its chunk
+// CHUNKS − STEADY_MARGIN on (see steadyWindow).
+const STEADY_MARGIN = 2;
+const MIN_STEADY_MS = 4 * CPU_SAMPLE_MS;
 
-type Child = { proc: ChildProcess; ask<T>(op: StreamRequest["op"]): Promise<T> };
-
-/** Forks a bench child with IPC; resolves once it reports `ready`. */
-async function forkChild(script: string, arg: object, extraArgv: string[] = []): Promise<[Child, unknown]> {
-  const proc = fork(new URL(script, import.meta.url), [JSON.stringify(arg)], {
-    execArgv: [...execArgv, ...extraArgv],
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
-  const pending = new Map<number, (reply: unknown) => void>();
-  let nextId = 0;
-  const ready = await new Promise<unknown>((resolve, reject) => {
-    proc.once("exit", (code) => reject(new Error(`${script} exited with ${code}`)));
-    proc.on("message", (m: { id?: number; ready?: unknown }) => {
-      if (m.ready !== undefined) resolve(m.ready);
-      else if (m.id !== undefined) pending.get(m.id)?.(m);
-    });
-  });
-  const ask = <T>(op: StreamRequest["op"]) =>
-    new Promise<T>((resolve) => {
-      const id = nextId++;
-      pending.set(id, (reply) => resolve(reply as T));
-      proc.send({ id, op } satisfies StreamRequest);
-    });
-  return [{ proc, ask }, ready];
-}
-
-type Client = { ws: WebSocket; frames: number; chunks: number; lastSeq: number; gaps: number; done: boolean };
+type Client = {
+  ws: WebSocket;
+  turn: TurnFrames;
+  /** monoMs of the chat_message. */
+  sentAt: number;
+  /** monoMs of each text chunk's arrival (a merged chunk's seqs all arrive at once). */
+  arrivals: number[];
+  /** monoMs of the done. */
+  doneAt: number;
+};
 
 async function runLevel(turns: number) {
   const [sse, ssePort] = await forkChild("./_paced-sse-server.ts", { chunks: CHUNKS, chunkMs: CHUNK_MS });
-  const serverProf = process.env.BENCH_SERVER_CPU_PROF
-    ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_SERVER_CPU_PROF}`]
-    : [];
-  const [server, wsUrl] = await forkChild("./_stream-server.ts", { ssePort }, serverProf);
+  const [server, wsUrl] = await forkChild<StreamOp, string>(
+    "./_stream-server.ts",
+    { ssePort, cpuSampleMs: CPU_SAMPLE_MS },
+    serverProfileArgv(),
+  );
 
   // Warm-up: a few turns so the first measured ones do not pay for compilation.
-  await runTurns(wsUrl as string, 20);
+  await Promise.race([runTurns(wsUrl, 20), server.exited, sse.exited]);
   const empty = await server.ask<StreamSnapshot>("snapshot");
 
   let finished = 0;
@@ -71,7 +70,7 @@ async function runLevel(turns: number) {
   const clients: Client[] = [];
   for (let i = 0; i < turns; i += CONNECT_PARALLEL) {
     const batch = Array.from({ length: Math.min(CONNECT_PARALLEL, turns - i) }, () =>
-      connect(wsUrl as string, () => {
+      connect(wsUrl, () => {
         finished += 1;
         if (finished === turns) resolveAll();
       }),
@@ -81,35 +80,43 @@ async function runLevel(turns: number) {
   const connected = await server.ask<StreamSnapshot>("snapshot");
 
   await server.ask("start-window");
-  const t0 = performance.now();
+  const t0 = monoMs();
   // Ramp the turns over RAMP_MS, as users arriving.
   for (const [i, client] of clients.entries()) {
     const at = (i / turns) * RAMP_MS;
-    setTimeout(
-      () => client.ws.send(JSON.stringify({ command: "chat_message", data: { content: "stream" } })),
-      at,
-    );
+    setTimeout(() => {
+      client.sentAt = monoMs();
+      client.ws.send(JSON.stringify({ command: "chat_message", data: { content: "stream" } }));
+    }, at);
   }
   // Full load: every turn has started and none can have ended yet (a turn lasts CHUNKS × CHUNK_MS).
   await new Promise((resolve) => setTimeout(resolve, RAMP_MS + Math.min(500, (CHUNKS * CHUNK_MS) / 4)));
   // In flight: every chat_message has been sent by now; a saturated server may not have answered yet.
-  const live = clients.filter((c) => !c.done).length;
+  const live = clients.filter((c) => c.turn.dones === 0).length;
   const atLoad = await server.ask<StreamSnapshot>("snapshot");
   const timeout = setTimeout(() => resolveAll(), TIMEOUT_MS);
-  await allDone;
+  // A crashed server or provider fails the run at once, not after the timeout.
+  await Promise.race([allDone, server.exited, sse.exited]);
   clearTimeout(timeout);
-  const wallMs = performance.now() - t0;
+  const wallMs = monoMs() - t0;
   const window = await server.ask<StreamWindow>("end-window");
 
-  const chunks = clients.reduce((n, c) => n + c.chunks, 0);
-  const lost = clients.filter((c) => !c.done || c.gaps > 0 || c.chunks !== CHUNKS).length;
+  const chunks = clients.reduce((n, c) => n + c.arrivals.length, 0);
+  const lost = clients.filter((c) => !c.turn.nestedOk() || c.turn.rootText !== CHUNKS).length;
   for (const c of clients) c.ws.terminate();
   await server.ask("stop").catch(() => {});
   sse.proc.kill();
+
+  const steady = steadyWindow(clients, window.cpu_samples, t0);
+  const steadyUs = steady.window ? steady.window.cpu_us / steady.window.chunks : null;
+  const fixedUs = steadyUs === null ? null : (window.cpu_us - steadyUs * chunks) / turns;
   return {
     turns,
     chunks,
     server_cpu_us_per_chunk: round(window.cpu_us / chunks),
+    steady_cpu_us_per_chunk: steadyUs === null ? null : round(steadyUs),
+    fixed_cpu_us_per_turn: fixedUs === null ? null : round(fixedUs, 0),
+    ...(steady.why && { steady_null_because: steady.why }),
     lag_p99_ms: round(window.lag_ms.p99),
     rss_per_turn_kb: round((atLoad.rss - connected.rss) / 1024 / Math.max(1, live), 1),
     frames_lost: lost,
@@ -123,35 +130,103 @@ async function runLevel(turns: number) {
       server_cpu_ms: Math.round(window.cpu_us / 1000),
       server_user_us_per_chunk: round(window.user_us / chunks),
       server_system_us_per_chunk: round(window.system_us / chunks),
+      steady_window: steady.details,
+      // What server_cpu_us_per_chunk would be with 40-chunk turns (the default before), same split.
+      ...(steadyUs !== null &&
+        fixedUs !== null && {
+          server_cpu_us_per_chunk_at_40_chunks_estimate: round(steadyUs + fixedUs / 40),
+        }),
     },
   };
 }
 
+/**
+ * The steady window: the stretch of time in which no turn is starting (chat_message sent, its chunk
+ * STEADY_MARGIN not yet in) and none is ending (its chunk CHUNKS − STEADY_MARGIN in, its done not
+ * yet), judged by the clients' arrival times. Of the gaps between such moments, the one with the most
+ * chunks (usually the one where every turn streams: from the last turn's chunk 2 to the first turn's
+ * chunk CHUNKS − 2; a late straggler splits it). The server's CPU in it is interpolated between the
+ * server's own samples (both on CLOCK_MONOTONIC): IPC round trips would not do for its bounds, a
+ * saturated server answers them seconds late.
+ */
+function steadyWindow(clients: readonly Client[], samples: readonly CpuSample[], t0: number) {
+  const ending = CHUNKS - STEADY_MARGIN - 1; // index of the chunk from which a turn counts as ending
+  if (clients.some((c) => c.arrivals.length < CHUNKS || c.doneAt === 0))
+    return { details: null, why: "some turn did not receive all its chunks and its done" };
+  const busy = clients
+    .flatMap((c): [number, number][] => [
+      [c.sentAt, c.arrivals[STEADY_MARGIN - 1] as number],
+      [c.arrivals[ending] as number, c.doneAt],
+    ])
+    .sort((a, b) => a[0] - b[0]);
+  let best = { from: 0, to: 0, chunks: -1 };
+  let busyUntil = busy[0]?.[1] ?? 0;
+  for (const [from, to] of busy.slice(1)) {
+    if (from > busyUntil) {
+      const chunks = countArrivals(clients, busyUntil, from);
+      if (chunks > best.chunks) best = { from: busyUntil, to: from, chunks };
+    }
+    busyUntil = Math.max(busyUntil, to);
+  }
+  const { from, to, chunks } = best;
+  const details = {
+    from_ms: round(from - t0, 0),
+    to_ms: round(to - t0, 0),
+    ms: round(to - from, 0),
+    chunks: Math.max(0, chunks),
+    turns_streaming: clients.filter(
+      (c) => (c.arrivals[STEADY_MARGIN - 1] as number) <= from && c.doneAt >= to,
+    ).length,
+    cpu_ms: 0,
+    cpu_samples_in_window: samples.filter(([t]) => t >= from && t <= to).length,
+    cpu_sample_ms: CPU_SAMPLE_MS,
+  };
+  if (to - from < MIN_STEADY_MS)
+    return {
+      details,
+      why: `saturated: some turn was starting or ending at every moment (the longest stretch without, with chunks in it, lasted ${round(Math.max(0, to - from), 0)} ms, under ${MIN_STEADY_MS} ms)`,
+    };
+  const cpuUs = cpuAt(samples, to) - cpuAt(samples, from);
+  details.cpu_ms = round(cpuUs / 1000, 1);
+  return { details, window: { cpu_us: cpuUs, chunks } };
+}
+
+function countArrivals(clients: readonly Client[], from: number, to: number): number {
+  let n = 0;
+  for (const c of clients) for (const t of c.arrivals) if (t >= from && t <= to) n += 1;
+  return n;
+}
+
+/** Process CPU µs at time `t`, linear between the two samples around it (clamped at the ends). */
+function cpuAt(samples: readonly CpuSample[], t: number): number {
+  const after = samples.findIndex(([at]) => at >= t);
+  if (after <= 0) return (after === 0 ? samples[0] : samples.at(-1))?.[1] ?? 0;
+  const [t1, c1] = samples[after - 1] as CpuSample;
+  const [t2, c2] = samples[after] as CpuSample;
+  return t2 === t1 ? c2 : c1 + ((c2 - c1) * (t - t1)) / (t2 - t1);
+}
+
 const mb = (bytes: number) => round(bytes / 2 ** 20, 1);
 
-/** A client that counts its turn's frames: seq contiguity, text chunks, the one done. */
+/** A client that checks its turn's frames and keeps the arrival time of each text chunk. */
 function connect(url: string, onDone: () => void): Promise<Client> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { perMessageDeflate: false });
-    const client: Client = { ws, frames: 0, chunks: 0, lastSeq: 0, gaps: 0, done: false };
+    const ws = new WebSocket(url, NESTED_SUBPROTOCOLS, { perMessageDeflate: false });
+    const client: Client = { ws, turn: new TurnFrames(), sentAt: 0, arrivals: [], doneAt: 0 };
     ws.on("message", (data: Buffer) => {
-      const seq = seqOf(data);
-      if (seq < 0) return; // chat_resumed, errors without a seq
-      client.frames += 1;
-      if (seq !== client.lastSeq + 1) client.gaps += 1;
-      client.lastSeq = seq;
-      if (isDoneFrame(data)) {
-        client.done = true;
+      const text = client.turn.add(data);
+      if (text > 0) {
+        const now = monoMs();
+        for (let i = 0; i < text; i++) client.arrivals.push(now);
+      } else if (client.turn.dones === 1 && isDoneFrame(data)) {
+        client.doneAt = monoMs();
         onDone();
-      } else if (isTextChunk(data)) client.chunks += 1;
+      }
     });
     ws.once("open", () => resolve(client));
     ws.once("error", reject);
   });
 }
-
-const TEXT_CHUNK = Buffer.from('{"type":"chunk","content":" w');
-const isTextChunk = (data: Buffer) => data.subarray(0, TEXT_CHUNK.length).equals(TEXT_CHUNK);
 
 /** Runs `n` turns one socket each and waits for them all (warm-up). */
 async function runTurns(url: string, n: number): Promise<void> {
@@ -187,23 +262,23 @@ const report = {
     chunk_ms: CHUNK_MS,
     ramp_ms: RAMP_MS,
     method:
-      "per level: a fresh paced SSE server process and a fresh agentwire server process; 20 warm-up turns; N sockets connected, then one chat_message each, ramped over ramp_ms; the server measures its own CPU (process.cpuUsage) and event-loop delay (monitorEventLoopDelay, 10 ms resolution subtracted) from the first chat_message to the last done chunk",
+      "per level: a fresh paced SSE server process and a fresh agentwire server process; 20 warm-up turns; N sockets (offering agentwire.v1+nested) connected, then one chat_message each, ramped over ramp_ms; the server measures its own CPU (process.cpuUsage) and event-loop delay (monitorEventLoopDelay, 10 ms resolution subtracted) from the first chat_message to the last done chunk",
     server_cpu_us_per_chunk:
-      "server process CPU time (user+system) over the window / text chunks relayed; includes the openai SDK's SSE parsing, the loop, the frame log's group commits, socket writes, turn start and end (rows, ledger); details split user and system (kernel) time: at 20 chunks/s per stream each chunk arrives in its own TCP read and leaves in its own write, and the loopback TCP work of both is system time of this process",
+      "server process CPU time (user+system) over the window / text chunks relayed; includes the openai SDK's SSE parsing, the loop, the frame log's group commits, socket writes, turn start and end (rows, ledger); details split user and system (kernel) time: at 20 chunks/s per stream each chunk arrives in its own TCP read and leaves in its own write, and the loopback TCP work of both is system time of this process. It depends on chunks_per_turn (the fixed cost per turn is spread over its chunks): compare runs at the same chunks_per_turn, or use details.server_cpu_us_per_chunk_at_40_chunks_estimate (steady + fixed / 40) against figures measured with 40",
+    steady_cpu_us_per_chunk: `server CPU per text chunk in the steady window, a stretch of time in which no turn starts or ends: a turn is starting from its chat_message until its client has received chunk ${STEADY_MARGIN}, ending from its chunk ${CHUNKS - STEADY_MARGIN} until its done; of the stretches between such moments, the one with the most chunks (normally from the moment every client has ${STEADY_MARGIN} chunks to the moment the first has ${CHUNKS - STEADY_MARGIN}: a late turn splits that stretch; details.steady_window.turns_streaming says how many turns streamed through it). Bounds from the clients' arrival times (process.hrtime, CLOCK_MONOTONIC, shared by the processes); the server's CPU at each bound interpolated from process.cpuUsage() samples taken every cpu_sample_ms by a worker thread in the server process (its timer runs while the event loop lags); chunks counted from client arrivals inside the window. null when there is no such window of at least ${MIN_STEADY_MS} ms (a saturated server: turns start and end all the time), with steady_null_because saying why`,
+    fixed_cpu_us_per_turn:
+      "(server CPU over the whole window − steady_cpu_us_per_chunk × all text chunks) / turns: what a turn's start and end cost (rows, ledger, toolbelt, provider request, final message), beside its chunks",
     rss_per_turn_kb:
       "(RSS after gc() with every turn sent − RSS after gc() with the sockets connected) / turns in flight (sent, not yet done) at that moment",
     frames_lost:
-      "turns whose client saw a seq gap, no final done chunk, or fewer text chunks than the SSE server sent",
+      "turns whose client saw a seq gap or repeat, not exactly one done as the last frame, or fewer text chunks than the SSE server sent",
     model_side:
       "bench/src/_paced-sse-server.ts: node:http, the real chat.completion.chunk format (role chunk, one content delta per tick, finish chunk, usage chunk, [DONE]); one interval ticks all streams; not measured",
   },
-  machine: {
-    ...machineInfo(),
-    loadavg_1m_at_start: round(loadStart),
-    loadavg_1m_at_end: round(loadavg()[0] ?? 0),
-  },
+  machine: machineInfo(start),
   date: new Date().toISOString(),
 };
 writeFileSync(new URL("../results/stream.json", import.meta.url), `${JSON.stringify(report, null, 2)}\n`);
 console.log(JSON.stringify(report.levels, null, 2));
-process.exit(0);
+const lostAny = results.some((l) => l.frames_lost > 0);
+process.exit(lostAny ? 1 : 0);

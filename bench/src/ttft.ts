@@ -5,12 +5,19 @@
 // and the server time of that thread's context assembly. Writes bench/results/ttft.json.
 import { writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import { loadavg } from "node:os";
 import { ContextSettings, SUMMARIZER_SYSTEM_PROMPT } from "@agentwire/agents";
 import { loadThreadContext } from "@agentwire/websocket";
 import WebSocket, { WebSocketServer } from "ws";
 import { BENCH_USER, seedLongThread } from "./_long-thread.js";
-import { isDoneFrame, machineInfo, numberArg, quantile, round, startBenchServer } from "./_server.js";
+import {
+  benchStart,
+  isDoneFrame,
+  machineInfo,
+  numberArg,
+  quantile,
+  round,
+  startBenchServer,
+} from "./_server.js";
 
 const SAMPLES = numberArg("samples", 1000);
 const WARMUP = numberArg("warmup", 200);
@@ -19,7 +26,7 @@ const LONG_MESSAGES = numberArg("long-messages", 500);
 const ASSEMBLY_RUNS = numberArg("assembly-runs", 300);
 // Each thread takes this many turns (2 rows each): 12 verbatim + 20 new stays under CONTEXT_MAX_MESSAGES (40).
 const TURNS_PER_THREAD = 10;
-const loadStart = loadavg()[0] ?? 0;
+const start = benchStart();
 const CHUNK_PREFIX = Buffer.from('{"type":"chunk"');
 const MESSAGE = JSON.stringify({ command: "chat_message", data: { content: "ttft benchmark" } });
 
@@ -194,11 +201,7 @@ const report = {
     same_process: true,
     same_process_note: "client and both servers share one Node process (one JS thread)",
   },
-  machine: {
-    ...machineInfo(),
-    loadavg_1m_at_start: round(loadStart),
-    loadavg_1m_at_end: round(loadavg()[0] ?? 0),
-  },
+  machine: machineInfo(start),
   date: new Date().toISOString(),
 };
 
