@@ -5,6 +5,7 @@ import { type AgentwirePostgres, type OpenPostgresOptions, openPostgres } from "
 import { createPgRepositories } from "../db/pg/create-pg-repositories.js";
 import type { Repositories } from "../db/repositories.js";
 import { createSqliteRepositories } from "../db/sqlite/create-sqlite-repositories.js";
+import { batchWrites } from "../db/sqlite-write-batch.js";
 import { type FrameLog, logFrameErrors } from "../turns/frame-log.js";
 import { PostgresFrameLog } from "../turns/postgres-frame-log.js";
 import { SqliteFrameLog } from "../turns/sqlite-frame-log.js";
@@ -58,15 +59,23 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
 export function sqliteStorage(
   database: AgentwireDatabase,
 ): Storage & { readonly database: AgentwireDatabase } {
+  // Before the repositories prepare their statements: every write joins the tick's one transaction.
+  const batch = batchWrites(database.sqlite);
   return {
     dialect: "sqlite",
     database,
     repos: createSqliteRepositories(database.db),
-    createFrameLog: (logger) => new SqliteFrameLog(database.sqlite, { onError: logFrameErrors(logger) }),
+    createFrameLog: (logger) => {
+      batch.onError = (err) => logger.error({ err }, "a batch of writes could not be committed");
+      return new SqliteFrameLog(database.sqlite, { onError: logFrameErrors(logger) });
+    },
     isReady: async () => database.isReady(),
     claimSoleInstance: async () => true,
     poolStats: () => undefined,
-    close: async () => database.close(),
+    close: async () => {
+      if (database.sqlite.open) batch.commit();
+      database.close();
+    },
   };
 }
 

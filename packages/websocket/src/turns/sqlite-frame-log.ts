@@ -1,5 +1,6 @@
 import type { UnstampedFrame } from "@agentwire/protocol";
 import type Database from "better-sqlite3";
+import { commitBatch } from "../db/sqlite-write-batch.js";
 import type { FrameLog, FrameSubscriber, LoggedFrame } from "./frame-log.js";
 import {
   type BatchRow,
@@ -58,7 +59,10 @@ export class SqliteFrameLog implements FrameLog {
   private readonly selectTurn: Database.Statement<[string, string], BatchRow>;
   private readonly writeAll: (ready: [ThreadLog, Pending[]][]) => void;
 
-  constructor(sqlite: Database.Database, options: SqliteFrameLogOptions = {}) {
+  constructor(
+    private readonly sqlite: Database.Database,
+    options: SqliteFrameLogOptions = {},
+  ) {
     this.maxRecent = options.maxRecentFrames ?? 20_000;
     this.onError = options.onError ?? (() => {});
     this.now = options.now ?? Date.now;
@@ -187,9 +191,13 @@ export class SqliteFrameLog implements FrameLog {
     this.scheduled = false;
     this.lastCommitAt = performance.now();
     const ready = this.memory.take();
-    if (ready.length > 0) {
-      const written = this.writeReady(ready);
+    const written = ready.length > 0 ? this.writeReady(ready) : [];
+    try {
+      // The rows written this tick (sqliteStorage batches them) commit with the frames, before any is sent.
+      commitBatch(this.sqlite);
       for (const [thread, frames] of written) this.deliver(thread, frames);
+    } catch (error) {
+      for (const [thread] of written) this.onError(error, thread.threadId);
     }
     this.memory.committed();
   }
