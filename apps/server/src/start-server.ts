@@ -120,6 +120,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
       // Per-user caps and rates counted in Redis, across every instance.
       ...(cluster && { connectionQuota: cluster.connectionQuota, userRateLimit: cluster.userRateLimit }),
       ...(options.handlers && { handlers: options.handlers }),
+      ...(built.metrics && { relayTimes: built.metrics.relayTimes }),
     });
     openSockets = countSockets;
     await securityHeaders(app);

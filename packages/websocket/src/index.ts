@@ -47,4 +47,5 @@ export * from "./ws/connection-quota.js";
 export * from "./ws/connection-registry.js";
 export * from "./ws/limit-turn-starts.js";
 export * from "./ws/rate-limiter.js";
+export * from "./ws/relay-times.js";
 export * from "./ws/user-rate-limit.js";

@@ -37,6 +37,7 @@ export async function* callModel(level: Level): AsyncGenerator<LoopEvent, NextSt
     parentId: level.parentId,
     startedAt,
     latencyMs: level.now() - t0,
+    t0,
   });
   level.usage.addLlmCall(record);
   level.ctx.onLlmCall?.(record);

@@ -10,6 +10,8 @@ export type CallSite = {
   /** Wall-clock start, for the ledger. */
   startedAt: number;
   latencyMs: number;
+  /** The site's clock when the call was made, to time its first token. */
+  t0?: number;
 };
 
 /**
@@ -32,6 +34,8 @@ export function modelCallRecord(
     parentId: site.parentId,
     usage: turn.usage,
     latencyMs: Math.round(site.latencyMs),
+    ...(turn.firstTokenAt !== undefined &&
+      site.t0 !== undefined && { firstTokenMs: Math.max(0, turn.firstTokenAt - site.t0) }),
     startedAt: site.startedAt,
     ...(failure !== undefined && { error: `${errorPrefix}${failure}` }),
   });
@@ -53,6 +57,6 @@ export async function quietModelCall(
   let next = await stream.next();
   while (!next.done) next = await stream.next();
   const turn = next.value;
-  const site = { depth: where.depth, parentId: where.parentId, startedAt, latencyMs: where.now() - t0 };
+  const site = { depth: where.depth, parentId: where.parentId, startedAt, latencyMs: where.now() - t0, t0 };
   return { turn, record: modelCallRecord(provider, request.model, turn, site, where.errorPrefix) };
 }

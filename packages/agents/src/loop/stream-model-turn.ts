@@ -21,6 +21,8 @@ export type ModelTurn = {
   finish?: FinishReason;
   error?: ProviderErrorInfo;
   aborted: boolean;
+  /** When the first text or thinking delta arrived (the site's clock). */
+  firstTokenAt?: number;
 };
 
 /** Where a model call's text goes: its node, and who may take a chunk past the generators. */
@@ -29,6 +31,8 @@ export type ChunkSite = {
   depth: number;
   /** Takes a chunk directly (true) or declines it (false: it is yielded). */
   offer?: (event: ChunkEvent) => boolean;
+  /** The clock `firstTokenAt` is read from; performance.now by default. */
+  now?: () => number;
 };
 
 /**
@@ -62,16 +66,22 @@ class TurnFold {
   /** Set once the call is over for the consumer: a provider that ignores its signal is not heard. */
   closed = false;
 
-  constructor(private readonly site: ChunkSite) {}
+  private readonly clock: () => number;
+
+  constructor(private readonly site: ChunkSite) {
+    this.clock = site.now ?? (() => performance.now());
+  }
 
   /** Takes one event; returns a chunk to relay, or undefined. */
   add(event: ProviderEvent): ChunkEvent | undefined {
     const { turn, site } = this;
     switch (event.type) {
       case "text-delta":
+        turn.firstTokenAt ??= this.clock();
         turn.text += event.text;
         return { type: "chunk", content: event.text, parent_id: site.parentId, depth: site.depth };
       case "thinking-delta": {
+        turn.firstTokenAt ??= this.clock();
         this.block ??= { text: "" };
         const block = this.block;
         block.text += event.text;
@@ -82,7 +92,13 @@ class TurnFold {
           this.block = null;
         }
         return event.text
-          ? { type: "chunk", content: event.text, thinking: true, parent_id: site.parentId, depth: site.depth }
+          ? {
+              type: "chunk",
+              content: event.text,
+              thinking: true,
+              parent_id: site.parentId,
+              depth: site.depth,
+            }
           : undefined;
       }
       case "tool-call":

@@ -16,6 +16,8 @@ export type LlmCallRecord = {
   costUsd: number;
   costKnown: boolean;
   latencyMs: number;
+  /** From the request to the first text or thinking delta; absent when none came. */
+  firstTokenMs?: number;
   startedAt: number;
   error?: string;
 };

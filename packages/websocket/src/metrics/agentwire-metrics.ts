@@ -5,6 +5,7 @@ import type { TurnStatus } from "../db/schema/turns.js";
 import type { PoolStats } from "../server/storage.js";
 import type { AdmissionObserver, AdmissionRejection } from "../turns/admission-queue.js";
 import type { TurnObserver } from "../turns/turn-observer.js";
+import { RelayTimes } from "../ws/relay-times.js";
 
 /** Live numbers read at scrape time. */
 export type MetricsSources = {
@@ -26,16 +27,20 @@ export class AgentwireMetrics implements TurnObserver, AdmissionObserver {
   private readonly tokens: Counter<"provider" | "model" | "kind">;
   private readonly cost: Counter<"provider" | "model">;
   private readonly providerLatency: Histogram<"provider">;
+  private readonly firstToken: Histogram<"provider" | "model">;
   private readonly toolCalls: Counter<"tool">;
   private readonly toolErrors: Counter<"tool">;
   private readonly budgetBreaches: Counter<"reason">;
   private readonly admissionWaits: Histogram;
   private readonly admissionRejections: Counter<"reason">;
+  /** Each frame's time from append to socket write; sockets record into it (createServer's `relayTimes`). */
+  readonly relayTimes = new RelayTimes();
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
     // Default metrics include nodejs_eventloop_lag_* (from monitorEventLoopDelay), RSS and heap.
     collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 20 });
+    this.registry.registerMetric(this.relayTimes as unknown as Parameters<Registry["registerMetric"]>[0]);
     new Gauge({
       name: "agentwire_open_sockets",
       help: "Open WebSocket connections",
@@ -150,6 +155,13 @@ export class AgentwireMetrics implements TurnObserver, AdmissionObserver {
       buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
       registers,
     });
+    this.firstToken = new Histogram({
+      name: "agentwire_time_to_first_token_seconds",
+      help: "From a provider request to its first text or thinking delta, measured in the server",
+      labelNames: ["provider", "model"],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32],
+      registers,
+    });
     this.toolCalls = new Counter({
       name: "agentwire_tool_calls_total",
       help: "Tool calls by tool",
@@ -174,6 +186,7 @@ export class AgentwireMetrics implements TurnObserver, AdmissionObserver {
     const labels = { provider: r.provider, model: modelLabel(r.model) };
     this.providerCalls.inc({ ...labels, outcome: r.error ? "error" : "ok" });
     this.providerLatency.observe({ provider: r.provider }, r.latencyMs / 1000);
+    if (r.firstTokenMs !== undefined) this.firstToken.observe(labels, r.firstTokenMs / 1000);
     this.tokens.inc({ ...labels, kind: "input" }, r.inputTokens);
     this.tokens.inc({ ...labels, kind: "output" }, r.outputTokens);
     this.tokens.inc({ ...labels, kind: "cache_read" }, r.cacheReadTokens);

@@ -20,6 +20,7 @@ import type { FrameLog } from "../turns/frame-log.js";
 import { type CommandHandlers, CommandRouter } from "../ws/command-router.js";
 import { type ConnectionQuota, LocalConnectionQuota } from "../ws/connection-quota.js";
 import { ConnectionRegistry } from "../ws/connection-registry.js";
+import type { RelayTimes } from "../ws/relay-times.js";
 import { wsRoute } from "../ws/ws-route.js";
 import type { AgentwireServices } from "./agentwire-services.js";
 import { closeAllConnections } from "./close-all-connections.js";
@@ -33,6 +34,7 @@ export interface AgentwirePluginOptions {
   services: AgentwireServices;
   handlers: CommandHandlers;
   frames: FrameLog;
+  relayTimes?: RelayTimes;
   /** Counts each user's sockets against maxConnectionsPerUser; defaults to this process's own count. */
   connectionQuota?: ConnectionQuota;
 }
@@ -139,6 +141,7 @@ async function agentwirePlugin(app: FastifyInstance, opts: AgentwirePluginOption
     registry,
     quota: opts.connectionQuota ?? new LocalConnectionQuota(),
     frames: opts.frames,
+    relayTimes: opts.relayTimes,
     router,
     resolveUser,
     hostAllowed,

@@ -9,6 +9,7 @@ import type { FrameLog } from "../turns/frame-log.js";
 import type { CommandHandlers } from "../ws/command-router.js";
 import type { ConnectionQuota } from "../ws/connection-quota.js";
 import { limitTurnStarts } from "../ws/limit-turn-starts.js";
+import type { RelayTimes } from "../ws/relay-times.js";
 import { LocalUserRateLimit, type UserRateLimit } from "../ws/user-rate-limit.js";
 import agentwirePlugin from "./agentwire-plugin.js";
 import type { AgentwireServices } from "./agentwire-services.js";
@@ -38,6 +39,8 @@ export interface CreateServerOptions {
   connectionQuota?: ConnectionQuota;
   /** Counts each user's turn starts (limits.userTurnsPerMinute); defaults to this process's count. */
   userRateLimit?: UserRateLimit;
+  /** Where sockets record each frame's time from append to write (the metrics' relay histogram). */
+  relayTimes?: RelayTimes;
 }
 
 export interface AgentwireServer {
@@ -93,6 +96,7 @@ export async function createServer(options: CreateServerOptions): Promise<Agentw
     handlers,
     frames,
     ...(options.connectionQuota && { connectionQuota: options.connectionQuota }),
+    ...(options.relayTimes && { relayTimes: options.relayTimes }),
   });
   return { app, repos, frames, openSockets: () => app.websocketServer?.clients.size ?? 0 };
 }

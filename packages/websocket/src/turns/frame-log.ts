@@ -1,7 +1,12 @@
 import type { UnstampedFrame } from "@agentwire/protocol";
 
 /** One frame as the log holds it: its seq on the thread and its JSON text, encoded once (stored and sent as is). */
-export type LoggedFrame = { readonly seq: number; readonly json: string };
+export type LoggedFrame = {
+  readonly seq: number;
+  readonly json: string;
+  /** `performance.now()` when it was appended in this process (absent for frames read back). */
+  readonly at?: number;
+};
 
 /** Receives a thread's committed frames in seq order, each once (a socket, or an observer in tests). */
 export interface FrameSubscriber {

@@ -2,7 +2,12 @@ import type { UnstampedFrame } from "@agentwire/protocol";
 import type { FrameSubscriber, LoggedFrame } from "./frame-log.js";
 
 /** A frame in flight; also handed out as the LoggedFrame itself (no copy per frame). */
-export type Pending = { readonly seq: number; readonly json: string; readonly turnId: string };
+export type Pending = {
+  readonly seq: number;
+  readonly json: string;
+  readonly turnId: string;
+  readonly at: number;
+};
 
 /** One thread's part of the log in memory. */
 export class ThreadLog {
@@ -215,7 +220,7 @@ export class LogMemory {
   /** Stamps the frame with the thread's next seq and queues it for the next commit. */
   queue(thread: ThreadLog, turnId: string, frame: UnstampedFrame): Pending {
     const seq = ++thread.lastSeq;
-    const entry: Pending = { seq, json: stamp(thread, frame, seq), turnId };
+    const entry: Pending = { seq, json: stamp(thread, frame, seq), turnId, at: performance.now() };
     thread.pending.push(entry);
     this.dirty.add(thread);
     return entry;

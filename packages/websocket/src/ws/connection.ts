@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from "fastify";
 import type { FrameSubscriber, LoggedFrame } from "../turns/frame-log.js";
 import { CloseCode } from "./close-codes.js";
 import { CHUNK_PREFIX, type Outgoing, queueMerging } from "./merge-text-deltas.js";
+import type { RelayTimes } from "./relay-times.js";
 
 /** The part of a `ws` WebSocket a connection uses (a fake satisfies it in unit tests). */
 export interface SocketLike {
@@ -35,6 +36,8 @@ export interface ConnectionOptions {
    * only depth-0 text reaches it, so a client that concatenates every chunk reads the answer alone.
    */
   nested?: boolean;
+  /** Records each log frame's time from append to this socket's write (`/metrics`). */
+  relayTimes?: RelayTimes | undefined;
 }
 
 /**
@@ -52,6 +55,7 @@ export class Connection implements FrameSubscriber {
   private readonly hardLimit: number;
   private readonly mergeThreshold: number;
   private readonly nested: boolean;
+  private readonly relayTimes: RelayTimes | undefined;
   private outbox: Outgoing[] = [];
   private outboxBytes = 0;
   private waitingForDrain = false;
@@ -72,6 +76,7 @@ export class Connection implements FrameSubscriber {
     this.hardLimit = options.sendHardLimitBytes;
     this.mergeThreshold = options.sendMergeThresholdBytes ?? Math.floor(options.sendSoftLimitBytes / 2);
     this.nested = options.nested ?? false;
+    this.relayTimes = options.relayTimes;
   }
 
   /** True while frames can still be sent. */
@@ -101,6 +106,13 @@ export class Connection implements FrameSubscriber {
       return;
     }
     this.writeAll(frames);
+    const times = this.relayTimes;
+    if (!times) return;
+    const now = performance.now();
+    for (let i = 0; i < frames.length; i++) {
+      const at = (frames[i] as LoggedFrame).at;
+      if (at !== undefined) times.record(now - at);
+    }
   }
 
   /** False (and the socket closing) once its buffer is past the soft or hard limit. */

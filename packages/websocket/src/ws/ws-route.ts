@@ -17,6 +17,7 @@ import type { ConnectionContext } from "./connection-context.js";
 import type { ConnectionQuota } from "./connection-quota.js";
 import type { ConnectionRegistry } from "./connection-registry.js";
 import { RateLimiter } from "./rate-limiter.js";
+import type { RelayTimes } from "./relay-times.js";
 
 export interface WsRouteOptions {
   settings: ServerSettings;
@@ -26,6 +27,7 @@ export interface WsRouteOptions {
   /** Counts the user's open sockets against maxConnectionsPerUser (across instances with Redis). */
   quota: ConnectionQuota;
   frames: FrameLog;
+  relayTimes?: RelayTimes | undefined;
   router: CommandRouter;
   resolveUser: UserResolver;
   /** The Host names this server answers to; a page's own origin is trusted only under one of them. */
@@ -98,6 +100,7 @@ export async function wsRoute(app: FastifyInstance, opts: WsRouteOptions) {
         }),
         sendHardLimitBytes: limits.sendHardLimitBytes,
         nested: socket.protocol === PROTOCOL_V1_NESTED,
+        relayTimes: opts.relayTimes,
       });
       const admission = admissions.get(request);
       if (admission) admission.upgraded = true;
