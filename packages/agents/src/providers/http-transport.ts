@@ -1,4 +1,4 @@
-import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from "node:http";
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { type FetchLike, requestedDelayMs } from "./bounded-retry-fetch.js";
 
@@ -95,7 +95,10 @@ export class HttpTransport {
     const init = { status, statusText: res.statusMessage ?? "", headers };
     let response: Response;
     if (ok && (headers.get("content-type") ?? "").includes("text/event-stream")) {
-      response = new Response(lazyWebBody(res, () => this.bodies.delete(response)), init);
+      response = new Response(
+        lazyWebBody(res, () => this.bodies.delete(response)),
+        init,
+      );
       this.bodies.set(response, res);
     } else {
       const chunks: Buffer[] = [];

@@ -7,7 +7,9 @@ export type EmitProviderEvent = (event: ProviderEvent) => void;
  * The pull form of a pushed provider call, for consumers that iterate (`Provider.stream`): events
  * queue until read. The call runs to its end whether or not it is read; its signal stops it.
  */
-export async function* pushedEvents(run: (emit: EmitProviderEvent) => Promise<void>): AsyncGenerator<ProviderEvent> {
+export async function* pushedEvents(
+  run: (emit: EmitProviderEvent) => Promise<void>,
+): AsyncGenerator<ProviderEvent> {
   const queue: ProviderEvent[] = [];
   let wake: (() => void) | undefined;
   let finished = false;

@@ -76,7 +76,11 @@ export class OpenAIProvider implements Provider {
     return retryStalledPush((out) => this.attempt(request, signal, out), this.options.maxRetries, emit);
   }
 
-  private async attempt(request: ProviderRequest, signal: AbortSignal, emit: EmitProviderEvent): Promise<void> {
+  private async attempt(
+    request: ProviderRequest,
+    signal: AbortSignal,
+    emit: EmitProviderEvent,
+  ): Promise<void> {
     if (signal.aborted) return;
     const body = mapOpenAIRequest(request, this.options.maxTokensField);
     let response: Response;
@@ -141,7 +145,8 @@ export class OpenAIProvider implements Provider {
       );
       return;
     }
-    for (const event of state.finish(() => `call_${randomUUID().replaceAll("-", "").slice(0, 24)}`)) emit(event);
+    for (const event of state.finish(() => `call_${randomUUID().replaceAll("-", "").slice(0, 24)}`))
+      emit(event);
   }
 
   /** The configured model list, or what the server's `/models` answers. */

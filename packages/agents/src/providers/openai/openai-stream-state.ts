@@ -18,6 +18,8 @@ export class OpenAIStreamState {
 
   /** Reads one raw chunk; anything unreadable is skipped. */
   push(raw: unknown): ChunkOutcome {
+    const plain = plainTextDelta(raw);
+    if (plain !== undefined) return { events: plain ? [{ type: "text-delta", text: plain }] : [] };
     const parsed = OpenAIChunk.safeParse(raw);
     if (!parsed.success) return { events: [] };
     const chunk = parsed.data;
@@ -62,4 +64,24 @@ export class OpenAIStreamState {
     // Gemini and others end a tool-calling turn with "stop"; the calls, not the reason, decide.
     return this.toolCalls.size > 0 ? "tool_calls" : "stop";
   }
+}
+
+/**
+ * The text of the chunk that makes up nearly every stream (one choice, a `content` delta, nothing
+ * else that counts), read without the schema: what the schema would make of it, at a fraction of the
+ * cost. Undefined for any other shape, which the schema then reads.
+ */
+function plainTextDelta(raw: unknown): string | undefined {
+  const chunk = raw as { object?: unknown; usage?: unknown; choices?: unknown } | null;
+  if (typeof chunk !== "object" || chunk === null || chunk.usage != null || chunk.object === "error") return;
+  const choices = chunk.choices;
+  if (!Array.isArray(choices) || choices.length !== 1) return;
+  const choice = choices[0] as { index?: unknown; delta?: unknown; finish_reason?: unknown } | null;
+  if (typeof choice !== "object" || choice === null || choice.finish_reason != null) return;
+  if (choice.index !== 0 && choice.index !== undefined) return;
+  const delta = choice.delta as Record<string, unknown> | null;
+  if (typeof delta !== "object" || delta === null || typeof delta.content !== "string") return;
+  if (delta.tool_calls != null || delta.reasoning_content != null || delta.reasoning != null) return;
+  if (delta.refusal != null && delta.content === "") return;
+  return delta.content;
 }
