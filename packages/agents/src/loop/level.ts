@@ -76,13 +76,16 @@ export function createLevel(params: RunLoopParams): Level {
     state: null,
     now: ctx.now ?? (() => performance.now()),
     offer: params.offer ?? (depth === 0 ? directOffer(ctx) : decline),
-    dispose: () => local.abort(),
+    dispose: () => local.abort(LEVEL_ENDED),
   };
   for (const m of params.history) appendMessage(level, m);
   return level;
 }
 
 const decline = () => false;
+
+/** Why a level's own signal fires when it ends: a plain value, not a DOMException and its stack per level. */
+const LEVEL_ENDED = "level ended";
 
 /** The root's offer: straight to the consumer while it waits for the loop with nothing in flight. */
 function directOffer(ctx: LoopContext): (event: LoopEvent) => boolean {

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from "fastify";
+import { checkpointInWorker } from "../db/checkpoint-worker.js";
 import type { AgentwireDatabase } from "../db/open-database.js";
 import { openDatabase } from "../db/open-database.js";
 import { type AgentwirePostgres, type OpenPostgresOptions, openPostgres } from "../db/open-postgres.js";
@@ -61,18 +62,22 @@ export function sqliteStorage(
 ): Storage & { readonly database: AgentwireDatabase } {
   // Before the repositories prepare their statements: every write joins the tick's one transaction.
   const batch = batchWrites(database.sqlite);
+  let report = (message: string) => console.error(`agentwire: WAL checkpoint failed: ${message}`);
+  const stopCheckpoints = checkpointInWorker(database.sqlite, (message) => report(message));
   return {
     dialect: "sqlite",
     database,
     repos: createSqliteRepositories(database.db),
     createFrameLog: (logger) => {
       batch.onError = (err) => logger.error({ err }, "a batch of writes could not be committed");
+      report = (message) => logger.warn({ message }, "WAL checkpoint failed; retried in half a second");
       return new SqliteFrameLog(database.sqlite, { onError: logFrameErrors(logger) });
     },
     isReady: async () => database.isReady(),
     claimSoleInstance: async () => true,
     poolStats: () => undefined,
     close: async () => {
+      await stopCheckpoints();
       if (database.sqlite.open) batch.commit();
       database.close();
     },

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -86,5 +86,24 @@ describe("sqliteStorage: the writes of one event-loop turn share one transaction
     await storage.repos.threads.create("u", "last");
     await storage.close();
     expect(committedThreads()).toBe(1);
+  });
+});
+
+describe("sqliteStorage: WAL checkpoints run in a worker thread, not in a commit", () => {
+  it("the serving connection never checkpoints; the worker copies the WAL into the file", async () => {
+    const storage = sqliteStorage(database);
+    expect(database.sqlite.pragma("wal_autocheckpoint", { simple: true })).toBe(0);
+    const file = join(dir, "a.db");
+    const before = statSync(file).size;
+    await storage.repos.users.ensure("u");
+    for (let i = 0; i < 200; i++) await storage.repos.threads.create("u", "x".repeat(2000));
+    await nextTick();
+    // Waits on the condition (the worker's passive checkpoint, every half second), bounded.
+    const deadline = Date.now() + 10_000;
+    while (statSync(file).size <= before && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(statSync(file).size).toBeGreaterThan(before);
+    await storage.close();
   });
 });
