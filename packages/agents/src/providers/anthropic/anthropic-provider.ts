@@ -1,11 +1,14 @@
-import Anthropic from "@anthropic-ai/sdk";
+import Anthropic, { APIError } from "@anthropic-ai/sdk";
 import type { FetchLike } from "../bounded-retry-fetch.js";
-import { providerFetch } from "../idle-timeout-fetch.js";
+import { HttpTransport } from "../http-transport.js";
+import { DEFAULT_IDLE_TIMEOUT_MS, providerFetch } from "../idle-timeout-fetch.js";
 import type { Provider } from "../provider.js";
 import { streamFailure, toProviderErrorInfo } from "../provider-error.js";
 import type { ProviderErrorInfo, ProviderEvent } from "../provider-event.js";
 import type { ProviderRequest } from "../provider-request.js";
-import { retryStalledStream } from "../retry-stalled-stream.js";
+import { type EmitProviderEvent, pushedEvents } from "../pushed-events.js";
+import { readSse, readSseWeb, type SseHandler } from "../read-sse.js";
+import { retryStalledPush } from "../retry-stalled-stream.js";
 import { AnthropicStreamState } from "./anthropic-stream-state.js";
 import { mapAnthropicRequest } from "./map-anthropic-request.js";
 
@@ -43,25 +46,37 @@ export type AnthropicProviderOptions = {
 export class AnthropicProvider implements Provider {
   readonly id: string;
   private readonly client: Anthropic;
+  /** Absent when a fetch was given: its bodies are read as web streams. */
+  private readonly transport: HttpTransport | undefined;
 
   constructor(private readonly options: AnthropicProviderOptions) {
     this.id = options.id ?? "anthropic";
+    this.transport = options.fetch ? undefined : new HttpTransport(options.maxRetryDelayMs);
     this.client = new Anthropic({
       apiKey: options.apiKey,
       authToken: null,
       baseURL: options.baseURL ?? null,
       maxRetries: options.maxRetries,
       timeout: options.timeoutMs,
-      fetch: providerFetch(options),
+      fetch: this.transport?.fetch ?? providerFetch(options),
     });
   }
 
   /** Streams one model turn as provider events; a stall before any event makes the call again. */
   stream(request: ProviderRequest, signal: AbortSignal): AsyncIterable<ProviderEvent> {
-    return retryStalledStream(() => this.attempt(request, signal), this.options.maxRetries);
+    return pushedEvents((emit) => this.streamTo(request, signal, emit));
   }
 
-  private async *attempt(request: ProviderRequest, signal: AbortSignal): AsyncIterable<ProviderEvent> {
+  /** `stream`, pushed: each event is emitted within the network read that completed it. */
+  streamTo(request: ProviderRequest, signal: AbortSignal, emit: EmitProviderEvent): Promise<void> {
+    return retryStalledPush((out) => this.attempt(request, signal, out), this.options.maxRetries, emit);
+  }
+
+  private async attempt(
+    request: ProviderRequest,
+    signal: AbortSignal,
+    emit: EmitProviderEvent,
+  ): Promise<void> {
     if (signal.aborted) return;
     const body = mapAnthropicRequest(request, {
       defaultMaxTokens: this.options.defaultMaxTokens ?? 8192,
@@ -69,34 +84,62 @@ export class AnthropicProvider implements Provider {
         ? { thinkingBudgetTokens: this.options.thinkingBudgetTokens }
         : {}),
     });
-    let events: AsyncIterable<unknown>;
-    let requestId: string | undefined;
+    let response: Response;
     try {
-      const started = await this.client.messages.create(body, { signal }).withResponse();
-      events = started.data;
-      requestId = started.request_id ?? undefined;
+      response = await this.client.messages.create(body, { signal }).asResponse();
     } catch (err) {
       if (signal.aborted) return;
-      yield* this.fail(toProviderErrorInfo(err, this.errorContext(true)));
+      this.fail(emit, toProviderErrorInfo(err, this.errorContext(true)));
       return;
     }
+    const requestId = response.headers.get("request-id") ?? undefined;
+    const midStream = { ...this.errorContext(false), requestId };
     const state = new AnthropicStreamState();
+    let failure: ProviderErrorInfo | undefined;
+    // What the SDK's stream does with each message, without its iterators: the Messages events are
+    // JSON, `ping` is nothing, `error` (e.g. overloaded_error mid-stream) is an APIError.
+    const onMessage: SseHandler = (message) => {
+      const name = message.event;
+      if (name === "error") {
+        failure = toProviderErrorInfo(
+          new APIError(undefined, safeJson(message.data) ?? message.data, undefined, response.headers),
+          midStream,
+        );
+        return false;
+      }
+      if (name === undefined || !MESSAGE_EVENTS.has(name)) return undefined;
+      let event: unknown;
+      try {
+        event = JSON.parse(message.data);
+      } catch (err) {
+        failure = toProviderErrorInfo(err, midStream);
+        return false;
+      }
+      for (const out of state.push(event)) emit(out);
+      return undefined;
+    };
     try {
-      for await (const event of events) yield* state.push(event);
+      const raw = this.transport?.takeBody(response);
+      const idleMs = this.options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+      if (raw) await readSse(raw, idleMs, onMessage);
+      else if (response.body) await readSseWeb(response.body, onMessage);
     } catch (err) {
-      // Includes the mid-stream `event: error` (e.g. overloaded_error), which the SDK throws.
       if (signal.aborted) return;
-      yield* this.fail(toProviderErrorInfo(err, { ...this.errorContext(false), requestId }));
-      return;
+      failure ??= toProviderErrorInfo(err, midStream);
     }
     if (signal.aborted) return;
+    if (failure) {
+      this.fail(emit, failure);
+      return;
+    }
     if (!state.finished) {
-      yield* this.fail(
+      this.fail(
+        emit,
         streamFailure("the stream ended before the model finished (connection closed early)", requestId),
       );
       return;
     }
-    yield* state.finish();
+    for (const event of state.finish()) emit(event);
   }
 
   /** The configured list of known models (the API's own list needs no round trip for this). */
@@ -104,12 +147,30 @@ export class AnthropicProvider implements Provider {
     return [...(this.options.models ?? [])];
   }
 
-  private *fail(error: ProviderErrorInfo): Generator<ProviderEvent> {
-    yield { type: "error", error };
-    yield { type: "finish", reason: "error" };
+  private fail(emit: EmitProviderEvent, error: ProviderErrorInfo): void {
+    emit({ type: "error", error });
+    emit({ type: "finish", reason: "error" });
   }
 
   private errorContext(beforeStream: boolean) {
     return { beforeStream, secrets: [this.options.apiKey], timeoutMs: this.options.timeoutMs };
+  }
+}
+
+/** The SSE event names that carry a Messages stream event. */
+const MESSAGE_EVENTS = new Set([
+  "message_start",
+  "message_delta",
+  "message_stop",
+  "content_block_start",
+  "content_block_delta",
+  "content_block_stop",
+]);
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }
