@@ -37,7 +37,11 @@ const CPU_SAMPLE_MS = numberArg("cpu-sample-ms", 25);
 // A turn is starting until its client has STEADY_MARGIN chunks, and ending from its chunk
 // CHUNKS − STEADY_MARGIN on (see steadyWindow).
 const STEADY_MARGIN = 2;
-const MIN_STEADY_MS = 4 * CPU_SAMPLE_MS;
+// A steady window has at least 90 % of the turns streaming through it, lasts at least 10 provider
+// ticks, and its chunks arrive at the provider's pace ± 25 % (see steadyWindow).
+const STEADY_SHARE = 0.9;
+const MIN_STEADY_MS = 500;
+const PACE_TOLERANCE = 0.25;
 
 type Client = {
   ws: WebSocket;
@@ -48,7 +52,11 @@ type Client = {
   arrivals: number[];
   /** monoMs of the done. */
   doneAt: number;
+  /** Admission control made the turn wait (`agent_state queued`). */
+  queued: boolean;
 };
+
+const QUEUED = Buffer.from('{"type":"agent_state","state":"queued"');
 
 async function runLevel(turns: number) {
   const [sse, ssePort] = await forkChild("./_paced-sse-server.ts", { chunks: CHUNKS, chunkMs: CHUNK_MS });
@@ -123,6 +131,12 @@ async function runLevel(turns: number) {
     details: {
       lag_ms: { p50: round(window.lag_ms.p50), p99: round(window.lag_ms.p99), max: round(window.lag_ms.max) },
       turns_in_flight_at_rss_sample: live,
+      // Admission control: turns that waited, and when the last turn had its 2nd chunk.
+      turns_queued: clients.filter((c) => c.queued).length,
+      most_turns_streaming_at_once: maxStreaming(clients),
+      last_turn_streaming_after_ms: Math.round(
+        Math.max(...clients.map((c) => c.arrivals[STEADY_MARGIN - 1] ?? Number.NaN)) - t0,
+      ),
       rss_mb: { empty: mb(empty.rss), connected: mb(connected.rss), at_full_load_after_gc: mb(atLoad.rss) },
       heap_used_mb_at_full_load_after_gc: mb(atLoad.heapUsed),
       wall_ms: Math.round(wallMs),
@@ -141,12 +155,15 @@ async function runLevel(turns: number) {
 }
 
 /**
- * The steady window: the stretch of time in which no turn is starting (chat_message sent, its chunk
+ * The steady window: a stretch of time in which no turn is starting (chat_message sent, its chunk
  * STEADY_MARGIN not yet in) and none is ending (its chunk CHUNKS − STEADY_MARGIN in, its done not
- * yet), judged by the clients' arrival times. Of the gaps between such moments, the one with the most
- * chunks (usually the one where every turn streams: from the last turn's chunk 2 to the first turn's
- * chunk CHUNKS − 2; a late straggler splits it). The server's CPU in it is interpolated between the
- * server's own samples (both on CLOCK_MONOTONIC): IPC round trips would not do for its bounds, a
+ * yet), judged by the clients' arrival times, through which at least STEADY_SHARE of the turns
+ * stream. Normally the one from the last turn's chunk 2 to the first turn's chunk CHUNKS − 2; when a
+ * few late turns split it, the stretch with the most provider-paced chunks (turns streaming through it
+ * × its length), not the most received: a saturated server catching up delivers a backlog in a short
+ * burst. It must last MIN_STEADY_MS, and its clients must have received chunks at the provider's pace
+ * (within PACE_TOLERANCE): else the server was saturated and there is no steady state to measure. The server's CPU in it is interpolated between
+ * the server's own samples (both on CLOCK_MONOTONIC): IPC round trips would not do for its bounds, a
  * saturated server answers them seconds late.
  */
 function steadyWindow(clients: readonly Client[], samples: readonly CpuSample[], t0: number) {
@@ -159,24 +176,34 @@ function steadyWindow(clients: readonly Client[], samples: readonly CpuSample[],
       [c.arrivals[ending] as number, c.doneAt],
     ])
     .sort((a, b) => a[0] - b[0]);
-  let best = { from: 0, to: 0, chunks: -1 };
+  const streamingThrough = (from: number, to: number) =>
+    clients.filter((c) => (c.arrivals[STEADY_MARGIN - 1] as number) <= from && c.doneAt >= to).length;
+  let best = { from: 0, to: 0, turns: 0 };
   let busyUntil = busy[0]?.[1] ?? 0;
   for (const [from, to] of busy.slice(1)) {
     if (from > busyUntil) {
-      const chunks = countArrivals(clients, busyUntil, from);
-      if (chunks > best.chunks) best = { from: busyUntil, to: from, chunks };
+      const turns = streamingThrough(busyUntil, from);
+      const enough = turns >= STEADY_SHARE * clients.length;
+      if (enough && turns * (from - busyUntil) > best.turns * (best.to - best.from))
+        best = { from: busyUntil, to: from, turns };
     }
     busyUntil = Math.max(busyUntil, to);
   }
-  const { from, to, chunks } = best;
+  const { from, to, turns } = best;
+  if (turns === 0)
+    return {
+      details: null,
+      why: `saturated: there was no moment at which ${STEADY_SHARE * 100} % of the turns streamed and none started or ended (at most ${maxStreaming(clients)} of ${clients.length} streamed at once; ${clients.filter((c) => c.queued).length} waited in the admission queue)`,
+    };
+  const chunks = countArrivals(clients, from, to);
+  const pace = turns > 0 ? chunks / ((turns * (to - from)) / CHUNK_MS) : 0;
   const details = {
     from_ms: round(from - t0, 0),
     to_ms: round(to - t0, 0),
     ms: round(to - from, 0),
-    chunks: Math.max(0, chunks),
-    turns_streaming: clients.filter(
-      (c) => (c.arrivals[STEADY_MARGIN - 1] as number) <= from && c.doneAt >= to,
-    ).length,
+    turns_streaming: turns,
+    chunks,
+    received_per_provider_chunk: round(pace),
     cpu_ms: 0,
     cpu_samples_in_window: samples.filter(([t]) => t >= from && t <= to).length,
     cpu_sample_ms: CPU_SAMPLE_MS,
@@ -184,11 +211,33 @@ function steadyWindow(clients: readonly Client[], samples: readonly CpuSample[],
   if (to - from < MIN_STEADY_MS)
     return {
       details,
-      why: `saturated: some turn was starting or ending at every moment (the longest stretch without, with chunks in it, lasted ${round(Math.max(0, to - from), 0)} ms, under ${MIN_STEADY_MS} ms)`,
+      why: `saturated: while ${STEADY_SHARE * 100} % of the turns streamed, some turn was starting or ending at nearly every moment (the best stretch without lasted ${round(to - from, 0)} ms, under ${MIN_STEADY_MS} ms)`,
+    };
+  if (Math.abs(pace - 1) > PACE_TOLERANCE)
+    return {
+      details,
+      why: `saturated: in the stretch without turn starts or ends (${round(to - from, 0)} ms, ${turns} turns) the clients received ${round(pace)} chunks per chunk the provider sent`,
     };
   const cpuUs = cpuAt(samples, to) - cpuAt(samples, from);
   details.cpu_ms = round(cpuUs / 1000, 1);
   return { details, window: { cpu_us: cpuUs, chunks } };
+}
+
+/** The most turns streaming at once: between their chunk STEADY_MARGIN and chunk CHUNKS − STEADY_MARGIN. */
+function maxStreaming(clients: readonly Client[]): number {
+  const edges = clients
+    .flatMap((c): [number, number][] => [
+      [c.arrivals[STEADY_MARGIN - 1] ?? Number.POSITIVE_INFINITY, 1],
+      [c.arrivals[CHUNKS - STEADY_MARGIN - 1] ?? Number.POSITIVE_INFINITY, -1],
+    ])
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let now = 0;
+  let most = 0;
+  for (const [, step] of edges) {
+    now += step;
+    most = Math.max(most, now);
+  }
+  return most;
 }
 
 function countArrivals(clients: readonly Client[], from: number, to: number): number {
@@ -212,8 +261,9 @@ const mb = (bytes: number) => round(bytes / 2 ** 20, 1);
 function connect(url: string, onDone: () => void): Promise<Client> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, NESTED_SUBPROTOCOLS, { perMessageDeflate: false });
-    const client: Client = { ws, turn: new TurnFrames(), sentAt: 0, arrivals: [], doneAt: 0 };
+    const client: Client = { ws, turn: new TurnFrames(), sentAt: 0, arrivals: [], doneAt: 0, queued: false };
     ws.on("message", (data: Buffer) => {
+      if (data.subarray(0, QUEUED.length).equals(QUEUED)) client.queued = true;
       const text = client.turn.add(data);
       if (text > 0) {
         const now = monoMs();
@@ -265,7 +315,7 @@ const report = {
       "per level: a fresh paced SSE server process and a fresh agentwire server process; 20 warm-up turns; N sockets (offering agentwire.v1+nested) connected, then one chat_message each, ramped over ramp_ms; the server measures its own CPU (process.cpuUsage) and event-loop delay (monitorEventLoopDelay, 10 ms resolution subtracted) from the first chat_message to the last done chunk",
     server_cpu_us_per_chunk:
       "server process CPU time (user+system) over the window / text chunks relayed; includes the openai SDK's SSE parsing, the loop, the frame log's group commits, socket writes, turn start and end (rows, ledger); details split user and system (kernel) time: at 20 chunks/s per stream each chunk arrives in its own TCP read and leaves in its own write, and the loopback TCP work of both is system time of this process. It depends on chunks_per_turn (the fixed cost per turn is spread over its chunks): compare runs at the same chunks_per_turn, or use details.server_cpu_us_per_chunk_at_40_chunks_estimate (steady + fixed / 40) against figures measured with 40",
-    steady_cpu_us_per_chunk: `server CPU per text chunk in the steady window, a stretch of time in which no turn starts or ends: a turn is starting from its chat_message until its client has received chunk ${STEADY_MARGIN}, ending from its chunk ${CHUNKS - STEADY_MARGIN} until its done; of the stretches between such moments, the one with the most chunks (normally from the moment every client has ${STEADY_MARGIN} chunks to the moment the first has ${CHUNKS - STEADY_MARGIN}: a late turn splits that stretch; details.steady_window.turns_streaming says how many turns streamed through it). Bounds from the clients' arrival times (process.hrtime, CLOCK_MONOTONIC, shared by the processes); the server's CPU at each bound interpolated from process.cpuUsage() samples taken every cpu_sample_ms by a worker thread in the server process (its timer runs while the event loop lags); chunks counted from client arrivals inside the window. null when there is no such window of at least ${MIN_STEADY_MS} ms (a saturated server: turns start and end all the time), with steady_null_because saying why`,
+    steady_cpu_us_per_chunk: `server CPU per text chunk in the steady window, a stretch of time in which no turn starts or ends: a turn is starting from its chat_message until its client has received chunk ${STEADY_MARGIN}, ending from its chunk ${CHUNKS - STEADY_MARGIN} until its done; normally from the moment every client has ${STEADY_MARGIN} chunks to the moment the first has ${CHUNKS - STEADY_MARGIN}; when a few late turns split that stretch, of those through which at least ${STEADY_SHARE * 100} % of the turns stream, the one with the most provider-paced chunks (turns streaming through it × its length; details.steady_window.turns_streaming). Bounds from the clients' arrival times (process.hrtime, CLOCK_MONOTONIC, shared by the processes); the server's CPU at each bound interpolated from process.cpuUsage() samples taken every cpu_sample_ms by a worker thread in the server process (its timer runs while the event loop lags); chunks counted from client arrivals inside the window. null, with steady_null_because saying why, when there is no such window of at least ${MIN_STEADY_MS} ms or when its clients did not receive chunks at the provider's pace ±${PACE_TOLERANCE * 100} % (details.steady_window.received_per_provider_chunk): a saturated server, whose cost per chunk while it catches up on a backlog is not the steady one`,
     fixed_cpu_us_per_turn:
       "(server CPU over the whole window − steady_cpu_us_per_chunk × all text chunks) / turns: what a turn's start and end cost (rows, ledger, toolbelt, provider request, final message), beside its chunks",
     rss_per_turn_kb:
