@@ -16,7 +16,8 @@ export class EventChannel<T> {
 
   /** Queues one event, or hands a chunk straight on when nothing waits ahead of it. */
   push(event: T): void {
-    if (this.wake !== null && this.head >= this.buffer.length && isChunk(event) && this.offer?.(event)) return;
+    if (this.wake !== null && this.head >= this.buffer.length && isChunk(event) && this.offer?.(event))
+      return;
     this.buffer.push(event);
     this.notify();
   }

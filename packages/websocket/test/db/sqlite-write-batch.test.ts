@@ -12,8 +12,7 @@ let database: AgentwireDatabase;
 /** A second connection to the same file: it sees only what was committed. */
 let reader: Database.Database;
 const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
-const committedThreads = () =>
-  (reader.prepare("SELECT count(*) AS n FROM threads").get() as { n: number }).n;
+const committedThreads = () => (reader.prepare("SELECT count(*) AS n FROM threads").get() as { n: number }).n;
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "agentwire-write-batch-"));
@@ -69,7 +68,12 @@ describe("sqliteStorage: the writes of one event-loop turn share one transaction
         seenAtDelivery.push(frames.length, committedThreads());
       },
     });
-    await repos.messages.append("u", t.id, { role: "user", content: "q", status: "complete", turnId: turn.id });
+    await repos.messages.append("u", t.id, {
+      role: "user",
+      content: "q",
+      status: "complete",
+      turnId: turn.id,
+    });
     log.append(t.id, turn.id, { type: "chunk", content: "a", parent_id: null, depth: 0 });
     expect(committedThreads()).toBe(0);
     await log.flush();
