@@ -50,14 +50,19 @@ export function checkpointInWorker(
   });
   worker.on("error", (error) => onError(error.message));
   let stopped: Promise<void> | undefined;
+  let exited = false;
   worker.once("exit", () => {
+    exited = true;
     // A worker that died unasked leaves the WAL to the serving connection again, as SQLite would.
     if (!stopped && sqlite.open) sqlite.pragma("wal_autocheckpoint = 1000");
   });
   sqlite.pragma("wal_autocheckpoint = 0");
   return () => {
     stopped ??= new Promise<void>((resolve) => {
+      if (exited) return resolve();
       worker.once("exit", () => resolve());
+      // Referenced again: a process with nothing else to do must wait for the last checkpoint.
+      worker.ref();
       worker.postMessage("stop");
     });
     return stopped;
