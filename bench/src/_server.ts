@@ -94,7 +94,8 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     wsUrl: `ws://127.0.0.1:${address.port}/ws`,
     async close() {
       await app.close();
-      database.close();
+      // The storage's close: its checkpoint worker stops and the tick's writes commit, then the file closes.
+      await storage.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -211,3 +211,4 @@ bare.close();
 await server.close();
 writeFileSync(new URL("../results/ttft.json", import.meta.url), `${JSON.stringify(report, null, 2)}\n`);
 console.log(JSON.stringify(report, null, 2));
+process.exit(0);
