@@ -7,7 +7,7 @@ import { streamFailure, toProviderErrorInfo } from "../provider-error.js";
 import type { ProviderErrorInfo, ProviderEvent } from "../provider-event.js";
 import type { ProviderRequest } from "../provider-request.js";
 import { type EmitProviderEvent, pushedEvents } from "../pushed-events.js";
-import { readSse, readSseWeb, type SseHandler } from "../read-sse.js";
+import { readEventStream, type SseHandler } from "../read-sse.js";
 import { retryStalledPush } from "../retry-stalled-stream.js";
 import { AnthropicStreamState } from "./anthropic-stream-state.js";
 import { mapAnthropicRequest } from "./map-anthropic-request.js";
@@ -119,10 +119,8 @@ export class AnthropicProvider implements Provider {
       return undefined;
     };
     try {
-      const raw = this.transport?.takeBody(response);
       const idleMs = this.options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-      if (raw) await readSse(raw, idleMs, onMessage);
-      else if (response.body) await readSseWeb(response.body, onMessage);
+      await readEventStream(response, this.transport, idleMs, onMessage);
     } catch (err) {
       if (signal.aborted) return;
       failure ??= toProviderErrorInfo(err, midStream);

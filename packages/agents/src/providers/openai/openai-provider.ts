@@ -8,7 +8,7 @@ import { streamFailure, toProviderErrorInfo } from "../provider-error.js";
 import type { ProviderErrorInfo, ProviderEvent } from "../provider-event.js";
 import type { ProviderRequest } from "../provider-request.js";
 import { type EmitProviderEvent, pushedEvents } from "../pushed-events.js";
-import { readSse, readSseWeb, type SseHandler } from "../read-sse.js";
+import { readEventStream, type SseHandler } from "../read-sse.js";
 import { retryStalledPush } from "../retry-stalled-stream.js";
 import { type MaxTokensField, mapOpenAIRequest } from "./map-openai-request.js";
 import { OpenAIStreamState } from "./openai-stream-state.js";
@@ -124,10 +124,8 @@ export class OpenAIProvider implements Provider {
       return false;
     };
     try {
-      const raw = this.transport?.takeBody(response);
       const idleMs = this.options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-      if (raw) await readSse(raw, idleMs, onMessage);
-      else if (response.body) await readSseWeb(response.body, onMessage);
+      await readEventStream(response, this.transport, idleMs, onMessage);
     } catch (err) {
       if (signal.aborted) return;
       failure ??= toProviderErrorInfo(err, midStream);
