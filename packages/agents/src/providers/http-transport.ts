@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { type FetchLike, requestedDelayMs } from "./bounded-retry-fetch.js";
+import { providerFetch } from "./idle-timeout-fetch.js";
 
 /**
  * The `fetch` a provider's SDK client is built with, over node:http with one keep-alive agent per
@@ -15,16 +16,13 @@ export class HttpTransport {
   private readonly bodies = new WeakMap<Response, IncomingMessage>();
 
   /** @param maxRetryDelayMs a retry-after longer than this is not waited for (`x-should-retry: false`). */
-  constructor(
-    private readonly maxRetryDelayMs: number,
-    private readonly fallback: FetchLike = fetch,
-  ) {}
+  constructor(private readonly maxRetryDelayMs: number) {}
 
-  /** Fetch for the SDK: plain string bodies go over node:http, anything else to the fallback fetch. */
+  /** Fetch for the SDK: plain string bodies go over node:http, anything else to the global fetch. */
   readonly fetch: FetchLike = (input, init) => {
     const body = init?.body;
     if (input instanceof Request || (body !== undefined && body !== null && typeof body !== "string")) {
-      return this.fallback(input, init);
+      return fetch(input, init);
     }
     return this.send(input instanceof URL ? input : new URL(input), init ?? {}, body ?? undefined);
   };
@@ -59,23 +57,22 @@ export class HttpTransport {
         headers,
         agent: https ? this.https : this.http,
       });
+      let response: IncomingMessage | undefined;
+      // One listener for the whole exchange: past the response the abort still reaches the body.
       const onAbort = () => {
         const error = abortError(signal?.reason);
-        req.destroy(error);
+        (response ?? req).destroy(error);
         reject(error);
       };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      // Past the response the SDK's abort still reaches the body, whoever reads it.
       const done = () => signal?.removeEventListener("abort", onAbort);
+      signal?.addEventListener("abort", onAbort, { once: true });
       req.on("error", (error) => {
         done();
         reject(signal?.aborted ? abortError(signal.reason) : new TypeError("fetch failed", { cause: error }));
       });
       req.on("response", (res) => {
-        if (signal) {
-          res.once("close", done);
-          signal.addEventListener("abort", () => res.destroy(abortError(signal.reason)), { once: true });
-        } else done();
+        response = res;
+        res.once("close", done);
         this.respond(url, res).then(resolve, reject);
       });
       req.end(body);
@@ -149,4 +146,18 @@ function headerRecord(headers: RequestInit["headers"]): Record<string, string> {
 function abortError(reason: unknown): Error {
   if (reason instanceof Error && reason.name === "AbortError") return reason;
   return new DOMException("This operation was aborted", "AbortError");
+}
+
+/**
+ * The fetch a provider's SDK client is built with: the transport's, unless a fetch was given (tests,
+ * proxies), which gets the idle-timeout and retry-wait wrappers and is read as web streams.
+ */
+export function providerTransport(options: {
+  maxRetryDelayMs: number;
+  idleTimeoutMs?: number | undefined;
+  fetch?: FetchLike | undefined;
+}): { transport: HttpTransport | undefined; fetch: FetchLike } {
+  if (options.fetch) return { transport: undefined, fetch: providerFetch(options) };
+  const transport = new HttpTransport(options.maxRetryDelayMs);
+  return { transport, fetch: transport.fetch };
 }

@@ -1,6 +1,5 @@
 import type { IncomingMessage } from "node:http";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import type { HttpTransport } from "./http-transport.js";
 import { ProviderStallError } from "./idle-timeout-fetch.js";
 
 /** Return `false` from a message handler to stop reading (the body is destroyed, the read resolves). */
@@ -66,20 +65,4 @@ export async function readSseWeb(body: ReadableStream<Uint8Array>, onMessage: Ss
     if (stopped) reader.cancel().catch(() => {});
     else reader.releaseLock();
   }
-}
-
-/**
- * Reads a started response's event stream: from the node body when `transport` made the request (a
- * `data` event per read, the stall timer of `idleMs`), else from the web body (an injected fetch, whose
- * stall timer wraps the body itself).
- */
-export async function readEventStream(
-  response: Response,
-  transport: HttpTransport | undefined,
-  idleMs: number,
-  onMessage: SseHandler,
-): Promise<void> {
-  const raw = transport?.takeBody(response);
-  if (raw) await readSse(raw, idleMs, onMessage);
-  else if (response.body) await readSseWeb(response.body, onMessage);
 }

@@ -1,4 +1,3 @@
-import type { ProviderEvent } from "./provider-event.js";
 import type { EmitProviderEvent } from "./pushed-events.js";
 
 /**
@@ -12,27 +11,10 @@ const MAX_STALL_RETRIES = 1;
  * Runs one provider call and makes it again when its response stalled before it released any event
  * (up to PROVIDER_MAX_RETRIES times, at most MAX_STALL_RETRIES). Once an event is out the stall is the call's error: the consumer has shown
  * that text, and a fresh answer would not continue it. Adapters hold back tool calls, usage and the
- * finish until the end, so in practice "released" means text or thinking reached the consumer.
+ * finish until the end, so in practice "released" means text or thinking reached the consumer. The
+ * stalled attempt's error and finish are dropped.
  */
-export async function* retryStalledStream(
-  attempt: () => AsyncIterable<ProviderEvent>,
-  maxRetries: number,
-): AsyncGenerator<ProviderEvent> {
-  const retries = Math.min(maxRetries, MAX_STALL_RETRIES);
-  attempts: for (let made = 0; ; made++) {
-    let released = false;
-    for await (const event of attempt()) {
-      // Leaving the loop ends the attempt; its request is already aborted.
-      if (!released && made < retries && event.type === "error" && event.error.stalled) continue attempts;
-      released = true;
-      yield event;
-    }
-    return;
-  }
-}
-
-/** `retryStalledStream` for a pushed call: the stalled attempt's error and finish are dropped, then it is made again. */
-export async function retryStalledPush(
+export async function retryStalledStream(
   attempt: (emit: EmitProviderEvent) => Promise<void>,
   maxRetries: number,
   emit: EmitProviderEvent,

@@ -1,14 +1,14 @@
 import Anthropic, { APIError } from "@anthropic-ai/sdk";
 import type { FetchLike } from "../bounded-retry-fetch.js";
-import { HttpTransport } from "../http-transport.js";
-import { DEFAULT_IDLE_TIMEOUT_MS, providerFetch } from "../idle-timeout-fetch.js";
+import { type HttpTransport, providerTransport } from "../http-transport.js";
+import { DEFAULT_IDLE_TIMEOUT_MS } from "../idle-timeout-fetch.js";
 import type { Provider } from "../provider.js";
-import { streamFailure, toProviderErrorInfo } from "../provider-error.js";
-import type { ProviderErrorInfo, ProviderEvent } from "../provider-event.js";
+import { toProviderErrorInfo } from "../provider-error.js";
+import type { ProviderEvent } from "../provider-event.js";
 import type { ProviderRequest } from "../provider-request.js";
 import { type EmitProviderEvent, pushedEvents } from "../pushed-events.js";
-import { readEventStream, type SseHandler } from "../read-sse.js";
-import { retryStalledPush } from "../retry-stalled-stream.js";
+import { retryStalledStream } from "../retry-stalled-stream.js";
+import { emitFailure, type ReadMessage, readToEnd } from "../stream-call.js";
 import { AnthropicStreamState } from "./anthropic-stream-state.js";
 import { mapAnthropicRequest } from "./map-anthropic-request.js";
 
@@ -51,14 +51,15 @@ export class AnthropicProvider implements Provider {
 
   constructor(private readonly options: AnthropicProviderOptions) {
     this.id = options.id ?? "anthropic";
-    this.transport = options.fetch ? undefined : new HttpTransport(options.maxRetryDelayMs);
+    const { transport, fetch } = providerTransport(options);
+    this.transport = transport;
     this.client = new Anthropic({
       apiKey: options.apiKey,
       authToken: null,
       baseURL: options.baseURL ?? null,
       maxRetries: options.maxRetries,
       timeout: options.timeoutMs,
-      fetch: this.transport?.fetch ?? providerFetch(options),
+      fetch,
     });
   }
 
@@ -69,7 +70,7 @@ export class AnthropicProvider implements Provider {
 
   /** `stream`, pushed: each event is emitted within the network read that completed it. */
   streamTo(request: ProviderRequest, signal: AbortSignal, emit: EmitProviderEvent): Promise<void> {
-    return retryStalledPush((out) => this.attempt(request, signal, out), this.options.maxRetries, emit);
+    return retryStalledStream((out) => this.attempt(request, signal, out), this.options.maxRetries, emit);
   }
 
   private async attempt(
@@ -88,66 +89,40 @@ export class AnthropicProvider implements Provider {
     try {
       response = await this.client.messages.create(body, { signal }).asResponse();
     } catch (err) {
-      if (signal.aborted) return;
-      this.fail(emit, toProviderErrorInfo(err, this.errorContext(true)));
+      if (!signal.aborted) emitFailure(emit, toProviderErrorInfo(err, this.errorContext(true)));
       return;
     }
     const requestId = response.headers.get("request-id") ?? undefined;
     const midStream = { ...this.errorContext(false), requestId };
     const state = new AnthropicStreamState();
-    let failure: ProviderErrorInfo | undefined;
     // What the SDK's stream does with each message, without its iterators: the Messages events are
     // JSON, `ping` is nothing, `error` (e.g. overloaded_error mid-stream) is an APIError.
-    const onMessage: SseHandler = (message) => {
+    const read: ReadMessage = (message) => {
       const name = message.event;
       if (name === "error") {
-        failure = toProviderErrorInfo(
-          new APIError(undefined, safeJson(message.data) ?? message.data, undefined, response.headers),
-          midStream,
-        );
-        return false;
+        const body = safeJson(message.data) ?? message.data;
+        return toProviderErrorInfo(new APIError(undefined, body, undefined, response.headers), midStream);
       }
       if (name === undefined || !MESSAGE_EVENTS.has(name)) return undefined;
       let event: unknown;
       try {
         event = JSON.parse(message.data);
       } catch (err) {
-        failure = toProviderErrorInfo(err, midStream);
-        return false;
+        return toProviderErrorInfo(err, midStream);
       }
       for (const out of state.push(event)) emit(out);
       return undefined;
     };
-    try {
-      const idleMs = this.options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-      await readEventStream(response, this.transport, idleMs, onMessage);
-    } catch (err) {
-      if (signal.aborted) return;
-      failure ??= toProviderErrorInfo(err, midStream);
-    }
-    if (signal.aborted) return;
-    if (failure) {
-      this.fail(emit, failure);
-      return;
-    }
-    if (!state.finished) {
-      this.fail(
-        emit,
-        streamFailure("the stream ended before the model finished (connection closed early)", requestId),
-      );
-      return;
-    }
-    for (const event of state.finish()) emit(event);
+    const idleMs = this.options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    await readToEnd({ response, transport: this.transport, idleMs, signal, emit, midStream }, read, {
+      finished: () => state.finished,
+      finish: () => state.finish(),
+    });
   }
 
   /** The configured list of known models (the API's own list needs no round trip for this). */
   async listModels(): Promise<string[]> {
     return [...(this.options.models ?? [])];
-  }
-
-  private fail(emit: EmitProviderEvent, error: ProviderErrorInfo): void {
-    emit({ type: "error", error });
-    emit({ type: "finish", reason: "error" });
   }
 
   private errorContext(beforeStream: boolean) {

@@ -1,15 +1,15 @@
 import { randomUUID } from "node:crypto";
 import OpenAI, { APIError } from "openai";
 import type { FetchLike } from "../bounded-retry-fetch.js";
-import { HttpTransport } from "../http-transport.js";
-import { DEFAULT_IDLE_TIMEOUT_MS, providerFetch } from "../idle-timeout-fetch.js";
+import { type HttpTransport, providerTransport } from "../http-transport.js";
+import { DEFAULT_IDLE_TIMEOUT_MS } from "../idle-timeout-fetch.js";
 import type { Provider } from "../provider.js";
-import { streamFailure, toProviderErrorInfo } from "../provider-error.js";
-import type { ProviderErrorInfo, ProviderEvent } from "../provider-event.js";
+import { toProviderErrorInfo } from "../provider-error.js";
+import type { ProviderEvent } from "../provider-event.js";
 import type { ProviderRequest } from "../provider-request.js";
 import { type EmitProviderEvent, pushedEvents } from "../pushed-events.js";
-import { readEventStream, type SseHandler } from "../read-sse.js";
-import { retryStalledPush } from "../retry-stalled-stream.js";
+import { retryStalledStream } from "../retry-stalled-stream.js";
+import { emitFailure, type ReadMessage, readToEnd } from "../stream-call.js";
 import { type MaxTokensField, mapOpenAIRequest } from "./map-openai-request.js";
 import { OpenAIStreamState } from "./openai-stream-state.js";
 
@@ -54,7 +54,8 @@ export class OpenAIProvider implements Provider {
   constructor(private readonly options: OpenAIProviderOptions) {
     this.id = options.id;
     this.secrets = options.apiKey ? [options.apiKey] : [];
-    this.transport = options.fetch ? undefined : new HttpTransport(options.maxRetryDelayMs);
+    const { transport, fetch } = providerTransport(options);
+    this.transport = transport;
     this.client = new OpenAI({
       apiKey: options.apiKey || "not-needed",
       baseURL: options.baseURL ?? null,
@@ -62,7 +63,7 @@ export class OpenAIProvider implements Provider {
       project: null,
       maxRetries: options.maxRetries,
       timeout: options.timeoutMs,
-      fetch: this.transport?.fetch ?? providerFetch(options),
+      fetch,
     });
   }
 
@@ -73,7 +74,7 @@ export class OpenAIProvider implements Provider {
 
   /** `stream`, pushed: each event is emitted within the network read that completed it. */
   streamTo(request: ProviderRequest, signal: AbortSignal, emit: EmitProviderEvent): Promise<void> {
-    return retryStalledPush((out) => this.attempt(request, signal, out), this.options.maxRetries, emit);
+    return retryStalledStream((out) => this.attempt(request, signal, out), this.options.maxRetries, emit);
   }
 
   private async attempt(
@@ -87,18 +88,16 @@ export class OpenAIProvider implements Provider {
     try {
       response = await this.client.chat.completions.create(body, { signal }).asResponse();
     } catch (err) {
-      if (signal.aborted) return;
-      this.fail(emit, toProviderErrorInfo(err, this.errorContext(true)));
+      if (!signal.aborted) emitFailure(emit, toProviderErrorInfo(err, this.errorContext(true)));
       return;
     }
     const requestId = response.headers.get("x-request-id") ?? undefined;
     const midStream = { ...this.errorContext(false), requestId };
     const state = new OpenAIStreamState();
-    let failure: ProviderErrorInfo | undefined;
     let done = false;
     // What the SDK's stream does with each message, without its iterators: [DONE] ends the answer, an
     // `error` field is an APIError, anything else is a chunk.
-    const onMessage: SseHandler = (message) => {
+    const read: ReadMessage = (message) => {
       if (done) return undefined;
       if (message.data.startsWith("[DONE]")) {
         done = true;
@@ -108,43 +107,21 @@ export class OpenAIProvider implements Provider {
       try {
         chunk = JSON.parse(message.data);
       } catch (err) {
-        failure = toProviderErrorInfo(err, midStream);
-        return false;
+        return toProviderErrorInfo(err, midStream);
       }
       const inner = (chunk as { error?: unknown } | null)?.error;
-      if (inner) {
-        failure = toProviderErrorInfo(new APIError(undefined, inner, undefined, response.headers), midStream);
-        return false;
-      }
+      if (inner)
+        return toProviderErrorInfo(new APIError(undefined, inner, undefined, response.headers), midStream);
       const outcome = state.push(chunk);
       for (const event of outcome.events) emit(event);
-      if (!outcome.error) return undefined;
       // Stopping the read aborts the HTTP request; the tool calls seen so far are dropped.
-      failure = { ...outcome.error, ...(requestId ? { requestId } : {}) };
-      return false;
+      return outcome.error && { ...outcome.error, ...(requestId ? { requestId } : {}) };
     };
-    try {
-      const idleMs = this.options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-      await readEventStream(response, this.transport, idleMs, onMessage);
-    } catch (err) {
-      if (signal.aborted) return;
-      failure ??= toProviderErrorInfo(err, midStream);
-    }
-    if (signal.aborted) return;
-    if (failure) {
-      this.fail(emit, failure);
-      return;
-    }
-    // A body that ends early ends quietly; only a finish reason proves the output complete.
-    if (!state.finished) {
-      this.fail(
-        emit,
-        streamFailure("the stream ended before the model finished (connection closed early)", requestId),
-      );
-      return;
-    }
-    for (const event of state.finish(() => `call_${randomUUID().replaceAll("-", "").slice(0, 24)}`))
-      emit(event);
+    const idleMs = this.options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    await readToEnd({ response, transport: this.transport, idleMs, signal, emit, midStream }, read, {
+      finished: () => state.finished,
+      finish: () => state.finish(() => `call_${randomUUID().replaceAll("-", "").slice(0, 24)}`),
+    });
   }
 
   /** The configured model list, or what the server's `/models` answers. */
@@ -152,11 +129,6 @@ export class OpenAIProvider implements Provider {
     if (this.options.staticModels) return [...this.options.staticModels];
     const page = await this.client.models.list({ signal, maxRetries: 0 });
     return page.data.map((m) => m.id).filter((id) => typeof id === "string" && id !== "");
-  }
-
-  private fail(emit: EmitProviderEvent, error: ProviderErrorInfo): void {
-    emit({ type: "error", error });
-    emit({ type: "finish", reason: "error" });
   }
 
   private errorContext(beforeStream: boolean) {
