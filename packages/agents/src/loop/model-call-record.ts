@@ -34,10 +34,12 @@ export function modelCallRecord(
     parentId: site.parentId,
     usage: turn.usage,
     latencyMs: Math.round(site.latencyMs),
-    ...(turn.firstTokenAt !== undefined &&
-      site.t0 !== undefined && { firstTokenMs: Math.max(0, turn.firstTokenAt - site.t0) }),
+    firstTokenMs:
+      turn.firstTokenAt !== undefined && site.t0 !== undefined
+        ? Math.max(0, turn.firstTokenAt - site.t0)
+        : undefined,
     startedAt: site.startedAt,
-    ...(failure !== undefined && { error: `${errorPrefix}${failure}` }),
+    error: failure !== undefined ? `${errorPrefix}${failure}` : undefined,
   });
 }
 
