@@ -1,4 +1,4 @@
-import { ABORTED } from "./abortable.js";
+import { ABORTED, forgetAbort, watchAbort } from "./abortable.js";
 
 /**
  * An async iterator raced against one abort signal, for a stream read chunk by chunk: one abort
@@ -14,7 +14,7 @@ export class AbortableStream<T> {
     private readonly iterator: AsyncIterator<T>,
     private readonly signal: AbortSignal,
   ) {
-    signal.addEventListener("abort", this.onAbort, { once: true });
+    watchAbort(signal, this.onAbort);
   }
 
   /** The next item, or ABORTED once the signal fired (the iterator's own read is left to settle). */
@@ -38,6 +38,6 @@ export class AbortableStream<T> {
   /** Removes the abort listener; call once the stream is done with. */
   dispose(): void {
     this.wake = undefined;
-    this.signal.removeEventListener("abort", this.onAbort);
+    forgetAbort(this.signal, this.onAbort);
   }
 }

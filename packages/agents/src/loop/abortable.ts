@@ -2,8 +2,48 @@
 export const ABORTED: unique symbol = Symbol("aborted");
 
 /**
+ * Signals with one shared abort listener (a level's, see `shareAbortListener`): what to wake when it
+ * fires. Waiting on them adds to a Set instead of adding and removing an EventTarget listener.
+ */
+const shared = new WeakMap<AbortSignal, Set<() => void>>();
+
+/**
+ * Gives `signal` one abort listener for its whole life, which `abortable` and AbortableStream use
+ * instead of a listener each. Only for a signal that is certain to fire when its work is done (a
+ * level's signal fires in `level.dispose()`): until then the listener keeps it alive.
+ */
+export function shareAbortListener(signal: AbortSignal): void {
+  if (signal.aborted || shared.has(signal)) return;
+  const waiting = new Set<() => void>();
+  shared.set(signal, waiting);
+  signal.addEventListener(
+    "abort",
+    () => {
+      shared.delete(signal);
+      for (const wake of waiting) wake();
+      waiting.clear();
+    },
+    { once: true },
+  );
+}
+
+/** Calls `wake` once when `signal` fires (not at all if it already has); undo with `forgetAbort`. */
+export function watchAbort(signal: AbortSignal, wake: () => void): void {
+  const waiting = shared.get(signal);
+  if (waiting) waiting.add(wake);
+  else signal.addEventListener("abort", wake, { once: true });
+}
+
+/** Stops `watchAbort`'s wake-up. */
+export function forgetAbort(signal: AbortSignal, wake: () => void): void {
+  const waiting = shared.get(signal);
+  if (waiting) waiting.delete(wake);
+  else signal.removeEventListener("abort", wake);
+}
+
+/**
  * Races a promise against the signal: a tool or stream that ignores its signal cannot hold the loop.
- * The listener is removed as soon as the promise settles: racing against one long-lived abort promise
+ * The wake-up is removed as soon as the promise settles: racing against one long-lived abort promise
  * instead would keep a reaction per call alive until the signal fires (MBs over a long stream).
  * The losing promise keeps running; its rejection is swallowed.
  */
@@ -17,14 +57,14 @@ export function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<
       promise.catch(() => {});
       resolve(ABORTED);
     };
-    signal.addEventListener("abort", onAbort, { once: true });
+    watchAbort(signal, onAbort);
     promise.then(
       (value) => {
-        signal.removeEventListener("abort", onAbort);
+        forgetAbort(signal, onAbort);
         resolve(value);
       },
       (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
+        forgetAbort(signal, onAbort);
         reject(error);
       },
     );

@@ -7,6 +7,7 @@ import { FINISH_SUBTASK, finishSubtaskTool } from "../subtask/finish-subtask-too
 import { RUN_SUBTASK } from "../subtask/run-subtask-tool.js";
 import type { Tool } from "../tools/tool.js";
 import { UsageAccumulator } from "../usage/usage-accumulator.js";
+import { shareAbortListener } from "./abortable.js";
 import type { LoopContext } from "./loop-context.js";
 import type { AgentStateEvent, LoopEvent } from "./loop-event.js";
 import { estimateTextTokens, estimateTokens } from "./prune-history.js";
@@ -78,6 +79,8 @@ export function createLevel(params: RunLoopParams): Level {
     offer: params.offer ?? (depth === 0 ? directOffer(ctx) : decline),
     dispose: () => local.abort(LEVEL_ENDED),
   };
+  // One abort listener for the level's life (it fires in dispose), shared by every wait on the signal.
+  shareAbortListener(level.signal);
   for (const m of params.history) appendMessage(level, m);
   return level;
 }
