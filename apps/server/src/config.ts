@@ -97,6 +97,8 @@ export const EnvSchema = z.object({
   MAX_LIVE_TURNS: z.coerce.number().int().min(1).max(1_000_000).default(admissionDefaults.maxLiveTurns),
   /** Event-loop lag above which admissions pause; 0: no lag brake. */
   ADMISSION_MAX_LAG_MS: z.coerce.number().int().min(0).max(60_000).default(admissionDefaults.maxLagMs),
+  /** Event-loop utilization (0 to 1) above which admissions pause; 0: no utilization brake. */
+  ADMISSION_MAX_UTILIZATION: z.coerce.number().min(0).max(1).default(admissionDefaults.maxUtilization),
   /** New turns admitted at most per 20 ms tick. */
   ADMISSION_BATCH: z.coerce.number().int().min(1).max(1_000_000).default(admissionDefaults.batch),
   ADMISSION_QUEUE_MAX: z.coerce.number().int().min(0).max(1_000_000).default(admissionDefaults.queueMax),
@@ -296,9 +298,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       idleTimeoutMs: e.PROVIDER_IDLE_TIMEOUT_MS,
     }),
   };
-  const budget = BudgetLimits.parse(present);
-  const webSearch = webSearchOf(e);
   const context = ContextSettings.parse(present);
+  const budget = budgetFor(present, context);
+  const webSearch = webSearchOf(e);
   const config: Config = {
     host: e.HOST,
     port: e.PORT,
@@ -349,6 +351,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     admission: {
       maxLiveTurns: e.MAX_LIVE_TURNS,
       maxLagMs: e.ADMISSION_MAX_LAG_MS,
+      maxUtilization: e.ADMISSION_MAX_UTILIZATION,
       batch: e.ADMISSION_BATCH,
       queueMax: e.ADMISSION_QUEUE_MAX,
       // AUTH_MODE=none has one user: a bound per user below the total would only lower the total.
@@ -368,6 +371,21 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   Object.defineProperty(config, "providers", { enumerable: false });
   Object.defineProperty(config, "webSearch", { enumerable: false });
   return config;
+}
+
+/**
+ * The turn budget, with MAX_HISTORY_TOKENS (which caps every model call's history) never below
+ * CONTEXT_MAX_TOKENS: unset, it follows CONTEXT_MAX_TOKENS up; set lower, the pair is refused rather
+ * than the context budget silently capped.
+ */
+function budgetFor(present: Record<string, string | undefined>, context: ContextSettings): BudgetLimits {
+  const budget = BudgetLimits.parse(present);
+  const wanted = context.CONTEXT_MAX_TOKENS;
+  if (wanted === undefined || wanted <= budget.MAX_HISTORY_TOKENS) return budget;
+  if (present.MAX_HISTORY_TOKENS === undefined) return { ...budget, MAX_HISTORY_TOKENS: wanted };
+  throw new ConfigError(
+    `invalid configuration:\n  CONTEXT_MAX_TOKENS: ${wanted} is above MAX_HISTORY_TOKENS (${budget.MAX_HISTORY_TOKENS}), which caps every model call's history; raise MAX_HISTORY_TOKENS too, or leave it unset to follow CONTEXT_MAX_TOKENS`,
+  );
 }
 
 /** What is safe to log about a config: no keys or tokens, only whether they are set. */

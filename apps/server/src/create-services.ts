@@ -113,7 +113,9 @@ export async function createServices(
   chat.observer = metrics;
   admission.observer = metrics;
   // The lag the admission queue brakes on, measured from the moment the services exist.
-  const stopLagWatch = watchEventLoopLag(ADMISSION_TICK_MS, (lag) => admission.tick(lag));
+  const stopLagWatch = watchEventLoopLag(ADMISSION_TICK_MS, (lag, utilization) =>
+    admission.tick(lag, utilization),
+  );
   // Without an OTLP endpoint no tracer exists and turns make nothing for traces.
   const tracing = config.tracing ? await startTracing(config.tracing, logger) : undefined;
   if (tracing) chat.observeTurn = createTurnTracer(tracing.tracer);

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { ConfigError, describeConfig, loadConfig } from "../src/config.js";
 
 describe("loadConfig: admission of new turns (MAX_LIVE_TURNS, ADMISSION_*)", () => {
-  it("defaults: 2,000 live turns, 40 ms of lag, 20 per tick, 10,000 waiting; per user 100 (all of them with AUTH_MODE=none)", () => {
-    const one = { maxLiveTurns: 2_000, maxLagMs: 40, batch: 20, queueMax: 10_000 };
+  it("defaults: 2,000 live turns, 40 ms of lag, 80 % utilization, 20 per tick, 10,000 waiting; per user 100 (all of them with AUTH_MODE=none)", () => {
+    const one = { maxLiveTurns: 2_000, maxLagMs: 40, maxUtilization: 0.8, batch: 20, queueMax: 10_000 };
     expect(loadConfig({}).admission).toEqual({ ...one, queueMaxPerUser: 10_000 });
     expect(loadConfig({ AUTH_MODE: "token" }).admission).toEqual({ ...one, queueMaxPerUser: 100 });
     // The per-user default never exceeds the total.
@@ -11,11 +11,12 @@ describe("loadConfig: admission of new turns (MAX_LIVE_TURNS, ADMISSION_*)", () 
     expect(describeConfig(loadConfig({})).admission).toEqual({ ...one, queueMaxPerUser: 10_000 });
   });
 
-  it("reads every variable; 0 turns the lag brake off, or lets nothing wait", () => {
+  it("reads every variable; 0 turns a brake off, or lets nothing wait", () => {
     const config = loadConfig({
       AUTH_MODE: "token",
       MAX_LIVE_TURNS: "500",
       ADMISSION_MAX_LAG_MS: "0",
+      ADMISSION_MAX_UTILIZATION: "0.5",
       ADMISSION_BATCH: "5",
       ADMISSION_QUEUE_MAX: "0",
       ADMISSION_QUEUE_MAX_PER_USER: "0",
@@ -23,6 +24,7 @@ describe("loadConfig: admission of new turns (MAX_LIVE_TURNS, ADMISSION_*)", () 
     expect(config.admission).toEqual({
       maxLiveTurns: 500,
       maxLagMs: 0,
+      maxUtilization: 0.5,
       batch: 5,
       queueMax: 0,
       queueMaxPerUser: 0,
@@ -33,6 +35,7 @@ describe("loadConfig: admission of new turns (MAX_LIVE_TURNS, ADMISSION_*)", () 
     [{ MAX_LIVE_TURNS: "0" }, "MAX_LIVE_TURNS: "],
     [{ MAX_LIVE_TURNS: "many" }, "MAX_LIVE_TURNS: "],
     [{ ADMISSION_MAX_LAG_MS: "-1" }, "ADMISSION_MAX_LAG_MS: "],
+    [{ ADMISSION_MAX_UTILIZATION: "1.5" }, "ADMISSION_MAX_UTILIZATION: "],
     [{ ADMISSION_BATCH: "0" }, "ADMISSION_BATCH: "],
     [{ ADMISSION_QUEUE_MAX: "1.5" }, "ADMISSION_QUEUE_MAX: "],
     [{ ADMISSION_QUEUE_MAX_PER_USER: "-3" }, "ADMISSION_QUEUE_MAX_PER_USER: "],

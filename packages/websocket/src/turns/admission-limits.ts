@@ -1,12 +1,13 @@
 import { z } from "zod";
 
-/** How often the event loop's lag is measured and a batch of queued turns may be admitted. */
+/** How often the event loop's lag and utilization are measured and a batch of queued turns may be admitted. */
 export const ADMISSION_TICK_MS = 20;
 
 /** The production defaults (apps/server's MAX_LIVE_TURNS, ADMISSION_* read them). */
 export const admissionDefaults = {
   maxLiveTurns: 2_000,
   maxLagMs: 40,
+  maxUtilization: 0.8,
   queueMax: 10_000,
   queueMaxPerUser: 100,
   batch: 20,
@@ -18,6 +19,12 @@ export const AdmissionLimits = z.strictObject({
   maxLiveTurns: z.number().int().positive().default(admissionDefaults.maxLiveTurns),
   /** While the event loop's last measured lag is above this, no turn is admitted; 0: no lag brake. */
   maxLagMs: z.number().int().min(0).default(admissionDefaults.maxLagMs),
+  /**
+   * While the event loop's utilization (its share of time busy, smoothed over ~100 ms) is above this,
+   * no turn is admitted: the brake that acts before lag appears, so running streams keep their pace.
+   * 0: no utilization brake.
+   */
+  maxUtilization: z.number().min(0).max(1).default(admissionDefaults.maxUtilization),
   /** Turns waiting at once, all users; one more is refused with `overloaded`. 0: nothing waits. */
   queueMax: z.number().int().min(0).default(admissionDefaults.queueMax),
   /** Turns one user may have waiting at once; one more is refused with `overloaded`. */

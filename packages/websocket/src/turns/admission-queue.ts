@@ -73,13 +73,13 @@ export class AdmissionTicket {
 
 /**
  * Admission of new turns in one process, in front of their expensive work. A turn is admitted while
- * fewer than `maxLiveTurns` are live, the event loop's last measured lag is at most `maxLagMs`, and
- * this tick's `batch` is not used up; otherwise it waits in its user's FIFO, and the users' queues
+ * fewer than `maxLiveTurns` are live, the event loop's last measured lag is at most `maxLagMs` and its
+ * utilization at most `maxUtilization`, and this tick's `batch` is not used up; otherwise it waits in its user's FIFO, and the users' queues
  * are served round-robin (a user with many waiting turns delays another user's turn by one at most).
  * The queue is bounded in total and per user; past either bound `reserve` refuses.
  *
- * Passive: `tick(lagMs)` (every ADMISSION_TICK_MS, see watchEventLoopLag) reports the lag, renews the
- * batch and admits; a released slot admits the next waiting turn at once. With room the fast path is
+ * Passive: `tick(lagMs, utilization)` (every ADMISSION_TICK_MS, see watchEventLoopLag) reports the
+ * load, renews the batch and admits; a released slot admits the next waiting turn at once. With room the fast path is
  * synchronous: no promise, no timer.
  */
 export class AdmissionQueue {
@@ -90,6 +90,7 @@ export class AdmissionQueue {
   private queued = 0;
   private liveCount = 0;
   private lagMs = 0;
+  private utilization = 0;
   /** Admissions left until the next tick. */
   private budget: number;
   private readonly now: () => number;
@@ -111,9 +112,12 @@ export class AdmissionQueue {
     return this.liveCount;
   }
 
-  /** True while the last measured lag is over the limit: nothing is admitted. */
+  /** True while the last measured lag or utilization is over its limit: nothing is admitted. */
   get saturated(): boolean {
-    return this.limits.maxLagMs > 0 && this.lagMs > this.limits.maxLagMs;
+    const { maxLagMs, maxUtilization } = this.limits;
+    return (
+      (maxLagMs > 0 && this.lagMs > maxLagMs) || (maxUtilization > 0 && this.utilization > maxUtilization)
+    );
   }
 
   /**
@@ -153,9 +157,13 @@ export class AdmissionQueue {
     return new AdmissionTicket(this, userId, this.now(), "admitted");
   }
 
-  /** The event loop's lag just measured: a new batch, and admissions if the loop keeps up. */
-  tick(lagMs: number): void {
+  /**
+   * The event loop's lag and utilization (0 to 1) just measured: a new batch, and admissions if the
+   * loop keeps up.
+   */
+  tick(lagMs: number, utilization = 0): void {
     this.lagMs = lagMs;
+    this.utilization = utilization;
     this.budget = this.limits.batch ?? Number.POSITIVE_INFINITY;
     this.pump();
   }

@@ -157,6 +157,28 @@ describe("admission queue", () => {
     expect(second.admitted).toBe(true);
   });
 
+  it("pauses admissions while the event loop's utilization is over the limit, and resumes below it", async () => {
+    const queue = new AdmissionQueue({ maxLiveTurns: 100, maxLagMs: 40, maxUtilization: 0.8 });
+    queue.tick(0, 0.95);
+    expect(queue.saturated).toBe(true);
+    const waiting = take(queue, "u");
+    expect(waiting.admitted).toBe(false);
+    const admitted = waiting.wait(new AbortController().signal);
+    queue.tick(0, 0.81);
+    expect(waiting.admitted).toBe(false);
+    queue.tick(0, 0.8);
+    expect(await admitted).toBe(true);
+    // Either brake alone holds admissions.
+    queue.tick(41, 0.1);
+    expect(take(queue, "u").admitted).toBe(false);
+  });
+
+  it("maxUtilization 0 is no utilization brake", () => {
+    const queue = new AdmissionQueue({ maxUtilization: 0 });
+    queue.tick(0, 1);
+    expect(take(queue, "u").admitted).toBe(true);
+  });
+
   it("maxLagMs 0 is no lag brake", () => {
     const queue = new AdmissionQueue({ maxLagMs: 0 });
     queue.tick(10_000);
@@ -224,5 +246,25 @@ describe("event-loop lag watch", () => {
       });
     });
     expect(await reported).toBeGreaterThanOrEqual(60);
+  });
+
+  it("reports the loop's utilization, a moving average that climbs towards 1 while every tick is busy", async () => {
+    const busy = await new Promise<number[]>((resolve) => {
+      const seen: number[] = [];
+      const stop = watchEventLoopLag(10, (_lag, utilization) => {
+        seen.push(utilization);
+        if (utilization > 0.6 || seen.length >= 200) {
+          stop();
+          resolve(seen);
+          return;
+        }
+        // Busy for longer than the interval: the loop is never idle between ticks.
+        const until = performance.now() + 15;
+        while (performance.now() < until) {}
+      });
+    });
+    expect(busy.at(-1)).toBeGreaterThan(0.6);
+    // A moving average: it climbs over several ticks, not in one.
+    expect(busy.length).toBeGreaterThan(2);
   });
 });
