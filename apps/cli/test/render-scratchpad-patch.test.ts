@@ -57,4 +57,11 @@ describe("renderFrame: scratchpad_patch", () => {
   it("prints nothing for an empty patch", () => {
     expect(renderFrame(patch([]), initialTurnState(0), { verbose: false, live: false }, 0)).toBe("");
   });
+
+  it("says when the user cleared the scratchpad", () => {
+    const cleared = { ...patch([]), cleared: true } as ServerFrame;
+    expect(renderFrame(cleared, initialTurnState(0), { verbose: false, live: false }, 0)).toBe(
+      "· scratchpad cleared\n",
+    );
+  });
 });

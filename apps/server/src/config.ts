@@ -174,8 +174,8 @@ export const EnvSchema = z.object({
 export interface ProviderSettings {
   openai?: { apiKey: string; baseURL?: string; defaultModel?: string };
   anthropic?: { apiKey: string; baseURL?: string; defaultModel?: string };
-  /** OPENAI_COMPAT_ENDPOINTS; an endpoint's key comes from `<NAME>_API_KEY`. */
-  compatEndpoints: { name: string; baseURL: string; apiKey?: string }[];
+  /** OPENAI_COMPAT_ENDPOINTS; an endpoint's key comes from `<NAME>_API_KEY`, its default model from `<NAME>_MODEL`. */
+  compatEndpoints: { name: string; baseURL: string; apiKey?: string; defaultModel?: string }[];
   maxRetries?: number;
   timeoutMs?: number;
   /** PROVIDER_IDLE_TIMEOUT_MS: longest silence of a provider once its response has started. */
@@ -289,9 +289,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         defaultModel: e.ANTHROPIC_MODEL,
       }),
     }),
-    compatEndpoints: e.OPENAI_COMPAT_ENDPOINTS.map((endpoint) =>
-      defined({ ...endpoint, apiKey: present[`${endpoint.name.toUpperCase().replace(/-/g, "_")}_API_KEY`] }),
-    ),
+    compatEndpoints: e.OPENAI_COMPAT_ENDPOINTS.map((endpoint) => {
+      const prefix = endpoint.name.toUpperCase().replace(/-/g, "_");
+      return defined({
+        ...endpoint,
+        apiKey: present[`${prefix}_API_KEY`],
+        defaultModel: present[`${prefix}_MODEL`],
+      });
+    }),
     ...defined({
       maxRetries: e.PROVIDER_MAX_RETRIES,
       timeoutMs: e.PROVIDER_TIMEOUT_MS,

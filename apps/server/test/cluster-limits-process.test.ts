@@ -206,5 +206,49 @@ describe.skipIf(cluster.skip)(
         status: "complete",
       });
     });
+
+    it("allow_for_thread given via A holds on B: the next call of the tool in the thread runs without asking", async () => {
+      const alice = newUser();
+      const [a, b] = await pair([alice], { TOOL_APPROVAL_EDITOR_MUTATE: "ask" });
+      const manifest = {
+        tools: [
+          {
+            name: "ui_notify",
+            description: "Show a notification in the editor.",
+            input_schema: { type: "object", properties: { message: { type: "string" } } },
+          },
+        ],
+      };
+      const editor = { chat_context: { kind: "editor", workflow_id: "wf-1" } };
+      const onA = await client(a.url, alice);
+      onA.send("client_tools_manifest", manifest);
+      onA.send("chat_message", { content: "use the editor", ...editor });
+      const request = (await onA.until((f) => f.type === "tool_approval_request")) as Extract<
+        ServerFrame,
+        { type: "tool_approval_request" }
+      >;
+      const threadId = (onA.frames[0] as { thread_id: string }).thread_id;
+      onA.send("tool_approval_response", { approval_id: request.approval_id, decision: "allow_for_thread" });
+      const first = (await onA.until((f) => f.type === "tool_call")) as Extract<
+        ServerFrame,
+        { type: "tool_call" }
+      >;
+      onA.send("tool_result", { tool_call_id: first.tool_call_id, ok: true, result: "one" });
+      await onA.until(isDone);
+
+      const onB = await client(b.url, alice);
+      onB.send("client_tools_manifest", manifest);
+      onB.send("chat_message", { content: "use the editor again", thread_id: threadId, ...editor });
+      const second = (await onB.until((f) => f.type === "tool_call")) as Extract<
+        ServerFrame,
+        { type: "tool_call" }
+      >;
+      onB.send("tool_result", { tool_call_id: second.tool_call_id, ok: true, result: "two" });
+      await onB.until(isDone);
+      expect(onB.frames.some((f) => f.type === "tool_approval_request")).toBe(false);
+      expect(onB.frames.some((f) => f.type === "error")).toBe(false);
+      const rows = await messagesOf(b.url, threadId, alice.token);
+      expect(rows.at(-1)).toMatchObject({ content: "the editor said two", status: "complete" });
+    });
   },
 );

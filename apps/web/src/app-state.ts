@@ -1,4 +1,4 @@
-import type { ThreadSummary } from "@agentwire/protocol";
+import type { MemoryEntry, ThreadSummary } from "@agentwire/protocol";
 import type { GraphView, NoticeLevel } from "./editor/client-tools.js";
 import type { ProviderInfo } from "./net/http-api.js";
 import type { ConnectionStatus } from "./net/reconnecting-socket.js";
@@ -26,6 +26,10 @@ export type AppState = {
   graph?: GraphView;
   /** The scratchpad side panel (a drawer on a phone) is shown. */
   scratchpadOpen: boolean;
+  /** The memory panel is shown (in the scratchpad's place). */
+  memoryOpen: boolean;
+  /** The user's long-term memory, `GET /api/memory`; null until loaded (when the panel opens). */
+  memory: MemoryEntry[] | null;
 };
 
 /** The server answered that it has no provider: nothing can be sent until one is configured. */

@@ -3,6 +3,7 @@ import type { AppState } from "./app-state.js";
 import { viewKey } from "./app-state.js";
 import { clientToolsManifest, type NoticeLevel, runClientTool } from "./editor/client-tools.js";
 import { AuthRequiredError, createHttpApi } from "./net/http-api.js";
+import { initialModel } from "./net/initial-model.js";
 import { ReconnectingSocket } from "./net/reconnecting-socket.js";
 import { loadSettings, type Settings, saveSettings } from "./net/settings.js";
 import { subprotocols } from "./net/subprotocols.js";
@@ -21,6 +22,7 @@ import type { PlanDecisionView } from "./state/plan-view.js";
 import { threadFromHistory } from "./state/rebuild-from-history.js";
 import { withScratchpad } from "./state/scratchpad.js";
 import { Store } from "./state/store.js";
+import { sumThreadCost } from "./state/thread-cost.js";
 import { withThreadState } from "./state/thread-list-state.js";
 import {
   type ApprovalDecision,
@@ -64,6 +66,8 @@ export class ChatController {
       notices: [],
       workflowId: "demo-workflow",
       scratchpadOpen: false,
+      memoryOpen: false,
+      memory: null,
     });
     const wsUrl = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
     this.socket = new ReconnectingSocket({
@@ -161,7 +165,36 @@ export class ChatController {
   }
 
   toggleScratchpad(open = !this.state.scratchpadOpen): void {
-    this.set((s) => ({ ...s, scratchpadOpen: open }));
+    this.set((s) => ({ ...s, scratchpadOpen: open, memoryOpen: open ? false : s.memoryOpen }));
+  }
+
+  /** Deletes every item of the open thread's scratchpad; the server's `scratchpad_patch` empties the panel. */
+  async clearScratchpad(): Promise<void> {
+    const threadId = this.state.route.threadId;
+    if (!threadId) return;
+    try {
+      await this.api.clearScratchpad(threadId);
+      // Also when the socket is down: the server appends the patch for a resume, this page knows now.
+      this.updateView(threadId, (v) => ({ ...(v ?? emptyThread(threadId)), scratchpad: [] }));
+    } catch (error) {
+      this.onHttpError(error);
+    }
+  }
+
+  /** Shows or hides the memory panel (in the scratchpad's place), reading the memory anew on open. */
+  toggleMemory(open = !this.state.memoryOpen): void {
+    this.set((s) => ({ ...s, memoryOpen: open, scratchpadOpen: open ? false : s.scratchpadOpen }));
+    if (open) void this.loadMemory();
+  }
+
+  /** Forgets one key of the user's memory, or every key when none is given. */
+  async forgetMemory(key?: string): Promise<void> {
+    try {
+      await (key === undefined ? this.api.clearMemory() : this.api.forgetMemory(key));
+    } catch (error) {
+      this.onHttpError(error);
+    }
+    await this.loadMemory();
   }
 
   setToken(token: string): void {
@@ -238,7 +271,12 @@ export class ChatController {
     if (!view) return;
     if (hasGap(view) && !this.replaying.has(threadId)) this.resume(threadId);
     this.runClientCalls(threadId, view);
-    if (wasRunning && !isRunning(view)) void this.loadThreads();
+    if (wasRunning && !isRunning(view)) {
+      void this.loadThreads();
+      void this.loadCost(threadId);
+      // The turn may have written to memory.
+      if (this.state.memoryOpen) void this.loadMemory();
+    }
   }
 
   /** A thread's live state changed (here or in another tab): its badge in the list follows. */
@@ -347,6 +385,26 @@ export class ChatController {
     }
     this.resume(threadId);
     void this.loadScratchpad(threadId);
+    void this.loadCost(threadId);
+  }
+
+  /** The thread's cost so far, from the server's ledger. */
+  private async loadCost(threadId: string): Promise<void> {
+    try {
+      const cost = sumThreadCost(await this.api.usage(threadId));
+      this.updateView(threadId, (v) => ({ ...(v ?? emptyThread(threadId)), cost }));
+    } catch (error) {
+      if (error instanceof AuthRequiredError) this.onHttpError(error);
+    }
+  }
+
+  private async loadMemory(): Promise<void> {
+    try {
+      const memory = await this.api.memory();
+      this.set((s) => ({ ...s, memory }));
+    } catch (error) {
+      this.onHttpError(error);
+    }
   }
 
   /** The thread's scratchpad; patches that came meanwhile are merged, the newer copy of an item wins. */
@@ -376,12 +434,10 @@ export class ChatController {
 
   private async loadProviders(): Promise<void> {
     try {
-      const providers = await this.api.providers();
+      const answer = await this.api.providers();
       this.set((s) => {
-        const provider = providers.find((p) => p.id === s.provider) ?? providers[0];
-        const model =
-          provider && s.provider === provider.id ? s.model : (provider?.default_model ?? provider?.models[0]);
-        return { ...s, providers, provider: provider?.id, model };
+        const { provider, model } = initialModel(answer, s);
+        return { ...s, providers: answer.providers, provider, model };
       });
     } catch (error) {
       // Without a provider list the picker hides and the server's default is used.

@@ -1,9 +1,11 @@
-import type { ScratchpadItem, ServerFrame } from "@agentwire/protocol";
+import type { ScratchpadItem, ServerFrame, TurnCost } from "@agentwire/protocol";
 import { describe, expect, it } from "vitest";
 import { applyFrames } from "../src/state/apply-frame.js";
 import { groupScratchpad, mergeScratchpad } from "../src/state/scratchpad.js";
+import { sumThreadCost } from "../src/state/thread-cost.js";
 import { emptyThread } from "../src/state/thread-view.js";
 import { contextDetail, contextLine, shortTokens } from "../src/ui/context-line.js";
+import { threadCostLine } from "../src/ui/thread-cost-line.js";
 import { row, stamp } from "./fixtures.js";
 
 function item(id: string, partial: Partial<ScratchpadItem> = {}): ScratchpadItem {
@@ -54,6 +56,44 @@ describe("scratchpad state", () => {
       { type: "scratchpad_patch", items: [item("s1")], thread_id: "th_1", seq: 4 } as ServerFrame,
     ]);
     expect(view.scratchpad?.map((i) => i.id)).toEqual(["s1"]);
+  });
+
+  it("drops every item on a cleared patch, and numbers from s1 again after it", () => {
+    const frames = stamp("th_1", 1, [
+      { type: "message", message: row({ id: "u1", role: "user", content: "Go" }) },
+      { type: "scratchpad_patch", items: [item("s1"), item("s2")] },
+      { type: "scratchpad_patch", items: [], cleared: true },
+    ]);
+    const cleared = applyFrames(emptyThread(), frames);
+    expect(cleared.scratchpad).toEqual([]);
+    const again = applyFrames(
+      cleared,
+      stamp("th_1", 4, [{ type: "scratchpad_patch", items: [item("s1", { title: "New" })] }]),
+    );
+    expect(again.scratchpad?.map((i) => [i.id, i.title])).toEqual([["s1", "New"]]);
+  });
+});
+
+describe("thread cost", () => {
+  const turn = (input: number, output: number, cost: number, known: boolean, calls: number): TurnCost => ({
+    turn_id: `t${input}`,
+    input_tokens: input,
+    output_tokens: output,
+    cost_usd: cost,
+    cost_known: known,
+    llm_calls: calls,
+    nodes: [],
+  });
+
+  it("sums the turns, and says nothing before the first model call", () => {
+    const cost = sumThreadCost([turn(1000, 20, 0.5, true, 2), turn(2500, 30, 0.25, true, 1)]);
+    expect(threadCostLine(cost)).toBe("Thread: $0.75 · 3,500 in · 50 out · 3 model calls");
+    expect(threadCostLine(sumThreadCost([]))).toBeUndefined();
+  });
+
+  it("calls the cost unknown when any turn's is, rather than showing a partial sum", () => {
+    const cost = sumThreadCost([turn(10, 1, 0.5, true, 1), turn(10, 1, 0, false, 1)]);
+    expect(threadCostLine(cost)).toBe("Thread: cost unknown · 20 in · 2 out · 2 model calls");
   });
 });
 

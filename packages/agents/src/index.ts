@@ -29,6 +29,7 @@ export * from "./providers/provider.js";
 export * from "./providers/provider-event.js";
 export * from "./providers/provider-request.js";
 export * from "./scratchpad/apply-scratchpad-ops.js";
+export * from "./scratchpad/edit-scratchpad-item.js";
 export * from "./scratchpad/render-scratchpad.js";
 export * from "./scratchpad/scratchpad-store.js";
 export * from "./scratchpad/scratchpad-update-tool.js";

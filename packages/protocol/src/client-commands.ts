@@ -10,7 +10,7 @@ export const CONTEXT_KIND = /^[a-z][a-z0-9_-]{0,63}$/;
 /**
  * Which context the message is sent in: `thread` (the default), `editor` (a workflow being edited, named
  * by `workflow_id`), or an operator-defined scope by name; the server answers bad_request for a kind it
- * does not define.
+ * does not define, and for a `workflow_id` on a scope not based on the editor.
  */
 export const ChatContext = z
   .strictObject({
@@ -24,11 +24,11 @@ export const ChatContext = z
         path: ["workflow_id"],
         message: "the editor context needs a workflow_id",
       });
-    if (c.kind !== "editor" && c.workflow_id !== undefined)
+    if (c.kind === "thread" && c.workflow_id !== undefined)
       ctx.addIssue({
         code: "custom",
         path: ["workflow_id"],
-        message: "only the editor context takes a workflow_id",
+        message: "the thread context takes no workflow_id",
       });
   });
 export type ChatContext = z.infer<typeof ChatContext>;

@@ -31,3 +31,20 @@ export const Plan = z.object({
   stages: z.array(PlanStage).min(1),
 });
 export type Plan = z.infer<typeof Plan>;
+
+/** Where a stored plan is: waiting for the user's decision, running, or how it ended. */
+export const PlanStatus = z.enum(["pending_review", "approved", "revised", "running", "complete", "failed"]);
+export type PlanStatus = z.infer<typeof PlanStatus>;
+
+/** A plan create_plan made on a thread, as `GET /api/threads/:id/plans` lists it. */
+export const StoredPlan = z.object({
+  id: z.string(),
+  /** The create_plan call that made it (its steps nest under it in the tree). */
+  tool_call_id: z.string(),
+  status: PlanStatus,
+  execution_mode: PlanExecutionMode,
+  plan: Plan,
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type StoredPlan = z.infer<typeof StoredPlan>;

@@ -45,3 +45,21 @@ export const ScratchpadOp = z.discriminatedUnion("op", [
   z.strictObject({ op: z.literal("discard"), id: z.string().min(1).max(100) }),
 ]);
 export type ScratchpadOp = z.infer<typeof ScratchpadOp>;
+
+/**
+ * The user's edit of one item (`PATCH /api/threads/:id/scratchpad/:item_id`): any of these fields, at
+ * least one. Unlike the model's ops it may reopen a closed item (`status: "active"`).
+ */
+// No NUL: Postgres text cannot hold it.
+const noNul = (s: string) => !s.includes("\u0000");
+export const ScratchpadEdit = z
+  .strictObject({
+    kind: ScratchpadKind.optional(),
+    title: z.string().trim().min(1).max(300).refine(noNul, "must not contain NUL characters").optional(),
+    details: z.string().max(4000).refine(noNul, "must not contain NUL characters").optional(),
+    status: ScratchpadStatus.optional(),
+  })
+  .refine((edit) => Object.values(edit).some((v) => v !== undefined), {
+    message: "give at least one of kind, title, details, status",
+  });
+export type ScratchpadEdit = z.infer<typeof ScratchpadEdit>;

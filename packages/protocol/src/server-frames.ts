@@ -145,10 +145,14 @@ export const ContextUsageFrame = z.object({
   messages_verbatim: z.number().int().min(0),
   ...turnFields,
 });
-/** Scratchpad items that were added or changed, each whole; a client replaces its copy by `id`. */
+/**
+ * Scratchpad items that were added or changed, each whole; a client replaces its copy by `id`. With
+ * `cleared` the user cleared the scratchpad: drop every item first (`items` is then empty).
+ */
 export const ScratchpadPatchFrame = z.object({
   type: z.literal("scratchpad_patch"),
   items: z.array(ScratchpadItem),
+  cleared: z.literal(true).optional(),
   ...turnFields,
 });
 /** create_plan's planner produced a plan; `tool_call_id` is the create_plan call its steps nest under. */

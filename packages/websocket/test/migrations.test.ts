@@ -29,13 +29,17 @@ describe("migrations", () => {
         "llm_calls",
         "memories",
         "messages",
-        "pending_actions",
         "threads",
+        "tool_grants",
         "turns",
         "users",
         "workflows",
       ]),
     );
+    // Dropped as unused (issue 23): the pending_actions table and turns.last_seq.
+    expect(tables).not.toContain("pending_actions");
+    const turnColumns = first.sqlite.pragma("table_info(turns)") as { name: string }[];
+    expect(turnColumns.map((c) => c.name)).not.toContain("last_seq");
     first.sqlite.prepare("INSERT INTO users (id, created_at) VALUES ('kept', 1)").run();
     first.close();
 

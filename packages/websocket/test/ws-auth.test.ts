@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { hashApiToken } from "../src/index.js";
+import { rawUpgrade } from "./attacks/raw-http.js";
 import { startTestServer, type TestServer, upgradeStatus } from "./harness.js";
 
 let server: TestServer | undefined;
@@ -20,6 +21,34 @@ describe("auth before the upgrade", () => {
       expect(await upgradeStatus(server.wsUrl, { token: `${token}x`, carrier })).toBe(401);
     });
   }
+
+  it("refuses with 400 an upgrade that offers only the bearer subprotocol (no agentwire.v1), before any 101", async () => {
+    server = await startTestServer({ auth: "token" });
+    const token = await server.createToken("alice");
+    const refused = await rawUpgrade(server.httpUrl, "/ws", {
+      "sec-websocket-protocol": `agentwire.bearer.${token}`,
+    });
+    expect(refused.status).toBe(400);
+    expect(JSON.parse(refused.body)).toEqual({
+      code: "bad_request",
+      message: "offer the subprotocol agentwire.v1 (or agentwire.v1+nested) beside any other",
+    });
+    expect(refused.body).not.toContain(token);
+    const unknown = await rawUpgrade(server.httpUrl, "/ws", {
+      "sec-websocket-protocol": "chat, superchat",
+      authorization: `Bearer ${token}`,
+    });
+    expect(unknown.status).toBe(400);
+    // With agentwire.v1 beside it, the same token is accepted.
+    const accepted = await rawUpgrade(server.httpUrl, "/ws", {
+      "sec-websocket-protocol": `agentwire.bearer.${token}, agentwire.v1`,
+    });
+    expect(accepted.status).toBe(101);
+    // No subprotocol header at all (CLI with a header token): still accepted.
+    expect(await rawUpgrade(server.httpUrl, "/ws", { authorization: `Bearer ${token}` })).toMatchObject({
+      status: 101,
+    });
+  });
 
   it("refuses a connection with no token with 401", async () => {
     server = await startTestServer({ auth: "token" });

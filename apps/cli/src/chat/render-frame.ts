@@ -96,6 +96,7 @@ export function renderFrame(
           (frame.notes ? ` — ${terminalText(preview(frame.notes, ERROR_CHARS))}` : ""),
       );
     case "scratchpad_patch":
+      if (frame.cleared) return line("· scratchpad cleared");
       return frame.items.length > 0 ? line(["· scratchpad", ...scratchpadLines(frame.items)].join("\n")) : "";
     default:
       return "";

@@ -125,7 +125,8 @@ export function reduceFrame(view: ThreadView, frame: ServerFrame): ThreadView {
     case "progress_update":
       return onTurn(view, (t) => onProgress(t, frame));
     case "scratchpad_patch":
-      return withScratchpad(view, frame.items);
+      // A clear drops every item first; ids start again at s1 after it.
+      return withScratchpad(frame.cleared ? { ...view, scratchpad: [] } : view, frame.items);
     case "context_usage":
       return {
         ...view,

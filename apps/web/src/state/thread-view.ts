@@ -6,6 +6,7 @@ import type {
   TurnUsage,
 } from "@agentwire/protocol";
 import type { PlanDecisionView, PlanView } from "./plan-view.js";
+import type { ThreadCost } from "./thread-cost.js";
 
 /** A run of streamed text inside a container (the turn's root or a run_subtask card). */
 export type TextChild = { kind: "text"; key: string; text: string; thinking: boolean };
@@ -115,6 +116,8 @@ export type ThreadView = {
   skipping?: string;
   /** The agent's scratchpad: loaded over HTTP when the thread opens, patched by `scratchpad_patch`. */
   scratchpad?: ScratchpadItem[];
+  /** What the thread's turns cost in all, from the server's ledger (loaded on open and after each turn). */
+  cost?: ThreadCost;
   context?: ContextView;
   /** What this page decided on draft plans, by create_plan call id: a replayed review request stays decided. */
   planDecisions?: Record<string, PlanDecisionView>;

@@ -47,6 +47,8 @@ export function App({ controller }: { controller: ChatController }) {
               connected={state.connection === "open"}
               noProvider={noProvider(state)}
               scratchpadOpen={state.scratchpadOpen}
+              memoryOpen={state.memoryOpen}
+              memory={state.memory}
               empty="Start a conversation. The agent decides which tools to use."
             />
           )}

@@ -1,7 +1,9 @@
+import type { MemoryEntry } from "@agentwire/protocol";
 import { useEffect, useRef } from "preact/hooks";
 import { lastTurn, type ThreadView } from "../state/thread-view.js";
 import { AgentStatus } from "./agent-status.js";
 import { Composer } from "./composer.js";
+import { MemoryPanel } from "./memory-panel.js";
 import { NoProviderNotice } from "./no-provider-notice.js";
 import { ScratchpadPanel } from "./scratchpad-panel.js";
 import { ThreadBar } from "./thread-bar.js";
@@ -14,10 +16,14 @@ export function ChatView({
   noProvider,
   empty,
   scratchpadOpen,
+  memoryOpen,
+  memory,
 }: {
   view: ThreadView | undefined;
   connected: boolean;
   scratchpadOpen: boolean;
+  memoryOpen: boolean;
+  memory: MemoryEntry[] | null;
   /** The server said it has no provider: say how to configure one instead of letting a message fail. */
   noProvider: boolean;
   empty: string;
@@ -36,9 +42,9 @@ export function ChatView({
   });
 
   return (
-    <div class={`chat-area${scratchpadOpen ? " with-panel" : ""}`}>
+    <div class={`chat-area${scratchpadOpen || memoryOpen ? " with-panel" : ""}`}>
       <div class="chat">
-        <ThreadBar view={view} scratchpadOpen={scratchpadOpen} />
+        <ThreadBar view={view} scratchpadOpen={scratchpadOpen} memoryOpen={memoryOpen} />
         <div
           class="log"
           ref={log}
@@ -66,6 +72,7 @@ export function ChatView({
         />
       </div>
       {scratchpadOpen && <ScratchpadPanel items={view?.scratchpad ?? []} />}
+      {memoryOpen && <MemoryPanel entries={memory} />}
     </div>
   );
 }

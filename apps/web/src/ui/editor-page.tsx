@@ -28,6 +28,8 @@ export function EditorPage({ state }: { state: AppState }) {
         connected={state.connection === "open"}
         noProvider={noProvider(state)}
         scratchpadOpen={state.scratchpadOpen}
+        memoryOpen={state.memoryOpen}
+        memory={state.memory}
         empty="Editor context: the agent can use build_workflow and this page's UI tools (ui_show_graph, ui_notify)."
       />
     </div>

@@ -6,7 +6,7 @@ export const SCRATCHPAD_PANEL_ID = "scratchpad-panel";
 
 /**
  * The agent's scratchpad for this thread: what it keeps in mind (active) and what it resolved or
- * discarded (closed, never deleted). A side panel beside the chat; on a phone a drawer over it.
+ * discarded (closed). The user may clear it. A side panel beside the chat; on a phone a drawer over it.
  */
 export function ScratchpadPanel({ items }: { items: ScratchpadItem[] }) {
   const controller = useController();
@@ -36,6 +36,16 @@ export function ScratchpadPanel({ items }: { items: ScratchpadItem[] }) {
         <>
           <ItemGroup name="Active" items={active} empty="Nothing open." />
           {closed.length > 0 && <ItemGroup name="Closed" items={closed} />}
+          <button
+            type="button"
+            class="panel-action danger"
+            onClick={() => {
+              if (window.confirm("Clear this thread's scratchpad? The agent forgets every item."))
+                void controller.clearScratchpad();
+            }}
+          >
+            Clear scratchpad
+          </button>
         </>
       )}
     </aside>

@@ -23,6 +23,8 @@ export const ContextSettings = z.object({
   /** The summarizer's provider and model; unset: the turn's own. */
   SUMMARIZER_PROVIDER: name,
   SUMMARIZER_MODEL: name,
+  /** The summarizer call's own time limit: it may outlive its turn, so the turn's limits do not bound it. */
+  SUMMARIZER_TIMEOUT_MS: count(60_000),
 });
 export type ContextSettings = z.infer<typeof ContextSettings>;
 

@@ -3,27 +3,41 @@ import type { LoopResult } from "../loop/loop-result.js";
 import type { LlmCallRecord } from "../usage/llm-call-record.js";
 import { UsageAccumulator } from "../usage/usage-accumulator.js";
 
-/** What work beside the turn produced: its provider calls (for the turn's usage) and frames for the turn. */
-export type SideResult = { calls: LlmCallRecord[]; events: LoopEvent[] };
+/**
+ * How work beside a turn hands the turn what it made, while the turn still takes it. Each method
+ * answers false once the loop has ended: the turn is complete without it, and the side work records
+ * the call or delivers the frame itself (after the turn).
+ */
+export type SideChannel = {
+  /** Counts a provider call in the turn's usage. */
+  call(record: LlmCallRecord): boolean;
+  /** Sends a frame with the turn, at its next event boundary (or before its end). */
+  event(event: LoopEvent): boolean;
+};
 
 /**
- * Runs `start` beside a root loop and joins it to the turn: it starts once the loop has begun its
- * first model call (the answer goes first), its frames go out at the next event boundary after it
- * settles, and the loop's end waits for it so its calls count in the turn's usage. `start` must not
- * reject (a side failure is its own business: log it and resolve).
+ * Runs `start` beside a root loop: it starts once the loop has begun its first model call (the answer
+ * goes first), and whatever it hands over through its channel before the loop ends joins the turn
+ * (frames at the next event boundary, calls in the result's usage). The loop's end never waits for
+ * it: the turn ends when its answer is complete, and the side work goes on by itself. `start` must
+ * not reject (a side failure is its own business: log it and resolve).
  */
 export async function* joinSideWork(
   loop: AsyncGenerator<LoopEvent, LoopResult>,
-  start: () => Promise<SideResult>,
+  start: (side: SideChannel) => Promise<void>,
 ): AsyncGenerator<LoopEvent, LoopResult> {
-  let side: Promise<SideResult> | undefined;
-  let settled: SideResult | undefined;
-  let drained = false;
+  let begun = false;
+  let ended = false;
+  const calls: LlmCallRecord[] = [];
+  const pending: LoopEvent[] = [];
+  const channel: SideChannel = {
+    call: (record) => !ended && calls.push(record) > 0,
+    event: (event) => !ended && pending.push(event) > 0,
+  };
   const begin = () => {
-    side ??= start().then((r) => {
-      settled = r;
-      return r;
-    });
+    if (begun) return;
+    begun = true;
+    start(channel).catch(() => {});
   };
   let thinking = false;
   let scheduled = false;
@@ -37,23 +51,19 @@ export async function* joinSideWork(
       }
       const next = await loop.next();
       if (next.done) {
-        begin();
-        const result = await (side as Promise<SideResult>);
-        if (!drained) yield* result.events;
-        return withCalls(next.value, result.calls);
+        // Side work already scheduled still starts, and everything it makes comes after the turn.
+        ended = true;
+        yield* pending.splice(0);
+        return withCalls(next.value, calls);
       }
       const event = next.value;
       if (event.type === "agent_state" && event.state === "thinking") thinking = true;
-      if (settled && !drained) {
-        drained = true;
-        yield* settled.events;
-      }
+      if (pending.length > 0) yield* pending.splice(0);
       yield event;
     }
   } finally {
+    ended = true;
     await loop.return?.(undefined as never);
-    // A loop that threw still lets its side work finish before the turn ends (it writes rows).
-    await side;
   }
 }
 

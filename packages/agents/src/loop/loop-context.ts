@@ -36,6 +36,11 @@ export type LoopContext = {
   now?: () => number;
   /** Where text chunks go directly when it can take them; absent, every event is yielded. */
   direct?: DirectSink;
+  /**
+   * The turn's scope guidance (the operator's instructions for its context): the root has it in its
+   * own prompt; every subtask, plan step and helper model call (planner, reviewer) gets it too.
+   */
+  guidance?: string;
 };
 
 /** A fresh context for one root turn. */

@@ -48,6 +48,24 @@ export async function runOneCall(
 }
 
 /**
+ * Runs a call the user approved after it waited (`tool` unwrapped from its approval gate), the way
+ * `runOneCall` runs any other: checked again, under the level's signal, lock, permit and services. It
+ * is not counted again: it was counted when it asked.
+ */
+export async function runApprovedCall(
+  level: Level,
+  tool: Tool,
+  args: unknown,
+  toolCallId: string,
+  push: (event: LoopEvent) => void,
+): Promise<CallOutcome> {
+  const check = tool.validate(args);
+  if (!check.ok) return errorOutcome(check.message);
+  if (level.signal.aborted) return stoppedOutcome(level.budget.breach !== null);
+  return executeTool(level, tool, check.value, toolCallId, push);
+}
+
+/**
  * Runs a container call (run_subtask) under a tree-wide permit of its own: held while its level
  * calls the model, given back while that level's tool calls run (see ParallelPermits).
  */

@@ -33,7 +33,7 @@ export function toolServices(
 
 const BUDGET = "the turn's budget is exhausted";
 
-/** One tool-less model call: budget-checked, in the ledger and the level's usage, its tokens counted. */
+/** One tool-less model call (with the turn's scope guidance): budget-checked, in the ledger and the level's usage, its tokens counted. */
 async function callModelFor(
   level: Level,
   toolCallId: string,
@@ -42,9 +42,11 @@ async function callModelFor(
   const { budget, params } = level;
   if (level.signal.aborted) return { ok: false, error: budget.breach ? BUDGET : "cancelled" };
   if (budget.tryStart("llm_calls")) return { ok: false, error: BUDGET };
+  const { guidance } = level.ctx;
   const request: ProviderRequest = {
     model: params.model,
-    systemPrompt: req.systemPrompt,
+    // The scope's guidance binds the planner and reviewer like every level of the turn.
+    systemPrompt: guidance ? `${req.systemPrompt}\n\n${guidance}` : req.systemPrompt,
     messages: req.messages,
     tools: [],
     ...(params.maxTokens !== undefined && { maxTokens: params.maxTokens }),

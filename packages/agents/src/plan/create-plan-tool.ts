@@ -15,7 +15,22 @@ import type { StepOutcome } from "./run-plan.js";
 export const CREATE_PLAN = "create_plan";
 
 export const CreatePlanArgs = z.object({
-  objective: z.string().trim().min(1).max(8000).describe("What the plan must achieve, in plain words."),
+  objective: z
+    .string()
+    .trim()
+    .min(1)
+    .max(8000)
+    .optional()
+    .describe("What the plan must achieve, in plain words. Required unless plan_id is given."),
+  plan_id: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe(
+      "Run the draft plan with this id that waits for the user's review, when the user approves it in a " +
+        "message (e.g. 'go ahead'); no objective then. To change the draft, call create_plan with a new objective instead.",
+    ),
   execution_mode: PlanExecutionMode.optional().describe(
     "auto_execute: run it now; draft_only: show it to the user, who approves or revises it; " +
       "agent_review: a reviewer checks it first. Default: the conversation's setting.",
@@ -64,7 +79,10 @@ export function createPlanTool(opts: CreatePlanToolOptions = {}): Tool<CreatePla
       if (!ctx.callModel || !ctx.runSubtask) {
         return toolError("create_plan can only run inside the agent loop");
       }
-      return createPlan(args, ctx as Running, opts, newId());
+      if (args.plan_id !== undefined) return runDraft(args.plan_id, ctx as Running, opts.store);
+      if (args.objective === undefined)
+        return toolError("create_plan: give an objective, or the plan_id of a draft to run");
+      return createPlan({ ...args, objective: args.objective }, ctx as Running, opts, newId());
     },
   });
   return {
@@ -80,8 +98,25 @@ export function createPlanTool(opts: CreatePlanToolOptions = {}): Tool<CreatePla
   };
 }
 
+/**
+ * `create_plan {plan_id}`: runs a stored draft the user approved in a message, the way a
+ * `plan_decision` approve does (the store claims it from pending_review first, so it runs once).
+ */
+async function runDraft(planId: string, ctx: Running, store: PlanStore | undefined): Promise<ToolOutcome> {
+  let plan: Plan | undefined;
+  try {
+    plan = await store?.takeDraft?.(planId);
+  } catch (error) {
+    return toolError(`create_plan: could not read the draft: ${messageOf(error)}`);
+  }
+  if (!plan) return toolError(`create_plan: no draft plan "${planId}" waits for review in this conversation`);
+  ctx.emit?.({ type: "plan_created", tool_call_id: ctx.toolCallId, execution_mode: "draft_only", plan });
+  const toolNames = (ctx.toolNames ?? []).filter((n) => n !== CREATE_PLAN);
+  return runToEnd(plan, ctx, store, toolNames, []);
+}
+
 async function createPlan(
-  args: CreatePlanArgs,
+  args: CreatePlanArgs & { objective: string },
   ctx: Running,
   opts: CreatePlanToolOptions,
   planId: string,
@@ -116,7 +151,7 @@ async function createPlan(
       status: "awaiting_user_review",
       plan_id: planId,
       plan: draft.plan,
-      note: "The user now reviews this plan: it runs only when they approve it, and their feedback comes as a new message. Do not carry it out yourself; tell the user it is ready for their review.",
+      note: `The user now reviews this plan: it runs only when they approve it, and their feedback comes as a new message. Do not carry it out yourself; tell the user it is ready for their review. If they approve it in a message, run it with create_plan {plan_id: "${planId}"}.`,
     });
   }
 

@@ -1,7 +1,11 @@
+import { agenticRules } from "./agentic-rules.js";
+
 /** What the root agent's system prompt depends on. */
 export type AgentPromptInput = {
   /** True when run_subtask is in the toolbelt. */
   canSpawnSubtasks: boolean;
+  /** The toolbelt's names: the working rules mention only tools it has (absent: all of them). */
+  toolNames?: readonly string[];
   /** Extra instructions (the deployment's own, memory, editor context). */
   extra?: string;
 };
@@ -18,6 +22,7 @@ export function agentSystemPrompt(input: AgentPromptInput): string {
         "run in parallel) and combine their results. Keep simple work to yourself.",
     );
   }
+  lines.push(...agenticRules(input.toolNames));
   if (input.extra) lines.push(input.extra);
   return lines.join("\n");
 }

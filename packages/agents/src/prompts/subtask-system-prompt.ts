@@ -1,3 +1,5 @@
+import { agenticRules } from "./agentic-rules.js";
+
 /** What a subtask's system prompt depends on. */
 export type SubtaskPromptInput = {
   title: string;
@@ -6,6 +8,10 @@ export type SubtaskPromptInput = {
   canSpawnSubtasks: boolean;
   /** True when the subtask must end with finish_subtask. */
   structuredResult: boolean;
+  /** The subtask's toolbelt names: the working rules mention only tools it has (absent: all of them). */
+  toolNames?: readonly string[];
+  /** The turn's scope guidance (`LoopContext.guidance`), the same the root reads. */
+  guidance?: string;
 };
 
 /** The system prompt of a subtask level. */
@@ -28,5 +34,7 @@ export function subtaskSystemPrompt(input: SubtaskPromptInput): string {
         "errors, fix the result and call it again.",
     );
   }
+  lines.push(...agenticRules(input.toolNames));
+  if (input.guidance) lines.push(input.guidance);
   return lines.join("\n");
 }

@@ -77,16 +77,19 @@ export type ResolvedRegistryConfig = z.output<typeof ProviderRegistryConfig>;
 /**
  * Reads the provider settings from the environment: OPENAI_API_KEY/OPENAI_BASE_URL/OPENAI_MODEL,
  * ANTHROPIC_API_KEY/ANTHROPIC_BASE_URL/ANTHROPIC_MODEL, OPENAI_COMPAT_ENDPOINTS (a key for an
- * endpoint may be given as `<NAME>_API_KEY`), PROVIDER_MAX_RETRIES, PROVIDER_TIMEOUT_MS,
+ * endpoint may be given as `<NAME>_API_KEY`, its default model as `<NAME>_MODEL`), PROVIDER_MAX_RETRIES, PROVIDER_TIMEOUT_MS,
  * PROVIDER_IDLE_TIMEOUT_MS.
  */
 export function providerRegistryConfigFromEnv(
   env: Record<string, string | undefined>,
 ): ResolvedRegistryConfig {
-  const compat = CompatEndpointsSchema.parse(env.OPENAI_COMPAT_ENDPOINTS ?? "").map((e) => ({
-    ...e,
-    ...definedOnly({ apiKey: env[`${e.name.toUpperCase().replace(/-/g, "_")}_API_KEY`] }),
-  }));
+  const compat = CompatEndpointsSchema.parse(env.OPENAI_COMPAT_ENDPOINTS ?? "").map((e) => {
+    const prefix = e.name.toUpperCase().replace(/-/g, "_");
+    return {
+      ...e,
+      ...definedOnly({ apiKey: env[`${prefix}_API_KEY`], defaultModel: env[`${prefix}_MODEL`] }),
+    };
+  });
   return ProviderRegistryConfig.parse({
     openai: env.OPENAI_API_KEY
       ? definedOnly({

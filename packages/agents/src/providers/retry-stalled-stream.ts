@@ -9,29 +9,44 @@ const MAX_STALL_RETRIES = 1;
 
 /**
  * Runs one provider call and makes it again when its response stalled before it released any event
- * (up to PROVIDER_MAX_RETRIES times, at most MAX_STALL_RETRIES). Once an event is out the stall is the call's error: the consumer has shown
- * that text, and a fresh answer would not continue it. Adapters hold back tool calls, usage and the
- * finish until the end, so in practice "released" means text or thinking reached the consumer. The
- * stalled attempt's error and finish are dropped.
+ * (up to PROVIDER_MAX_RETRIES times, at most MAX_STALL_RETRIES). Once an event is out the stall is the
+ * call's error: the consumer has shown that text, and a fresh answer would not continue it. Adapters
+ * hold back tool calls, usage and the finish until the end, so in practice "released" means text or
+ * thinking reached the consumer. The stalled attempt's error and finish are dropped. A retried call
+ * that stalls again says so, with the whole wait: each attempt waited the idle timeout.
  */
 export async function retryStalledStream(
   attempt: (emit: EmitProviderEvent) => Promise<void>,
   maxRetries: number,
   emit: EmitProviderEvent,
+  now: () => number = Date.now,
 ): Promise<void> {
   const retries = Math.min(maxRetries, MAX_STALL_RETRIES);
+  const started = now();
   for (let made = 0; ; made++) {
     let released = false;
     let again = false;
     await attempt((event) => {
       if (again) return;
-      if (!released && made < retries && event.type === "error" && event.error.stalled) {
-        again = true;
-        return;
+      if (!released && event.type === "error" && event.error.stalled) {
+        if (made < retries) {
+          again = true;
+          return;
+        }
+        if (made > 0) {
+          const message = `${event.error.message}; that was attempt ${made + 1} of ${made + 1} (each stalled the same way), ${formatWait(now() - started)} in all`;
+          released = true;
+          emit({ ...event, error: { ...event.error, message } });
+          return;
+        }
       }
       released = true;
       emit(event);
     });
     if (!again) return;
   }
+}
+
+function formatWait(ms: number): string {
+  return ms < 10_000 ? `${Math.round(ms)} ms` : `${Math.round(ms / 1000)}s`;
 }

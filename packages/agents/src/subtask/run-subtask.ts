@@ -51,6 +51,8 @@ async function runChildLevel(
       depth,
       canSpawnSubtasks: depth < level.budget.limits.MAX_DEPTH && tools.some((t) => t.name === RUN_SUBTASK),
       structuredResult: args.output_schema !== undefined,
+      toolNames: tools.map((t) => t.name),
+      ...(level.ctx.guidance !== undefined && { guidance: level.ctx.guidance }),
     }),
     history: [{ role: "user", content: args.instructions }],
     tools,

@@ -7,8 +7,10 @@ import { runUnifiedAgentLoop } from "../loop/run-unified-agent-loop.js";
 import { truncateResult } from "../loop/truncate-result.js";
 import type { ToolModelMessage } from "../providers/model-message.js";
 import { subtaskOutcome } from "../subtask/subtask-outcome.js";
+import type { Tool } from "../tools/tool.js";
 import { UsageAccumulator } from "../usage/usage-accumulator.js";
 import { askDeferred } from "./ask-deferred.js";
+import { resumeApprovedCall } from "./resume-approved-call.js";
 import { resolveTools, resumeToolLevel, type ToolLevelRun } from "./resume-tool-level.js";
 import type { SuspendedLevel, SuspendedState } from "./suspended-state.js";
 import { suspensionEvents } from "./suspension-events.js";
@@ -18,11 +20,16 @@ export type ResumeParams = Pick<RunLoopParams, "provider" | "tools" | "ctx" | "s
   /** The root's context numbers: its model calls send `context_usage` again after the answer. */
   context?: RunLoopParams["context"];
   state: SuspendedState;
-  /** The user's answer, as the pending call's result. */
-  answer: string | { content: string; isError?: boolean };
+  answer: ResumeAnswer;
   /** Defaults to the model the turn was started with. */
   model?: string;
 };
+
+/**
+ * How the pending call is answered: its result (the user's answer, a denial), or, for an approval,
+ * the approved tool (unwrapped from its gate), which then runs as the call with the suspension's args.
+ */
+export type ResumeAnswer = string | { content: string; isError?: boolean } | { approved: Tool };
 
 /**
  * Continues a suspended turn tree: the deepest level gets the answer as its pending call's result and
@@ -30,6 +37,7 @@ export type ResumeParams = Pick<RunLoopParams, "provider" | "tools" | "ctx" | "s
  * runs at its saved depth and parentage; `end` events close the calls that waited. A tool level (a
  * plan step's node) continues its tool instead, whose result answers the create_plan call above.
  * A level whose parallel sibling calls waited too (`deferred`) asks the next of them before it runs on.
+ * An approved call first runs as the deepest level's pending call, and its result is the answer.
  */
 export async function* resumeUnifiedAgentLoop(p: ResumeParams): AsyncGenerator<LoopEvent, LoopResult> {
   const { state } = p;
@@ -39,19 +47,35 @@ export async function* resumeUnifiedAgentLoop(p: ResumeParams): AsyncGenerator<L
   if (state.version !== 1 || !rootLevel) {
     return { status: "error", text: "", messages: [], usage: usage.snapshot(), error: invalid(state) };
   }
-  let outcome: CallOutcome =
-    typeof p.answer === "string"
-      ? { type: "result", content: p.answer, isError: false }
-      : { type: "result", content: p.answer.content, isError: p.answer.isError === true };
+  const last = state.levels.length - 1;
+  // The approved call runs first; its `end` carries the time it ran.
+  const startedAt = now();
   try {
-    for (let i = state.levels.length - 1; i >= 0; i--) {
+    let outcome: CallOutcome;
+    if (typeof p.answer === "string") outcome = { type: "result", content: p.answer, isError: false };
+    else if ("approved" in p.answer) {
+      const ran: ToolLevelRun = yield* runApproved(
+        p,
+        state.levels[last] as SuspendedLevel,
+        p.answer.approved,
+      );
+      if (ran.usage) usage.merge(ran.usage);
+      outcome = ran.outcome;
+      if (outcome.type === "suspend") {
+        // The tool waits on the user in turn: below the call (its subtask) or as the call itself.
+        if (outcome.nested) return yield* suspendAgain(state, last + 1, outcome.nested, rootLevel, usage);
+        const again = { ...state, suspension: outcome.suspension };
+        return yield* suspended(again, rootLevel, usage);
+      }
+    } else outcome = { type: "result", content: p.answer.content, isError: p.answer.isError === true };
+    for (let i = last; i >= 0; i--) {
       const level = state.levels[i] as SuspendedLevel;
       if (outcome.type === "suspend") break;
       const cut = truncateResult(outcome.content, p.ctx.budget.limits.MAX_TOOL_RESULT_BYTES);
       p.ctx.budget.addResultBytes(cut.bytes);
       const isError: boolean = outcome.type === "result" && outcome.isError;
       const nest = { parentId: level.parentId, depth: level.depth, now };
-      yield endEvent(nest, level.pendingCall, cut.text, isError, now());
+      yield endEvent(nest, level.pendingCall, cut.text, isError, i === last ? startedAt : now());
       if (level.tool) {
         // A tool's waiting subtask (a plan step): the tool goes on, and its result answers the level above.
         const owner = state.levels[i - 1];
@@ -112,6 +136,17 @@ export async function* resumeUnifiedAgentLoop(p: ResumeParams): AsyncGenerator<L
     usage: usage.snapshot(),
     error: invalid(state),
   };
+}
+
+/** Runs the approved call of a state that asked for approval; any other state has nothing to approve. */
+async function* runApproved(
+  p: ResumeParams,
+  level: SuspendedLevel,
+  tool: Tool,
+): AsyncGenerator<LoopEvent, ToolLevelRun> {
+  const s = p.state.suspension;
+  if (s.kind !== "approval") return { outcome: errorOutcome(`${tool.name} was not waiting for approval`) };
+  return yield* resumeApprovedCall(p, level, tool, s.args);
 }
 
 /** A level asked again: the levels above keep waiting on their own pending calls. */

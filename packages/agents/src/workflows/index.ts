@@ -1,5 +1,7 @@
 export * from "./build-workflow-tool.js";
 export * from "./create-default-node-registry.js";
+export * from "./describe-workflow.js";
+export * from "./diff-workflows.js";
 export * from "./extract-graph-json.js";
 export * from "./load-node-plugin.js";
 export * from "./node-registry.js";

@@ -1,6 +1,7 @@
 import type { NodeRegistry } from "./node-registry.js";
 import type { PortSpec } from "./node-type.js";
 import { formatIssues, type WorkflowIssue } from "./validate-workflow.js";
+import type { WorkflowGraph } from "./workflow-graph.js";
 
 /** The planner's system prompt: the graph format and every node type the registry offers. */
 export function planWorkflowSystemPrompt(registry: NodeRegistry): string {
@@ -37,6 +38,18 @@ ${catalogue}`;
 /** The first request: the objective. */
 export function planWorkflowUserPrompt(objective: string): string {
   return `Objective: ${objective}\n\nReply with the workflow graph as JSON in a \`\`\`json fence.`;
+}
+
+/** The first request of an edit: the current graph whole, and what to change in it. */
+export function editWorkflowUserPrompt(objective: string, current: WorkflowGraph): string {
+  return [
+    "The current workflow:",
+    `\`\`\`json\n${JSON.stringify(current)}\n\`\`\``,
+    `Change: ${objective}`,
+    "",
+    "Change only what this asks; keep every other node (its id, type and properties) and edge as it is.",
+    "Reply with the complete changed graph as JSON in a ```json fence.",
+  ].join("\n");
 }
 
 /** A repair request: what was wrong with the previous answer. */

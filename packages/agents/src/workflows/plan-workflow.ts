@@ -5,6 +5,7 @@ import { extractGraphJson } from "./extract-graph-json.js";
 import type { NodeRegistry } from "./node-registry.js";
 import { openAttemptNode } from "./plan-attempt-node.js";
 import {
+  editWorkflowUserPrompt,
   planWorkflowSystemPrompt,
   planWorkflowUserPrompt,
   repairWorkflowPrompt,
@@ -17,6 +18,8 @@ export type PlannerEvent = UnstampedFrame<ChunkFrame> | UnstampedFrame<ToolCallU
 
 export type PlanWorkflowOptions = {
   objective: string;
+  /** The graph to edit: the model gets it whole and answers with it changed; absent, it designs anew. */
+  current?: WorkflowGraph;
   registry: NodeRegistry;
   /**
    * One tool-less model call of the turn (`ToolContext.callModel`): the loop checks the budget,
@@ -45,7 +48,10 @@ export type PlanOutcome =
 export async function planWorkflow(opts: PlanWorkflowOptions): Promise<PlanOutcome> {
   const emit = opts.onEvent ?? (() => {});
   const systemPrompt = planWorkflowSystemPrompt(opts.registry);
-  const messages: ModelMessage[] = [{ role: "user", content: planWorkflowUserPrompt(opts.objective) }];
+  const first = opts.current
+    ? editWorkflowUserPrompt(opts.objective, opts.current)
+    : planWorkflowUserPrompt(opts.objective);
+  const messages: ModelMessage[] = [{ role: "user", content: first }];
   let issues: WorkflowIssue[] = [];
 
   for (let attempt = 1; attempt <= opts.maxRepairs + 1; attempt++) {

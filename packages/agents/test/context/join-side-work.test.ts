@@ -6,7 +6,7 @@ import {
   joinSideWork,
   type LoopEvent,
   runUnifiedAgentLoop,
-  type SideResult,
+  type SideChannel,
 } from "../../src/index.js";
 import { ScriptedProvider } from "../../src/testing/index.js";
 
@@ -33,58 +33,58 @@ function loopOf(provider: ScriptedProvider) {
 }
 
 describe("joinSideWork", () => {
-  test("starts the side work after the answer's call, sends its frames, adds its calls to the usage", async () => {
+  test("starts the side work after the answer's call; what it hands over in time joins the turn", async () => {
+    let handedOver!: () => void;
+    const sideDone = new Promise<void>((resolve) => {
+      handedOver = resolve;
+    });
+    // The answer is held until the side work has handed over its call and frame.
     const provider = new ScriptedProvider([
-      { text: ["a", "b"], usage: { inputTokens: 10, outputTokens: 2 } },
+      { text: ["a", "b"], usage: { inputTokens: 10, outputTokens: 2 }, hold: sideDone },
     ]);
     let startedAfterCalls = -1;
+    const accepted: boolean[] = [];
     const events: LoopEvent[] = [];
-    const joined = joinSideWork(loopOf(provider), async () => {
+    const joined = joinSideWork(loopOf(provider), async (side) => {
       startedAfterCalls = provider.calls;
-      return { calls: [sideCall], events: [patch] };
+      accepted.push(side.call(sideCall), side.event(patch));
+      handedOver();
     });
     const result = await drainLoop(joined, (e) => {
       events.push(e);
     });
     expect(startedAfterCalls).toBe(1);
+    expect(accepted).toEqual([true, true]);
     expect(events.filter((e) => e.type === "scratchpad_patch")).toHaveLength(1);
     expect(result.status).toBe("complete");
     expect(result.usage).toMatchObject({ llm_calls: 2, input_tokens: 310, output_tokens: 32 });
   });
 
-  test("the loop's end waits for slow side work", async () => {
+  test("the loop's end does not wait for slow side work, which is then told the turn has ended", async () => {
     const provider = new ScriptedProvider([{ text: "done" }]);
-    let innerEnded!: () => void;
-    const innerEnd = new Promise<void>((resolve) => {
-      innerEnded = resolve;
+    let channel: SideChannel | undefined;
+    let started!: () => void;
+    const sideStarted = new Promise<void>((resolve) => {
+      started = resolve;
     });
-    async function* tracked() {
-      const result = yield* loopOf(provider);
-      innerEnded();
-      return result;
-    }
-    let finish!: (r: SideResult) => void;
-    const joined = joinSideWork(
-      tracked(),
-      () =>
-        new Promise<SideResult>((resolve) => {
-          finish = resolve;
-        }),
-    );
+    let finish!: () => void;
+    const joined = joinSideWork(loopOf(provider), (side) => {
+      channel = side;
+      started();
+      return new Promise<void>((resolve) => {
+        finish = resolve;
+      });
+    });
     const events: LoopEvent[] = [];
-    let ended = false;
-    const running = drainLoop(joined, (e) => {
+    const result = await drainLoop(joined, (e) => {
       events.push(e);
-    }).then((r) => {
-      ended = true;
-      return r;
     });
-    await innerEnd;
-    await new Promise((r) => setImmediate(r));
-    expect(ended).toBe(false);
-    finish({ calls: [sideCall], events: [patch] });
-    const result = await running;
-    expect(events.at(-1)).toEqual(patch);
-    expect(result.usage.llm_calls).toBe(2);
+    // The turn is complete with only its own call, while the side work has not finished.
+    expect(result.usage.llm_calls).toBe(1);
+    await sideStarted;
+    expect(channel?.call(sideCall)).toBe(false);
+    expect(channel?.event(patch)).toBe(false);
+    finish();
+    expect(events.some((e) => e.type === "scratchpad_patch")).toBe(false);
   });
 });

@@ -45,18 +45,19 @@ describe("OPENAI_COMPAT_ENDPOINTS", () => {
     expect(JSON.stringify(result.error?.issues)).toMatch(message);
   });
 
-  it("reads the environment, with an optional <NAME>_API_KEY per endpoint", () => {
+  it("reads the environment, with an optional <NAME>_API_KEY and <NAME>_MODEL per endpoint", () => {
     const config = providerRegistryConfigFromEnv({
       OPENAI_API_KEY: "sk-1",
       OPENAI_COMPAT_ENDPOINTS: "openrouter=https://openrouter.ai/api/v1,ollama=http://127.0.0.1:11434/v1",
       OPENROUTER_API_KEY: "or-key",
+      OLLAMA_MODEL: "llama3.2",
       PROVIDER_MAX_RETRIES: "1",
     });
     expect(config.openai).toEqual({ apiKey: "sk-1" });
     expect(config.anthropic).toBeUndefined();
     expect(config.compatEndpoints).toEqual([
       { name: "openrouter", baseURL: "https://openrouter.ai/api/v1", apiKey: "or-key" },
-      { name: "ollama", baseURL: "http://127.0.0.1:11434/v1" },
+      { name: "ollama", baseURL: "http://127.0.0.1:11434/v1", defaultModel: "llama3.2" },
     ]);
     expect(config.maxRetries).toBe(1);
   });

@@ -2,7 +2,7 @@ import { promises as fsp } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createWorkspaceTools } from "../../src/tools/builtin/index.js";
+import { createWorkspaceTools, type WorkspaceLimits } from "../../src/tools/builtin/index.js";
 import type { VerifiedFsOptions } from "../../src/tools/builtin/workspace/verified-fs.js";
 import { errorText, okOutput, runTool, toolNamed } from "./run-tool.js";
 
@@ -31,6 +31,8 @@ function tools(hooks?: VerifiedFsOptions, userId = "alice") {
     list: toolNamed(all, "list_files"),
     read: toolNamed(all, "read_file"),
     write: toolNamed(all, "write_file"),
+    del: toolNamed(all, "delete_file"),
+    search: toolNamed(all, "search_files"),
   };
 }
 
@@ -60,6 +62,12 @@ describe("workspace tools: declarations", () => {
     expect(t.write.parallelSafe).toBe(false);
     expect(t.write.requiresExclusiveLock).toBe("workspace_fs");
     expect(t.read.parallelSafe).toBe(true);
+    expect([t.del.permissionClass, t.del.parallelSafe, t.del.requiresExclusiveLock]).toEqual([
+      "workspace_write",
+      false,
+      "workspace_fs",
+    ]);
+    expect([t.search.permissionClass, t.search.parallelSafe]).toEqual(["safe", true]);
   });
 });
 
@@ -172,6 +180,19 @@ describe("workspace tools: attacks", () => {
     expect(await fsp.readdir(evilUser)).toEqual(["f.txt"]);
   });
 
+  it("refuses a regular file with a second hard link (one planted inside the root naming a file outside)", async () => {
+    await fsp.link(path.join(outside, "secret.txt"), path.join(home, "planted.txt"));
+    const t = tools();
+    expect(errorText(await runTool(t.read, { path: "planted.txt" }))).toMatch(/more than one hard link/);
+    const found = okOutput<{ matches: unknown[]; skipped: number }>(
+      await runTool(t.search, { query: "SECRET" }),
+    );
+    expect(found).toMatchObject({ matches: [], skipped: 1 });
+    // A file with a single name still reads.
+    await fsp.writeFile(path.join(home, "plain.txt"), "mine");
+    expect(okOutput(await runTool(t.read, { path: "plain.txt" }))).toMatchObject({ content: "mine" });
+  });
+
   it("refuses a file over the read cap", async () => {
     await fsp.writeFile(path.join(home, "big.bin"), Buffer.alloc(1024 * 1024 + 1, 65));
     expect(errorText(await runTool(tools().read, { path: "big.bin" }))).toMatch(
@@ -237,5 +258,171 @@ describe("workspace tools: a parent directory swapped for a symlink mid-call", (
     okOutput(out);
     expect(await fsp.readFile(path.join(home, "sub.bak", "new.txt"), "utf8")).toBe("x");
     expect(await snapshot(outside)).toEqual(before);
+  });
+});
+
+describe("delete_file", () => {
+  it("deletes a file, and refuses the workspace itself, a directory and a missing file", async () => {
+    await fsp.mkdir(path.join(home, "notes"));
+    await fsp.writeFile(path.join(home, "notes", "a.txt"), "abc");
+    const t = tools();
+    expect(okOutput(await runTool(t.del, { path: "notes/a.txt" }))).toEqual({
+      path: "notes/a.txt",
+      deleted: true,
+      bytes: 3,
+    });
+    expect(await fsp.readdir(path.join(home, "notes"))).toEqual([]);
+    expect(errorText(await runTool(t.del, { path: "." }))).toMatch(/not the workspace itself/);
+    expect(errorText(await runTool(t.del, { path: "notes" }))).toMatch(/is a directory/);
+    expect(errorText(await runTool(t.del, { path: "notes/a.txt" }))).toBe(
+      "no such file or directory: notes/a.txt",
+    );
+    // A missing parent is not created by a delete.
+    expect(errorText(await runTool(t.del, { path: "nope/x.txt" }))).toMatch(/no such file/);
+    expect(await fsp.readdir(home)).toEqual(["notes"]);
+  });
+
+  it("refuses .., absolute paths, NUL and symlinks leading out of the root, deleting nothing", async () => {
+    await fsp.symlink(outside, path.join(home, "outlink"));
+    await fsp.symlink(path.join(outside, "secret.txt"), path.join(home, "s.txt"));
+    await fsp.symlink("/", path.join(home, "rootlink"));
+    const before = await snapshot(base);
+    const t = tools();
+    expect(errorText(await runTool(t.del, { path: "../outside/secret.txt" }))).toMatch(
+      /'\.\.' is not allowed/,
+    );
+    expect(errorText(await runTool(t.del, { path: `${outside}/secret.txt` }))).toMatch(/absolute paths/);
+    expect(errorText(await runTool(t.del, { path: "secret.txt\u0000" }))).toMatch(/NUL byte/);
+    expect(errorText(await runTool(t.del, { path: "outlink/secret.txt" }))).toMatch(/leaves your workspace/);
+    expect(errorText(await runTool(t.del, { path: "rootlink/tmp/x" }))).toMatch(/leaves your workspace/);
+    expect(errorText(await runTool(t.del, { path: "s.txt" }))).toMatch(/symbolic link; refusing/);
+    expect(await snapshot(base)).toEqual(before);
+    expect(await fsp.readFile(path.join(outside, "secret.txt"), "utf8")).toBe("TOP SECRET");
+  });
+
+  it("a parent swapped for a symlink out of the root mid-call deletes nothing outside", async () => {
+    await fsp.mkdir(path.join(home, "sub"));
+    await fsp.writeFile(path.join(home, "sub", "secret.txt"), "mine");
+    let fired = false;
+    const hooks: VerifiedFsOptions = {
+      async beforeOpen(p) {
+        if (fired || p !== path.join(home, "sub")) return;
+        fired = true;
+        await fsp.rename(path.join(home, "sub"), path.join(home, "sub.bak"));
+        await fsp.symlink(outside, path.join(home, "sub"));
+      },
+    };
+    const out = await runTool(tools(hooks).del, { path: "sub/secret.txt" });
+    expect(fired).toBe(true);
+    expect(errorText(out)).toMatch(/leaves your workspace/);
+    expect(await fsp.readFile(path.join(outside, "secret.txt"), "utf8")).toBe("TOP SECRET");
+    expect(await fsp.readFile(path.join(home, "sub.bak", "secret.txt"), "utf8")).toBe("mine");
+  });
+});
+
+describe("search_files", () => {
+  beforeEach(async () => {
+    await fsp.mkdir(path.join(home, "notes", "deep"), { recursive: true });
+    await fsp.writeFile(path.join(home, "todo.md"), "Buy milk\nwalk the dog\nmilk again\n");
+    await fsp.writeFile(path.join(home, "notes", "a.txt"), "no match here\nMILK is loud\n");
+    await fsp.writeFile(path.join(home, "notes", "deep", "b.txt"), "milk deep down\n");
+    await fsp.writeFile(path.join(home, "bin.dat"), Buffer.from([109, 105, 108, 107, 0, 1]));
+  });
+
+  it("finds case-insensitive matches with path and line, in name order, skipping binary files", async () => {
+    const out = okOutput(await runTool(tools().search, { query: "milk" }));
+    expect(out).toEqual({
+      query: "milk",
+      matches: [
+        { path: "notes/a.txt", line: 2, text: "MILK is loud" },
+        { path: "notes/deep/b.txt", line: 1, text: "milk deep down" },
+        { path: "todo.md", line: 1, text: "Buy milk" },
+        { path: "todo.md", line: 3, text: "milk again" },
+      ],
+      files_searched: 4,
+      bytes_read: 81, // 33 + 27 + 15 + the 6-byte binary file
+      skipped: 0,
+      truncated: false,
+    });
+  });
+
+  it("filters by glob: a bare name pattern in any directory, a pattern with / on the whole path", async () => {
+    const paths = async (glob: string) =>
+      okOutput<{ matches: { path: string }[] }>(
+        await runTool(tools().search, { query: "milk", glob }),
+      ).matches.map((m) => m.path);
+    expect(await paths("*.txt")).toEqual(["notes/a.txt", "notes/deep/b.txt"]);
+    expect(await paths("notes/*.txt")).toEqual(["notes/a.txt"]);
+    expect(await paths("notes/**/*.txt")).toEqual(["notes/a.txt", "notes/deep/b.txt"]);
+    expect(await paths("**/b.txt")).toEqual(["notes/deep/b.txt"]);
+    expect(await paths("t?do.*")).toEqual(["todo.md", "todo.md"]);
+    expect(await paths("*.rs")).toEqual([]);
+  });
+
+  it("a pathological glob answers at once (no backtracking)", async () => {
+    await fsp.writeFile(path.join(home, `${"a".repeat(200)}.txt`), "milk");
+    const started = performance.now();
+    const out = okOutput<{ matches: unknown[] }>(
+      await runTool(tools().search, { query: "milk", glob: `${"*a".repeat(60)}*b` }),
+    );
+    expect(out.matches).toEqual([]);
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+
+  it("bounds matches, files opened and bytes read, and says it stopped", async () => {
+    const many = "milk\n".repeat(30);
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) => fsp.writeFile(path.join(home, `m${i}.txt`), many)),
+    );
+    const capped = (limits: Partial<WorkspaceLimits>) =>
+      toolNamed(createWorkspaceTools({ workspaceRoot, userId: "alice", limits }), "search_files");
+    const byMatches = okOutput<{ matches: unknown[]; truncated: boolean }>(
+      await runTool(capped({ maxSearchMatches: 5 }), { query: "milk" }),
+    );
+    expect(byMatches.matches).toHaveLength(5);
+    expect(byMatches.truncated).toBe(true);
+    const byFiles = okOutput<{ files_searched: number; truncated: boolean }>(
+      await runTool(capped({ maxSearchFiles: 3 }), { query: "milk" }),
+    );
+    expect(byFiles).toMatchObject({ files_searched: 3, truncated: true });
+    const byBytes = okOutput<{ bytes_read: number; truncated: boolean }>(
+      await runTool(capped({ maxSearchBytes: 400 }), { query: "milk", glob: "m*.txt" }),
+    );
+    expect(byBytes).toMatchObject({ bytes_read: 300, truncated: true });
+  });
+
+  it("does not follow symlinks out of the root, nor search files outside it", async () => {
+    await fsp.symlink(outside, path.join(home, "outlink"));
+    await fsp.symlink(path.join(outside, "secret.txt"), path.join(home, "s.txt"));
+    await fsp.symlink("/", path.join(home, "rootlink"));
+    const out = await runTool(tools().search, { query: "SECRET" });
+    expect(okOutput(out)).toMatchObject({ matches: [], truncated: false });
+    expect(JSON.stringify(out)).not.toContain("TOP SECRET");
+  });
+
+  it("a directory swapped for a symlink out of the root mid-walk is skipped, nothing outside read", async () => {
+    await fsp.writeFile(path.join(outside, "inner.txt"), "milk from outside");
+    let fired = false;
+    const hooks: VerifiedFsOptions = {
+      async beforeOpen(p) {
+        if (fired || p !== path.join(home, "notes")) return;
+        fired = true;
+        await fsp.rename(path.join(home, "notes"), path.join(home, "notes.bak"));
+        await fsp.symlink(outside, path.join(home, "notes"));
+      },
+    };
+    const out = okOutput<{ matches: { path: string; text: string }[]; skipped: number }>(
+      await runTool(tools(hooks).search, { query: "milk" }),
+    );
+    expect(fired).toBe(true);
+    expect(out.matches.map((m) => m.text)).not.toContain("milk from outside");
+    expect(out.skipped).toBe(1);
+  });
+
+  it("refuses an empty query and a glob with control characters", async () => {
+    expect(errorText(await runTool(tools().search, { query: "" }))).toMatch(/query/);
+    expect(errorText(await runTool(tools().search, { query: "x", glob: "a\u0007" }))).toMatch(
+      /control characters/,
+    );
   });
 });

@@ -39,6 +39,18 @@ export function extractToken(request: RequestLike): PresentedToken | undefined {
 }
 
 /**
+ * Whether an upgrade offers subprotocols and none of them is a version this server speaks (say only
+ * `agentwire.bearer.<t>`): ws would answer 101 without a subprotocol, which a browser aborts on.
+ * No header at all is fine: a client that offers nothing gets nothing back.
+ */
+export function offersNoKnownVersion(header: string | string[] | undefined): boolean {
+  const value = Array.isArray(header) ? header.join(",") : header;
+  if (value === undefined) return false;
+  const offered = new Set(value.split(",").map((name) => name.trim()));
+  return selectSubprotocol(offered) === false;
+}
+
+/**
  * `handleProtocols` for ws: echo `agentwire.v1+nested` or `agentwire.v1`, never the bearer protocol
  * that holds the token.
  */

@@ -1,35 +1,20 @@
 import { randomUUID } from "node:crypto";
 import type { Tool } from "@agentwire/agents";
 
-/** Tools a user allowed for the rest of a thread (`allow_for_thread`), by thread. In memory. */
-export class ThreadGrants {
-  private readonly byThread = new Map<string, Set<string>>();
-
-  grant(threadId: string, toolName: string): void {
-    let set = this.byThread.get(threadId);
-    if (!set) {
-      set = new Set();
-      this.byThread.set(threadId, set);
-    }
-    set.add(toolName);
-  }
-
-  has(threadId: string, toolName: string): boolean {
-    return this.byThread.get(threadId)?.has(toolName) ?? false;
-  }
-}
+/** Whether the user allowed a tool for the rest of the thread (`allow_for_thread`, stored with the thread). */
+export type ThreadGrantCheck = (toolName: string) => Promise<boolean>;
 
 /**
  * Wraps a tool whose class the policy gates with `ask`: unless the user allowed it for the thread, a
- * call suspends the turn with an approval request instead of running. The approved call is run by
- * the `tool_approval_response` handler with the original, unwrapped tool.
+ * call suspends the turn with an approval request instead of running. On `allow`, the resumed loop
+ * runs the call with the original, unwrapped tool (see resumeUnifiedAgentLoop's `approved` answer).
  */
-export function withApproval(tool: Tool, threadId: string, grants: ThreadGrants): Tool {
+export function withApproval(tool: Tool, granted: ThreadGrantCheck): Tool {
   return {
     ...tool,
     validate: (args) => tool.validate(args),
     async execute(args, ctx) {
-      if (grants.has(threadId, tool.name)) return tool.execute(args, ctx);
+      if (await granted(tool.name)) return tool.execute(args, ctx);
       return {
         type: "suspend",
         suspension: {

@@ -11,7 +11,6 @@ import type { AdmissionQueue } from "../turns/admission-queue.js";
 import type { TurnObserver } from "../turns/turn-observer.js";
 import type { TurnRegistry } from "../turns/turn-registry.js";
 import type { TurnServices } from "../turns/turn-run.js";
-import type { ThreadGrants } from "./approval-gate.js";
 import type { ContextScopes } from "./context-scopes.js";
 import type { ThreadStates } from "./thread-states/thread-states.js";
 import type { ToolPolicy } from "./tool-policy.js";
@@ -44,8 +43,6 @@ export interface ChatServices extends TurnServices {
   editorTools?: (scope: ToolScope) => Tool[] | Promise<Tool[]>;
   /** Proxies of the client tools a connection announced. */
   clientTools?: (scope: ToolScope) => Tool[];
-  /** Tools users allowed for a whole thread. */
-  grants: ThreadGrants;
   /** The context scopes `chat_context.kind` selects (built-ins and CONTEXT_SCOPES_FILE's). */
   scopes: ContextScopes;
   /** The sockets subscribed to their threads' live states (`subscribe_threads`). */

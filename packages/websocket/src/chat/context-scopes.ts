@@ -17,13 +17,18 @@ const BudgetOverrides = z.strictObject(
 /**
  * One context scope as the operator writes it: which built-in kind its policy rules and editor
  * tools start from, guidance for the system prompt, tools taken out of (or re-admitted to) the
- * toolbelt, create_plan's default mode, and budget limits that replace the server's for its turns.
+ * toolbelt, create_plan's default mode, the provider and model its turns default to, and budget
+ * limits that replace the server's for its turns. Guidance reaches every level of the turn (subtasks,
+ * plan steps, the planner and the reviewer), not only the root.
  */
 export const ContextScopeConfig = z.strictObject({
   base: z.enum(["thread", "editor"]).default("thread"),
   guidance: z.string().min(1).max(20_000).optional(),
   tools: z.strictObject({ add: toolNames.optional(), remove: toolNames.optional() }).optional(),
   plan_mode: PlanExecutionMode.optional(),
+  // The scope's model: replaces the server's default; a chat_message that names its own still wins.
+  provider: z.string().min(1).max(100).optional(),
+  model: z.string().min(1).max(200).optional(),
   // Positive integers like the environment's; an operator may raise or lower them.
   budget: BudgetOverrides.optional(),
 });
@@ -46,6 +51,8 @@ export type ContextScope = {
   add: readonly string[];
   remove: readonly string[];
   planMode?: PlanExecutionMode;
+  provider?: string;
+  model?: string;
   budget: Partial<BudgetLimits>;
 };
 
@@ -84,6 +91,21 @@ export class ContextScopes {
     return [...this.byKind.keys()];
   }
 
+  /**
+   * The model defaults of a turn in a scope: the scope's provider and model replace the server's
+   * (a scope naming only a model keeps the server's provider); the message's own choice still wins.
+   */
+  defaultsFor<D extends { provider?: string | undefined; model?: string | undefined }>(
+    defaults: D,
+    kind: string,
+  ): D {
+    const scope = this.byKind.get(kind);
+    if (scope?.provider === undefined && scope?.model === undefined) return defaults;
+    if (scope.provider !== undefined && scope.provider !== defaults.provider)
+      return { ...defaults, provider: scope.provider, model: scope.model };
+    return { ...defaults, ...(scope.model !== undefined && { model: scope.model }) };
+  }
+
   /** The limits of a turn in a scope: the server's, with the scope's overrides replacing them. */
   limitsFor(limits: BudgetLimits, kind: string): BudgetLimits {
     const budget = this.byKind.get(kind)?.budget;
@@ -115,6 +137,8 @@ export function parseContextScopes(
       add: config.tools?.add ?? [],
       remove: config.tools?.remove ?? [],
       ...(config.plan_mode !== undefined && { planMode: config.plan_mode }),
+      ...(config.provider !== undefined && { provider: config.provider }),
+      ...(config.model !== undefined && { model: config.model }),
       budget: config.budget ?? {},
     });
   }

@@ -3,6 +3,7 @@ import {
   contextReport,
   ExecutionTreeBuilder,
   type LoopContext,
+  type ResumeAnswer,
   renderScratchpad,
   resumeUnifiedAgentLoop,
   type Tool,
@@ -80,13 +81,13 @@ function runOf(conn: ConnectionContext, chat: ChatServices, { turn, saved }: Wai
 
 /**
  * Resumes a waiting turn with the answer to its pending call; `answer` may be computed from the
- * turn's unwrapped toolbelt (an approved tool runs first).
+ * turn's unwrapped toolbelt (an approved tool, which the resumed loop then runs as the call).
  */
 export async function continueTurn(
   conn: ConnectionContext,
   chat: ChatServices,
   waiting: WaitingTurn,
-  answer: (tools: Map<string, Tool>) => Promise<string | { content: string; isError?: boolean }>,
+  answer: (tools: Map<string, Tool>) => Promise<ResumeAnswer>,
 ): Promise<void> {
   const { turn, saved } = waiting;
   const provider = chat.providers.get(saved.provider);
@@ -112,6 +113,7 @@ export async function continueTurn(
   };
   const start = async (ctx: LoopContext) => {
     const belt = await turnToolbelt(chat, scope, saved.memoryEnabled, run.logger, run.repos);
+    if (belt.guidance !== undefined) ctx.guidance = belt.guidance;
     const given = await answer(belt.unwrapped);
     const context = await resumedContextReport(run.repos, conn.userId, turn.threadId, chat, ctx);
     return resumeUnifiedAgentLoop({

@@ -6,7 +6,6 @@ import {
   runSubtaskTool,
 } from "@agentwire/agents";
 import { TurnRegistry } from "../turns/turn-registry.js";
-import { ThreadGrants } from "./approval-gate.js";
 import type { ChatServices } from "./chat-services.js";
 import { ContextScopes } from "./context-scopes.js";
 import { ThreadStates } from "./thread-states/thread-states.js";
@@ -25,7 +24,6 @@ export function createChatServices(options: ChatServicesOptions): ChatServices {
   return {
     turns: new TurnRegistry(),
     defaults: {},
-    grants: new ThreadGrants(),
     scopes: ContextScopes.from(),
     threadStates: new ThreadStates(),
     serverTools: () => [askUserTool, runSubtaskTool],

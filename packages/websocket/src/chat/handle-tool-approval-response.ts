@@ -1,4 +1,3 @@
-import type { Tool } from "@agentwire/agents";
 import { AgentwireError } from "../errors/agentwire-error.js";
 import type { CommandHandler } from "../ws/command-router.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
@@ -8,8 +7,9 @@ import { continueTurn, type WaitingTurn, waitingTurn } from "./continue-turn.js"
 
 /**
  * `tool_approval_response`: `allow` runs the gated call, `allow_for_thread` also allows later calls of
- * that tool in the thread, `deny` gives the model an error result. Only the thread's owner can answer,
- * and only once.
+ * that tool in the thread (stored with the thread), `deny` gives the model an error result. Only the
+ * thread's owner can answer, and only once. The approved call runs inside the resumed turn, exactly
+ * as an ungated call would, under the turn's signal: closing the approving socket does not stop it.
  */
 export const handleToolApprovalResponse: CommandHandler<"tool_approval_response"> = async (frame, conn) => {
   const chat = requireChat(conn);
@@ -19,12 +19,15 @@ export const handleToolApprovalResponse: CommandHandler<"tool_approval_response"
   const suspension = waiting.saved.state.suspension;
   if (suspension.kind !== "approval")
     throw new AgentwireError("not_found", "no pending approval with that id");
-  if (decision === "allow_for_thread") chat.grants.grant(waiting.turn.threadId, suspension.toolName);
+  if (decision === "allow_for_thread")
+    await conn.repos.toolGrants.grant(conn.userId, waiting.turn.threadId, suspension.toolName);
   await continueTurn(conn, chat, waiting, async (tools) => {
     if (decision === "deny") {
       return { content: `The user declined to run ${suspension.toolName}.`, isError: true };
     }
-    return runApproved(tools.get(suspension.toolName), suspension.args, waiting, conn.signal);
+    const approved = tools.get(suspension.toolName);
+    if (!approved) return { content: "the approved tool is no longer available", isError: true };
+    return { approved };
   });
 };
 
@@ -40,33 +43,4 @@ async function findApproval(
     if (s?.kind === "approval" && s.approvalId === approvalId) return waiting;
   }
   return undefined;
-}
-
-async function runApproved(
-  tool: Tool | undefined,
-  args: unknown,
-  waiting: WaitingTurn,
-  signal: AbortSignal,
-): Promise<{ content: string; isError?: boolean }> {
-  if (!tool) return { content: "the approved tool is no longer available", isError: true };
-  const checked = tool.validate(args);
-  if (!checked.ok) return { content: checked.message, isError: true };
-  const level = waiting.saved.state.levels.at(-1);
-  try {
-    const outcome = await tool.execute(checked.value, {
-      toolCallId: waiting.saved.state.toolCallId,
-      depth: level?.depth ?? 0,
-      parentId: level?.parentId ?? null,
-      signal: AbortSignal.any([signal, waiting.turn.abort.signal]),
-    });
-    if (outcome.type === "suspend")
-      return { content: "the tool asked for input it cannot get here", isError: true };
-    const content = typeof outcome.output === "string" ? outcome.output : JSON.stringify(outcome.output);
-    return { content, ...(outcome.isError && { isError: true }) };
-  } catch (error) {
-    return {
-      content: `${tool.name} failed: ${error instanceof Error ? error.message : String(error)}`,
-      isError: true,
-    };
-  }
 }

@@ -34,6 +34,14 @@ export function repoPlanStore(
     async setStatus(planId, status) {
       await repos.plans.setStatus(userId, planId, status);
     },
+    async takeDraft(planId) {
+      const row = await repos.plans.get(userId, planId);
+      if (!row || row.threadId !== threadId || row.status !== "pending_review") return undefined;
+      // Conditional, like plan_decision: of a typed approval and a pressed one, one wins.
+      return (await repos.plans.transition(userId, planId, "pending_review", "approved"))
+        ? row.plan
+        : undefined;
+    },
   };
 }
 

@@ -2,11 +2,14 @@ import { joinSideWork, type LoopContext } from "@agentwire/agents";
 import type { ChatMessageData } from "@agentwire/protocol";
 import { AgentwireError } from "../errors/agentwire-error.js";
 import { driveWhenAdmitted, reserveTurn } from "../turns/admit-turn.js";
+import { appendOutsideTurn } from "../turns/append-outside-turn.js";
 import { beginTurn } from "../turns/begin-turn.js";
 import { driveTurn } from "../turns/drive-turn.js";
 import type { TurnRun } from "../turns/turn-run.js";
+import { editorContextSection } from "../workflows/editor-context.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import { requireChat } from "./chat-connection.js";
+import { pendingDraftsSection } from "./pending-drafts.js";
 import { type ApprovedPlan, rootLoop } from "./plan-tools.js";
 import { summarizerModel, summarizeThread } from "./summarize-thread.js";
 import { loadThreadContext } from "./thread-context.js";
@@ -25,7 +28,9 @@ export async function runChatAgent(
   options: RunChatOptions = {},
 ): Promise<void> {
   const chat = requireChat(conn);
-  const resolved = chat.providers.resolve({ provider: data.provider, model: data.model }, chat.defaults);
+  // A scope's model replaces the server's default; the message's own choice still wins.
+  const defaults = chat.scopes.defaultsFor(chat.defaults, data.chat_context?.kind ?? "thread");
+  const resolved = chat.providers.resolve({ provider: data.provider, model: data.model }, defaults);
   if (!resolved.ok) throw new AgentwireError("bad_request", resolved.message);
   const who = { provider: resolved.provider.id, model: resolved.model };
   // Synchronously, before anything is stored: a full admission queue refuses the turn (`overloaded`).
@@ -50,21 +55,21 @@ export async function runChatAgent(
   // Inside the driver, so a failure to build the tools ends the turn like any other error.
   const start = async (ctx: LoopContext) => {
     const belt = await turnToolbelt(chat, scope, memoryEnabled, logger, repos);
+    if (belt.guidance !== undefined) ctx.guidance = belt.guidance;
     const maxHistory = ctx.budget.limits.MAX_HISTORY_TOKENS;
     const newThread = data.thread_id === undefined;
-    const context = await loadThreadContext(
-      repos,
-      userId,
-      turn.threadId,
-      chat.context,
-      maxHistory,
-      newThread,
-    );
+    const workflowId = chatContext.workflow_id;
+    const canBuild = belt.tools.some((t) => t.name === "build_workflow");
+    const [context, drafts, editor] = await Promise.all([
+      loadThreadContext(repos, userId, turn.threadId, chat.context, maxHistory, newThread),
+      newThread ? "" : pendingDraftsSection(repos, userId, turn.threadId),
+      workflowId === undefined ? "" : editorContextSection(repos, userId, workflowId, canBuild),
+    ]);
     logger.info({ provider: run.provider, model: run.model, tools: belt.tools.length }, "turn started");
     const loop = rootLoop(options.approvedPlan)({
       provider: resolved.provider,
       model: resolved.model,
-      systemPrompt: belt.systemPrompt + context.systemSections,
+      systemPrompt: belt.systemPrompt + editor + context.systemSections + drafts,
       history: context.history,
       tools: belt.tools,
       ctx,
@@ -75,18 +80,31 @@ export async function runChatAgent(
     if (!job || !chat.context) return loop;
     // Beside the answer, not before it: the summary serves the next turns.
     const summarizer = summarizerModel(chat.providers, chat.context, resolved, logger);
-    return joinSideWork(loop, () =>
-      summarizeThread({
-        repos,
-        userId,
-        threadId: turn.threadId,
-        job,
-        scratchpad: context.scratchpad,
-        ...summarizer,
-        ctx,
-        signal: turn.abort.signal,
-        logger,
-      }),
+    const timeoutMs = chat.context.SUMMARIZER_TIMEOUT_MS;
+    const outside = { repos, frames: conn.frames, turns: run.registry, coordination: run.coordination };
+    // It may outlive the turn (the turn ends when its answer is complete): one per thread at a time.
+    return joinSideWork(
+      loop,
+      (side) =>
+        run.registry.startSideWork(turn.threadId, (shutdown) =>
+          summarizeThread({
+            repos,
+            userId,
+            threadId: turn.threadId,
+            turnId: turn.turnId,
+            job,
+            scratchpad: context.scratchpad,
+            ...summarizer,
+            ctx,
+            side,
+            deliverLate: (event) => appendOutsideTurn(outside, userId, turn.threadId, event),
+            turnStored: async () => {
+              await turn.driving;
+            },
+            signal: AbortSignal.any([turn.abort.signal, shutdown, AbortSignal.timeout(timeoutMs)]),
+            logger,
+          }),
+        ) ?? Promise.resolve(),
     );
   };
   // The expensive work above (tools, context, the provider request) only once the turn is admitted.

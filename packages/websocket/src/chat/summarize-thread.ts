@@ -5,45 +5,57 @@ import {
   type LoopEvent,
   type Provider,
   type ProviderRegistry,
-  type SideResult,
+  type SideChannel,
   summarizeHistory,
 } from "@agentwire/agents";
 import type { FastifyBaseLogger } from "fastify";
 import type { Repositories } from "../db/repositories.js";
+import { recordLateCall } from "./record-late-call.js";
+
+type ScratchpadPatch = Extract<LoopEvent, { type: "scratchpad_patch" }>;
 
 /** Everything one summarizer run beside a turn needs. */
 export type SummarizeThreadInput = {
   repos: Repositories;
   userId: string;
   threadId: string;
+  turnId: string;
   job: CompressionJob;
   /** The rendered scratchpad the turn started with. */
   scratchpad: string;
   provider: Provider;
   model: string;
-  /** The turn's context: its budget, and the ledger the call is recorded in. */
+  /** The turn's context: its budget, and the ledger the call is recorded in while the turn runs. */
   ctx: LoopContext;
+  /** Hands the call and the scratchpad patch to the turn while it still runs (joinSideWork). */
+  side: SideChannel;
+  /** Sends a frame to the thread after its turn has ended (appendOutsideTurn). */
+  deliverLate: (event: ScratchpadPatch) => Promise<unknown>;
+  /** Settles once the turn's driver has stored its end (or its suspension): late writes go after it. */
+  turnStored: () => Promise<void>;
+  /** The turn's stop, shutdown and SUMMARIZER_TIMEOUT_MS. */
   signal: AbortSignal;
   logger: FastifyBaseLogger;
 };
 
-const nothing: SideResult = { calls: [], events: [] };
-
 /**
- * Runs the summarizer for a turn and stores what it made: the new rolling summary with its coverage,
- * and its scratchpad proposals (sent as a `scratchpad_patch`). Its call counts in the turn's budget
- * and ledger. Never rejects: any failure keeps the old summary and logs a warning.
+ * Runs the summarizer beside a turn and stores what it made: the new rolling summary with its
+ * coverage, and its scratchpad proposals (a `scratchpad_patch`). Its call counts in the turn's budget;
+ * in the turn's usage and ledger when it lands before the answer is complete, else in the ledger and
+ * the turn's row afterwards (recordLateCall). The summary is one row written whole, so a turn that
+ * starts before it lands reads the previous one. Never rejects: any failure keeps the old summary
+ * and logs a warning.
  */
-export async function summarizeThread(input: SummarizeThreadInput): Promise<SideResult> {
+export async function summarizeThread(input: SummarizeThreadInput): Promise<void> {
   const { repos, userId, threadId, job, ctx, logger } = input;
   const { budget } = ctx;
   // Keep a call for the answer: the summary can wait for a later turn, the answer cannot.
   if (budget.breach || budget.used.llmCalls + 2 > budget.limits.MAX_TOTAL_LLM_CALLS) {
     logger.warn("summarizer skipped: the turn's LLM-call budget is nearly spent");
-    return nothing;
+    return;
   }
   try {
-    if (budget.tryStart("llm_calls")) return nothing;
+    if (budget.tryStart("llm_calls")) return;
     const { record, output } = await summarizeHistory({
       provider: input.provider,
       model: input.model,
@@ -51,12 +63,22 @@ export async function summarizeThread(input: SummarizeThreadInput): Promise<Side
       scratchpad: input.scratchpad,
       signal: input.signal,
     });
-    ctx.onLlmCall?.(record);
     budget.addTokens(record.inputTokens + record.outputTokens);
-    const result: SideResult = { calls: [record], events: [] };
+    if (input.side.call(record)) ctx.onLlmCall?.(record);
+    else {
+      // After the turn row's end is written, or that write would replace the usage added here.
+      await input.turnStored();
+      await recordLateCall(repos, userId, threadId, input.turnId, record);
+    }
     if (!output.ok) {
       logger.warn({ reason: output.message }, "summarizer failed; the thread keeps its previous summary");
-      return result;
+      return;
+    }
+    // Another instance's summarizer may have stored a wider summary meanwhile: never narrow it.
+    const current = await repos.summaries.get(userId, threadId);
+    if (current && current.messageCount >= job.messageCount) {
+      logger.info({ covered: current.messageCount }, "a newer thread summary is already stored");
+      return;
     }
     await repos.summaries.put(userId, threadId, {
       summary: output.summary,
@@ -69,12 +91,13 @@ export async function summarizeThread(input: SummarizeThreadInput): Promise<Side
     );
     if (output.ops.length > 0) {
       const patch = await scratchpadPatch(input, output.ops);
-      if (patch) result.events.push(patch);
+      if (patch && !input.side.event(patch)) {
+        await input.turnStored();
+        await input.deliverLate(patch);
+      }
     }
-    return result;
   } catch (error) {
     logger.warn({ err: error }, "summarizer failed; the thread keeps its previous summary");
-    return nothing;
   }
 }
 
@@ -82,7 +105,7 @@ export async function summarizeThread(input: SummarizeThreadInput): Promise<Side
 async function scratchpadPatch(
   input: SummarizeThreadInput,
   ops: Parameters<Repositories["scratchpad"]["apply"]>[2],
-): Promise<LoopEvent | undefined> {
+): Promise<ScratchpadPatch | undefined> {
   try {
     const items = await input.repos.scratchpad.apply(input.userId, input.threadId, ops);
     return items.length > 0 ? { type: "scratchpad_patch", items } : undefined;

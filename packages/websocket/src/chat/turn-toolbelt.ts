@@ -12,6 +12,8 @@ export type TurnToolbelt = {
   /** The same tools unwrapped, by name: what an approved call runs. */
   unwrapped: Map<string, Tool>;
   systemPrompt: string;
+  /** The scope's guidance, for the levels and helper calls below the root (`LoopContext.guidance`). */
+  guidance?: string;
 };
 
 /**
@@ -41,13 +43,19 @@ export async function turnToolbelt(
     memoryEnabled,
     warn: (message) => logger.warn(message),
   });
-  const grants = chat.grants;
-  const tools = belt.map((e) => (e.needsApproval ? withApproval(e.tool, scope.threadId, grants) : e.tool));
+  const granted = (toolName: string) => repos.toolGrants.has(scope.userId, scope.threadId, toolName);
+  const tools = belt.map((e) => (e.needsApproval ? withApproval(e.tool, granted) : e.tool));
   const extra = [chat.systemPromptExtra, context.guidance].filter((s) => s !== undefined).join("\n\n");
   const systemPrompt = agentSystemPrompt({
     canSpawnSubtasks:
       tools.some((t) => t.name === RUN_SUBTASK) && chat.scopes.limitsFor(chat.limits, kind).MAX_DEPTH > 0,
+    toolNames: tools.map((t) => t.name),
     ...(extra !== "" && { extra }),
   });
-  return { tools, unwrapped: new Map(belt.map((e) => [e.tool.name, e.tool])), systemPrompt };
+  return {
+    tools,
+    unwrapped: new Map(belt.map((e) => [e.tool.name, e.tool])),
+    systemPrompt,
+    ...(context.guidance !== undefined && { guidance: context.guidance }),
+  };
 }

@@ -20,10 +20,16 @@ export const handleChatMessage: CommandHandler<"chat_message"> = async (frame, c
   const kind = data.chat_context?.kind ?? "thread";
   // Before routing: an unknown scope is the client's mistake whichever route the message takes.
   const scopes = conn.services.chat?.scopes ?? builtinScopes;
-  if (!scopes.get(kind))
+  const scope = scopes.get(kind);
+  if (!scope)
     throw new AgentwireError(
       "bad_request",
       `chat_context.kind: no context scope named ${JSON.stringify(kind)} (known: ${scopes.kinds().join(", ")})`,
+    );
+  if (data.chat_context?.workflow_id !== undefined && scope.base !== "editor")
+    throw new AgentwireError(
+      "bad_request",
+      `chat_context.workflow_id: the scope ${JSON.stringify(kind)} is not based on the editor, so it takes no workflow_id`,
     );
   if (data.workflow_target === "workflow") return runWorkflowTurn(data, conn, requestId);
   if (data.media_generation && data.media_generation.mode !== "chat")

@@ -1,5 +1,6 @@
 import type { LlmCallRecord } from "@agentwire/agents";
 import type {
+  ScratchpadEdit,
   ScratchpadItem,
   ScratchpadOp,
   StoredMessage,
@@ -21,7 +22,8 @@ import type {
 } from "./schema/index.js";
 
 // Row types come from the SQLite schema; the Postgres schema is checked to infer the same ones.
-export type ThreadRow = typeof threads.$inferSelect;
+/** SQLite's `last_seq` is only for the frame log's threads from before it; Postgres has no such column. */
+export type ThreadRow = Omit<typeof threads.$inferSelect, "lastSeq">;
 export type MessageRow = typeof messages.$inferSelect;
 export type TurnRow = typeof turns.$inferSelect;
 export type LlmCallRow = typeof llmCalls.$inferSelect;
@@ -52,7 +54,6 @@ export interface TurnUpdate {
   usage?: TurnUsage | null;
   error?: string | null;
   suspendedState?: SuspendedTurn | null;
-  lastSeq?: number;
   endedAt?: number | null;
 }
 
@@ -96,7 +97,7 @@ export interface ThreadsRepo {
   create(userId: string, title: string, now?: number): Promise<ThreadRow>;
   /** Renames a thread; false when the user has no such thread. */
   rename(userId: string, threadId: string, title: string, now?: number): Promise<boolean>;
-  /** Deletes a thread and, by cascade, its messages, turns and pending actions; false when not the user's. */
+  /** Deletes a thread and, by cascade, everything of it (messages, turns, tool grants...); false when not the user's. */
   delete(userId: string, threadId: string): Promise<boolean>;
 }
 
@@ -149,6 +150,23 @@ export interface LlmCallsRepo {
   record(userId: string, threadId: string, turnId: string, call: LlmCallRecord, now?: number): Promise<void>;
   /** The calls of the user's turn, oldest first. */
   forTurn(userId: string, turnId: string): Promise<LlmCallRow[]>;
+  /**
+   * What each turn of the user's thread spent, one row per turn and distinct `parent_id`: turns by
+   * start, the nodes of a turn by their first call. Turns without calls have no row.
+   */
+  costByNode(userId: string, threadId: string): Promise<NodeCostRow[]>;
+}
+
+/** The ledger's sums for the calls of one turn made directly under one parent (null: the root). */
+export interface NodeCostRow {
+  turnId: string;
+  parentId: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+  /** Every call of the node was priced. */
+  costKnown: boolean;
+  llmCalls: number;
 }
 
 /** Stored workflow graphs, always scoped by the owning user. */
@@ -198,11 +216,15 @@ export interface MemoriesRepo {
   delete(userId: string, key: string): Promise<boolean>;
   /** How many keys the user has. */
   count(userId: string): Promise<number>;
+  /** Every key of the user with its value, sorted by key. */
+  list(userId: string): Promise<{ key: string; value: string; updatedAt: number }[]>;
+  /** Deletes every key of the user; returns how many there were. */
+  clear(userId: string): Promise<number>;
 }
 
 /**
- * Each thread's agent scratchpad, always through the owning user. Items are never deleted (but with
- * their thread); ids "s1", "s2"… are assigned per thread, and the list keeps insertion order.
+ * Each thread's agent scratchpad, always through the owning user. Items are deleted only with their
+ * thread or by the user's clear; ids "s1", "s2"… are assigned per thread, and the list keeps insertion order.
  */
 export interface ScratchpadRepo {
   /** The thread's items in insertion order; none for another user's thread (owner checks are the caller's). */
@@ -214,6 +236,27 @@ export interface ScratchpadRepo {
    * the thread is not the user's.
    */
   apply(userId: string, threadId: string, ops: ScratchpadOp[], now?: number): Promise<ScratchpadItem[]>;
+  /** Applies the user's edit to one item and returns it whole; undefined when the user's thread has no such item. */
+  edit(
+    userId: string,
+    threadId: string,
+    itemId: string,
+    edit: ScratchpadEdit,
+    now?: number,
+  ): Promise<ScratchpadItem | undefined>;
+  /** Deletes every item of the user's thread; returns how many there were. */
+  clear(userId: string, threadId: string): Promise<number>;
+}
+
+/**
+ * Tools the user allowed for the rest of a thread (`allow_for_thread`), always through the owning user.
+ * A grant lives as long as its thread.
+ */
+export interface ToolGrantsRepo {
+  /** Allows the tool in the user's thread (again is a no-op); throws not_found when the thread is not the user's. */
+  grant(userId: string, threadId: string, toolName: string, now?: number): Promise<void>;
+  /** Whether the user allowed the tool in that thread of theirs. */
+  has(userId: string, threadId: string, toolName: string): Promise<boolean>;
 }
 
 /** A thread's rolling summary and which of its history messages it stands for. */
@@ -248,6 +291,8 @@ export interface PlansRepo {
   ): Promise<PlanRow>;
   /** The plan if it exists and belongs to the user. */
   get(userId: string, planId: string): Promise<PlanRow | undefined>;
+  /** The plans of the user's thread, oldest first; none for another user's thread. */
+  listForThread(userId: string, threadId: string): Promise<PlanRow[]>;
   /** Sets the plan's status; false when the user has no such plan. */
   setStatus(userId: string, planId: string, status: PlanStatus, now?: number): Promise<boolean>;
   /** Moves the plan from `from` to `to` only while it is still `from` (one decision wins); false otherwise. */
@@ -274,6 +319,7 @@ export interface Repositories {
   plans: PlansRepo;
   scratchpad: ScratchpadRepo;
   summaries: SummariesRepo;
+  toolGrants: ToolGrantsRepo;
 }
 
 /** A message row as the protocol's StoredMessage (absent optional fields left out, not null). */

@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import { z } from "zod";
 import type { Repositories, WorkflowRow } from "../db/repositories.js";
 import { NotFoundError } from "../errors/agentwire-error.js";
+import { bodyIssues } from "./body-issues.js";
 
 interface WorkflowParams {
   id: string;
@@ -54,7 +55,7 @@ export async function workflowsRoutes(
 
   app.post("/api/workflows", async (request, reply) => {
     const body = CreateBody.safeParse(request.body ?? {});
-    if (!body.success) return badRequest(reply, bodyMessage(body.error), []);
+    if (!body.success) return badRequest(reply, bodyIssues(body.error), []);
     const graph = checkGraph(body.data.graph, registry);
     if (!graph.ok) return badRequest(reply, graph.message, graph.issues);
     const row = await repos.workflows.create(request.userId, body.data.name, graph.value);
@@ -64,7 +65,7 @@ export async function workflowsRoutes(
   app.put<{ Params: WorkflowParams }>("/api/workflows/:id", async (request, reply) => {
     if (!(await repos.workflows.get(request.userId, request.params.id))) throw new NotFoundError("workflow");
     const body = UpdateBody.safeParse(request.body ?? {});
-    if (!body.success) return badRequest(reply, bodyMessage(body.error), []);
+    if (!body.success) return badRequest(reply, bodyIssues(body.error), []);
     let graph: Record<string, unknown> | undefined;
     if (body.data.graph !== undefined) {
       const checked = checkGraph(body.data.graph, registry);
@@ -93,13 +94,6 @@ function checkGraph(raw: unknown, registry: NodeRegistry): Checked<Record<string
   const valid = validateWorkflow(raw, registry);
   if (valid.ok) return { ok: true, value: valid.graph };
   return { ok: false, message: `graph: ${formatIssues(valid.errors)}`, issues: valid.errors };
-}
-
-function bodyMessage(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 5)
-    .map((i) => `${i.path.length ? i.path.join(".") : "body"}: ${i.message}`)
-    .join("; ");
 }
 
 function badRequest(reply: FastifyReply, message: string, issues: WorkflowIssue[]) {

@@ -12,9 +12,13 @@ import { assetsRoutes } from "../http/assets-routes.js";
 import { authenticate } from "../http/authenticate.js";
 import { guardRequests } from "../http/guard-requests.js";
 import { healthRoutes, type ReadinessChecks } from "../http/health-routes.js";
+import { memoryRoutes } from "../http/memory-routes.js";
+import { plansRoutes } from "../http/plans-routes.js";
 import { providersRoutes } from "../http/providers-routes.js";
+import { refuseNulParams } from "../http/refuse-nul-params.js";
 import { scratchpadRoutes } from "../http/scratchpad-routes.js";
 import { threadsRoutes } from "../http/threads-routes.js";
+import { usageRoutes } from "../http/usage-routes.js";
 import { workflowsRoutes } from "../http/workflows-routes.js";
 import type { FrameLog } from "../turns/frame-log.js";
 import { type CommandHandlers, CommandRouter } from "../ws/command-router.js";
@@ -127,10 +131,19 @@ async function agentwirePlugin(app: FastifyInstance, opts: AgentwirePluginOption
   await app.register(healthRoutes, { checks: opts.readiness });
   await app.register(async (api) => {
     api.addHook("onRequest", authenticate(resolveUser));
+    api.addHook("preHandler", refuseNulParams);
     await api.register(threadsRoutes, { repos: opts.repos });
-    await api.register(scratchpadRoutes, { repos: opts.repos });
+    await api.register(scratchpadRoutes, {
+      repos: opts.repos,
+      frames: opts.frames,
+      turns: opts.services.chat?.turns,
+      coordination: opts.services.chat?.coordination,
+    });
+    await api.register(plansRoutes, { repos: opts.repos });
+    await api.register(usageRoutes, { repos: opts.repos });
+    await api.register(memoryRoutes, { repos: opts.repos });
     const { workflows, media, providers } = opts.services.chat ?? {};
-    if (providers) await api.register(providersRoutes, { providers });
+    if (providers) await api.register(providersRoutes, { providers, defaults: opts.services.chat?.defaults });
     if (workflows) await api.register(workflowsRoutes, { repos: opts.repos, registry: workflows.registry });
     if (media) await api.register(assetsRoutes, { repos: opts.repos });
   });

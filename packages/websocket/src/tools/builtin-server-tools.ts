@@ -54,6 +54,8 @@ export const builtinServerToolNames: readonly string[] = [
   "list_files",
   "read_file",
   "write_file",
+  "delete_file",
+  "search_files",
   "web_fetch",
   "web_search",
   "build_workflow",
@@ -61,7 +63,7 @@ export const builtinServerToolNames: readonly string[] = [
 
 /**
  * `ChatServices.serverTools` for production: per user, ask_user, run_subtask, the memory tools (over
- * SQLite), the workspace tools (confined to `<workspaceRoot>/<user>`), web_fetch, web_search when a
+ * SQLite), the workspace tools (list/read/write/delete/search, confined to `<workspaceRoot>/<user>`), web_fetch, web_search when a
  * backend is configured, and the MCP tools of the servers the user's policy allows. The policy and the context then decide what the turn really gets
  * (composeToolbelt); memory_enabled:false drops the memory tools there.
  */

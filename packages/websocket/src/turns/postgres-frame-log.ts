@@ -166,8 +166,7 @@ export class PostgresFrameLog implements FrameLog {
     if (!loading) {
       loading = this.pool
         .query<{ seq: string }>(
-          `SELECT greatest(coalesce((SELECT last_seq FROM threads WHERE id = $1), 0),
-                           coalesce((SELECT max(last_seq) FROM frame_batches WHERE thread_id = $1), 0)) AS seq`,
+          "SELECT coalesce(max(last_seq), 0) AS seq FROM frame_batches WHERE thread_id = $1",
           [threadId],
         )
         .then((result) => {

@@ -10,6 +10,8 @@ export type TurnRegistryOptions = {
 /** The turns of this process, one per thread: active (running or waiting on the user) or recently ended. */
 export class TurnRegistry {
   private readonly turns = new Map<string, { turn: RunningTurn; endedAt?: number }>();
+  /** Work a turn started beside itself that may outlive it (the summarizer): one per thread. */
+  private readonly sideWork = new Map<string, { done: Promise<void>; stop: AbortController }>();
   private readonly keepEndedMs: number;
   private readonly now: () => number;
 
@@ -48,6 +50,27 @@ export class TurnRegistry {
     return [...this.turns.values()].map((e) => e.turn).filter((t) => t.active);
   }
 
+  /**
+   * Runs work beside a thread's turn that may end after it (the summarizer), at most one per thread:
+   * undefined, and nothing started, while the thread's earlier side work still runs. `work` gets a
+   * signal that shutdown aborts, and must not reject.
+   */
+  startSideWork(threadId: string, work: (shutdown: AbortSignal) => Promise<void>): Promise<void> | undefined {
+    if (this.sideWork.has(threadId)) return undefined;
+    const stop = new AbortController();
+    // Started a microtask later, so the work can already be found by its thread (sideWorkOf).
+    const done = Promise.resolve()
+      .then(() => work(stop.signal))
+      .finally(() => this.sideWork.delete(threadId));
+    this.sideWork.set(threadId, { done, stop });
+    return done;
+  }
+
+  /** The thread's side work still running, if any (tests wait on it; the next turn does not). */
+  sideWorkOf(threadId: string): Promise<void> | undefined {
+    return this.sideWork.get(threadId)?.done;
+  }
+
   /** Waits (at most `timeoutMs`) for the running turns to end by themselves (a rolling deploy's drain). */
   async drain(timeoutMs: number): Promise<void> {
     if (timeoutMs <= 0) return;
@@ -65,10 +88,9 @@ export class TurnRegistry {
   async shutdown(timeoutMs: number): Promise<void> {
     const running = this.active().filter((t) => t.status === "running");
     for (const turn of running) turn.abort.abort("shutdown");
-    await settledOrDeadline(
-      running.map((t) => t.driving),
-      timeoutMs,
-    );
+    const side = [...this.sideWork.values()];
+    for (const work of side) work.stop.abort("shutdown");
+    await settledOrDeadline([...running.map((t) => t.driving), ...side.map((w) => w.done)], timeoutMs);
   }
 }
 

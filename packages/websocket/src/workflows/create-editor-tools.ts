@@ -3,7 +3,7 @@ import {
   type NodeRegistry,
   type ProviderRegistry,
   type Tool,
-  type WorkflowGraph,
+  WorkflowGraph,
 } from "@agentwire/agents";
 import type { ToolScope } from "../chat/chat-services.js";
 import type { Repositories } from "../db/repositories.js";
@@ -17,19 +17,28 @@ export type EditorToolsOptions = {
 };
 
 /**
- * `ChatServices.editorTools`: build_workflow, planning through the turn's own model calls and saving
- * the graph into the editor's workflow (`chat_context.workflow_id`) when it is the user's, else into a
- * new one. No tools when the scope's provider or model is unknown (nothing to plan with).
+ * `ChatServices.editorTools`: build_workflow, planning through the turn's own model calls, editing
+ * the editor's workflow (`chat_context.workflow_id`) when it is the user's and saving into it, else
+ * saving into a new one. No tools when the scope's provider or model is unknown (nothing to plan with).
  */
 export function createEditorTools(opts: EditorToolsOptions): (scope: ToolScope) => Tool[] {
   return (scope) => {
     const provider = scope.provider !== undefined ? opts.providers.get(scope.provider) : undefined;
     if (!provider || scope.model === undefined) return [];
     const { repos } = opts;
-    const editorWorkflowId = scope.chatContext.kind === "editor" ? scope.chatContext.workflow_id : undefined;
+    // The editor's, or an editor-based scope's (the protocol and the router allow it nowhere else).
+    const editorWorkflowId = scope.chatContext.workflow_id;
     const tool = createBuildWorkflowTool({
       registry: opts.registry,
       ...(opts.maxRepairs !== undefined && { maxRepairs: opts.maxRepairs }),
+      loadWorkflow: async () => {
+        if (editorWorkflowId === undefined) return undefined;
+        const row = await repos.workflows.get(scope.userId, editorWorkflowId);
+        if (!row) return undefined;
+        const graph = WorkflowGraph.safeParse(row.graph);
+        if (!graph.success) throw new Error("its stored graph is not nodes and edges");
+        return graph.data;
+      },
       saveWorkflow: async (graph: WorkflowGraph, objective: string) => {
         const stored = graph as unknown as Record<string, unknown>;
         if (editorWorkflowId !== undefined) {

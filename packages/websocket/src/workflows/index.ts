@@ -1,2 +1,3 @@
 export * from "./create-editor-tools.js";
+export * from "./editor-context.js";
 export * from "./run-workflow-turn.js";

@@ -1,6 +1,7 @@
-import { PROTOCOL_V1_NESTED } from "@agentwire/protocol";
+import { PROTOCOL_V1, PROTOCOL_V1_NESTED } from "@agentwire/protocol";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { RawData, WebSocket } from "ws";
+import { offersNoKnownVersion } from "../auth/extract-token.js";
 import type { HostAllowlist } from "../auth/host-allowlist.js";
 import { isOriginAllowed } from "../auth/is-origin-allowed.js";
 import type { UserResolver } from "../auth/resolve-user.js";
@@ -50,6 +51,12 @@ export async function wsRoute(app: FastifyInstance, opts: WsRouteOptions) {
     if (!isOriginAllowed(origin, settings.allowedOrigins, host, opts.hostAllowed)) {
       request.log.info({ origin: request.headers.origin }, "origin refused");
       return reply.code(403).send({ code: "forbidden", message: "origin not allowed" });
+    }
+    if (request.ws && offersNoKnownVersion(request.headers["sec-websocket-protocol"])) {
+      return reply.code(400).send({
+        code: "bad_request",
+        message: `offer the subprotocol ${PROTOCOL_V1} (or ${PROTOCOL_V1_NESTED}) beside any other`,
+      });
     }
   };
   // The count is taken (atomically with the check) before the upgrade, so two upgrades cannot both

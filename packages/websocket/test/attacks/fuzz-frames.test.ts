@@ -32,7 +32,7 @@ const TABLES = [
   "turns",
   "llm_calls",
   "memories",
-  "pending_actions",
+  "tool_grants",
   "workflows",
   "assets",
   "frame_batches",

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { ProviderRequest } from "@agentwire/agents";
 import type { ScriptedStep } from "@agentwire/agents/testing";
 import type { ServerFrame } from "@agentwire/protocol";
@@ -8,9 +11,15 @@ import { echoTool, type RecordingTool } from "./test-tools.js";
 import { expectStartsEnded, finalRow, storedMessages } from "./turn-helpers.js";
 
 let server: ChatTestServer | undefined;
+let other: ChatTestServer | undefined;
+let dir: string | undefined;
 afterEach(async () => {
   await server?.close();
+  await other?.close();
   server = undefined;
+  other = undefined;
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
 });
 
 type Frame<T extends ServerFrame["type"]> = Extract<ServerFrame, { type: T }>;
@@ -28,12 +37,16 @@ const writeThenReport = (request: ProviderRequest): ScriptedStep => {
   return { toolCalls: [{ id: `w${turn}`, name: "write_note", args: { text: `note ${turn}` } }] };
 };
 
-async function startGated(auth?: "token"): Promise<{ s: ChatTestServer; tool: RecordingTool }> {
+async function startGated(
+  auth?: "token",
+  dbPath?: string,
+): Promise<{ s: ChatTestServer; tool: RecordingTool }> {
   const tool = echoTool("write_note", "workspace_write");
   const s = await startChatServer(writeThenReport, {
     policy: { workspaceWrite: "ask" },
     extraTools: [tool],
     ...(auth && { auth }),
+    ...(dbPath && { dbPath }),
   });
   return { s, tool };
 }
@@ -116,6 +129,47 @@ describe("tool approvals", () => {
     const other = await untilApproval(client, { content: "elsewhere" });
     expect(other.threadId).not.toBe(threadId);
     expect(tool.calls).toHaveLength(2);
+  });
+
+  it("allow_for_thread is stored with the thread: another instance and a restarted server do not ask again", async () => {
+    dir = mkdtempSync(join(tmpdir(), "agentwire-grants-"));
+    const dbPath = join(dir, "grants.db");
+    const a = await startGated(undefined, dbPath);
+    server = a.s;
+    const client = await server.connect();
+    const { request, threadId } = await untilApproval(client, { content: "first" });
+    client.command("tool_approval_response", {
+      approval_id: request.approval_id,
+      decision: "allow_for_thread",
+    });
+    await client.collectUntil(isDone);
+    expect(await server.countRows("tool_grants")).toBe(1);
+
+    // A second instance on the same database (as behind REDIS_URL) runs the tool without asking.
+    const b = await startGated(undefined, dbPath);
+    other = b.s;
+    const onB = await other.connect();
+    onB.command("chat_message", { content: "second", thread_id: threadId });
+    const second = await onB.collectUntil(isDone);
+    expect(second.some((f) => f.type === "tool_approval_request")).toBe(false);
+    expect(b.tool.calls).toEqual([{ text: "note 2" }]);
+    await other.close();
+    other = undefined;
+
+    // A restart on the same database file keeps the grant.
+    await server.close();
+    const c = await startGated(undefined, dbPath);
+    server = c.s;
+    const afterRestart = await server.connect();
+    afterRestart.command("chat_message", { content: "third", thread_id: threadId });
+    const third = await afterRestart.collectUntil(isDone);
+    expect(third.some((f) => f.type === "tool_approval_request")).toBe(false);
+    expect(c.tool.calls).toEqual([{ text: "note 3" }]);
+    expect(finalRow(third)).toMatchObject({ content: "result: echo:note 3", status: "complete" });
+
+    // The grant lives as long as its thread.
+    expect((await server.fetch(`/api/threads/${threadId}`, { method: "DELETE" })).ok).toBe(true);
+    expect(await server.countRows("tool_grants")).toBe(0);
   });
 
   it("answering the same approval twice: the second gets an error and the tool runs once", async () => {

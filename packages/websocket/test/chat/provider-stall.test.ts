@@ -87,7 +87,11 @@ describe("a provider that stalls after its headers", () => {
     const frames = await client.collectUntil(isDone);
     expectWellFormedTurn(frames);
     expect(errorOf(frames)).toMatchObject({ type: "error", code: "provider_error" });
-    expect(errorOf(frames)?.message).toContain("the provider stalled: it sent nothing for 300 ms");
+    const message = String(errorOf(frames)?.message);
+    expect(message).toContain("the provider stalled: it sent nothing for 300 ms");
+    // The whole wait is named: two attempts of 300 ms each, not "300 ms" alone.
+    const total = Number(/attempt 2 of 2 \(each stalled the same way\), (\d+) ms in all$/.exec(message)?.[1]);
+    expect(total).toBeGreaterThanOrEqual(2 * IDLE_MS);
     expect(frames.some((f) => f.type === "chunk" && !f.done)).toBe(false);
     // Nothing had been released, so the call was made once more; both requests were aborted.
     expect(provider.socketsClosed).toHaveLength(2);

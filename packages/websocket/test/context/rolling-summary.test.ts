@@ -1,7 +1,13 @@
 import type { ProviderRequest } from "@agentwire/agents";
 import type { ServerFrame, ServerFrameOf } from "@agentwire/protocol";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ChatTestServer, expectWellFormedTurn, isDone, startChatServer } from "../chat/chat-harness.js";
+import {
+  type ChatTestServer,
+  expectWellFormedTurn,
+  gate,
+  isDone,
+  startChatServer,
+} from "../chat/chat-harness.js";
 import {
   append,
   isSummarizer,
@@ -36,16 +42,25 @@ async function turn(s: ChatTestServer, threadId: string, content: string): Promi
 
 describe("context budget and rolling summary", () => {
   it("keeps a 200-message thread under budget, summarizes exactly the older messages, and counts both calls", async () => {
-    server = await startChatServer((request) =>
-      isSummarizer(request)
-        ? summaryStep("S1: the user asked 47 questions, ids q-000..q-046", [
-            { op: "add", kind: "note", title: "from the summary" },
-          ])
-        : answer,
-    );
+    // The answer is held until the summarizer has finished: it lands within the turn.
+    const asked = gate();
+    let threadId = "";
+    server = await startChatServer(async (request) => {
+      if (isSummarizer(request)) {
+        asked.open();
+        return summaryStep("S1: the user asked 47 questions, ids q-000..q-046", [
+          { op: "add", kind: "note", title: "from the summary" },
+        ]);
+      }
+      if (turnCalls(server?.provider.requests ?? []).length > 1) return answer;
+      await asked.promise;
+      return { ...answer, hold: server?.chat.turns.sideWorkOf(threadId) ?? Promise.resolve() };
+    });
     const budget = 4_000;
     server.chat.context = settings({ CONTEXT_MAX_TOKENS: budget });
-    const { threadId, rows } = await seedThread(server, 50);
+    const seeded = await seedThread(server, 50);
+    threadId = seeded.threadId;
+    const { rows } = seeded;
     expect(rows).toHaveLength(200);
 
     const frames = await turn(server, threadId, "next question");
@@ -124,7 +139,11 @@ describe("context budget and rolling summary", () => {
     const budget = 3_000;
     server.chat.context = settings({ CONTEXT_MAX_TOKENS: budget, CONTEXT_MAX_MESSAGES: 20 });
     const { threadId } = await seedThread(server, 45);
-    for (let i = 0; i < 12; i++) await turn(server, threadId, `turn ${i} ${"x".repeat(400)}`);
+    for (let i = 0; i < 12; i++) {
+      await turn(server, threadId, `turn ${i} ${"x".repeat(400)}`);
+      // Each summary lands before the next turn starts (a turn started earlier would read the old one).
+      await server.chat.turns.sideWorkOf(threadId);
+    }
     const calls = turnCalls(server.provider.requests);
     expect(calls).toHaveLength(12);
     for (const call of calls) expect(requestTokens(call)).toBeLessThanOrEqual(budget);
@@ -155,6 +174,7 @@ describe("context budget and rolling summary", () => {
     await append(server, threadId, { role: "assistant", content: "it says..." });
 
     await turn(server, threadId, "and section 3?");
+    await server.chat.turns.sideWorkOf(threadId);
     const main = turnCalls(server.provider.requests)[0] as ProviderRequest;
     // The document first, whole, then the 4-message tail.
     expect(
@@ -174,6 +194,7 @@ describe("context budget and rolling summary", () => {
     server.chat.context = settings({ CONTEXT_MAX_MESSAGES: 20 });
     const { threadId } = await seedThread(server, 10);
     const frames = await turn(server, threadId, "still there?");
+    await server.chat.turns.sideWorkOf(threadId);
     expectWellFormedTurn(frames, 1);
     expect(frames.some((f) => f.type === "error")).toBe(false);
     expect(framesOf(frames, "message").at(-1)?.message).toMatchObject({ content: "ok", status: "complete" });
@@ -193,6 +214,7 @@ describe("context budget and rolling summary", () => {
     server.chat.context = settings({ CONTEXT_MAX_MESSAGES: 20 });
     const { threadId } = await seedThread(server, 10);
     const frames = await turn(server, threadId, "hello again");
+    await server.chat.turns.sideWorkOf(threadId);
     expect(framesOf(frames, "message").at(-1)?.message.status).toBe("complete");
     expect(await server.repos.summaries.get(USER, threadId)).toBeUndefined();
     expect(server.logs.some((l) => l.includes("no JSON object"))).toBe(true);
@@ -210,5 +232,79 @@ describe("context budget and rolling summary", () => {
       messages_verbatim: 13,
     });
     expect(framesOf(frames, "usage")[0]).toMatchObject({ llm_calls: 1 });
+  });
+
+  it("a slow summarizer does not hold the thread: done comes with the answer, the next turn reads the old summary, the late call is in the ledger", async () => {
+    const release = gate();
+    server = await startChatServer((request) =>
+      isSummarizer(request)
+        ? {
+            ...summaryStep("S-late", [{ op: "add", kind: "note", title: "late note" }]),
+            hold: release.promise,
+          }
+        : answer,
+    );
+    server.chat.context = settings({ CONTEXT_MAX_MESSAGES: 20 });
+    const { threadId } = await seedThread(server, 10);
+    const client = await server.connect();
+    client.command("chat_message", { content: "first", thread_id: threadId });
+    const first = await client.collectUntil(isDone);
+    expectWellFormedTurn(first, 1);
+    // The summarizer was asked and is still waiting: the turn ended without it.
+    expect(summarizerCalls(server.provider.requests)).toHaveLength(1);
+    expect(server.chat.turns.sideWorkOf(threadId)).toBeDefined();
+    expect(framesOf(first, "usage")[0]).toMatchObject({ llm_calls: 1, input_tokens: 100 });
+    const firstTurn = await server.repos.turns.latest(USER, threadId);
+    expect(firstTurn?.status).toBe("complete");
+
+    // The thread is free at once; the next turn reads the previous (no) summary and starts no second summarizer.
+    client.command("chat_message", { content: "second", thread_id: threadId });
+    const second = await client.collectUntil(isDone);
+    expect(second.some((f) => f.type === "error")).toBe(false);
+    expect(framesOf(second, "message").at(-1)?.message).toMatchObject({ content: "ok", status: "complete" });
+    expect(turnCalls(server.provider.requests)[1]?.systemPrompt).not.toContain("S-late");
+    expect(summarizerCalls(server.provider.requests)).toHaveLength(1);
+
+    release.open();
+    await server.chat.turns.sideWorkOf(threadId);
+    expect(await server.repos.summaries.get(USER, threadId)).toMatchObject({ summary: "S-late" });
+    // The late call: a ledger row under the turn it ran beside, whose row now counts it too.
+    const ledger = await server.repos.llmCalls.forTurn(USER, firstTurn?.id ?? "");
+    expect(ledger).toHaveLength(2);
+    expect((await server.repos.turns.get(USER, firstTurn?.id ?? ""))?.usage).toMatchObject({
+      llm_calls: 2,
+      input_tokens: 600,
+    });
+    // Its scratchpad proposal is appended to the thread's log after the turns: resume_chat replays it.
+    const lastSeq = (second.at(-1) as { seq: number }).seq;
+    client.command("resume_chat", { thread_id: threadId, last_seq: lastSeq });
+    const replay = await client.collectUntil((f) => f.type === "chat_resumed");
+    expect(replay[0]).toMatchObject({
+      type: "scratchpad_patch",
+      seq: lastSeq + 1,
+      items: [{ title: "late note" }],
+    });
+    client.close();
+
+    // The turn after it reads the new summary.
+    await turn(server, threadId, "third");
+    expect(turnCalls(server.provider.requests)[2]?.systemPrompt).toContain("S-late");
+  });
+
+  it("SUMMARIZER_TIMEOUT_MS ends a summarizer that never answers, after its turn, keeping the old summary", async () => {
+    server = await startChatServer((request) =>
+      isSummarizer(request) ? { text: "{", hold: "until-aborted" } : answer,
+    );
+    server.chat.context = settings({ CONTEXT_MAX_MESSAGES: 20, SUMMARIZER_TIMEOUT_MS: 300 });
+    const { threadId } = await seedThread(server, 10);
+    const frames = await turn(server, threadId, "hello");
+    expectWellFormedTurn(frames, 1);
+    await server.chat.turns.sideWorkOf(threadId);
+    expect(server.chat.turns.sideWorkOf(threadId)).toBeUndefined();
+    expect(await server.repos.summaries.get(USER, threadId)).toBeUndefined();
+    const stored = await server.repos.turns.latest(USER, threadId);
+    const ledger = await server.repos.llmCalls.forTurn(USER, stored?.id ?? "");
+    expect(ledger).toHaveLength(2);
+    expect(server.logs.some((l) => l.includes("summarizer failed"))).toBe(true);
   });
 });

@@ -174,7 +174,6 @@ for (const { dialect, skip } of dialects) {
           id: t1.id,
           userId: "ann",
           title: "first",
-          lastSeq: 0,
           createdAt: T0 + 1000,
           updatedAt: T0 + 1000,
         });
@@ -240,6 +239,33 @@ for (const { dialect, skip } of dialects) {
         expect(await r.assets.get("ann", asset.id)).toBeUndefined();
         await expect(r.messages.list("ann", t.id)).rejects.toMatchObject({ code: "not_found" });
         expect(await r.messages.list("ann", kept.id)).toHaveLength(1);
+      });
+    });
+
+    describe("tool grants", () => {
+      it("grants a tool for one thread of its owner, once, and goes with the thread", async () => {
+        const t = await r.threads.create("ann", "t", T0);
+        const other = await r.threads.create("ann", "other", T0);
+        expect(await r.toolGrants.has("ann", t.id, "write_note")).toBe(false);
+        await r.toolGrants.grant("ann", t.id, "write_note", T0 + 1);
+        await r.toolGrants.grant("ann", t.id, "write_note", T0 + 2);
+        expect(await r.toolGrants.has("ann", t.id, "write_note")).toBe(true);
+        expect(await store.countForThread("tool_grants", t.id)).toBe(1);
+        // Another tool, another thread, another user: not granted.
+        expect(await r.toolGrants.has("ann", t.id, "read_note")).toBe(false);
+        expect(await r.toolGrants.has("ann", other.id, "write_note")).toBe(false);
+        expect(await r.toolGrants.has("bob", t.id, "write_note")).toBe(false);
+        // Nobody grants on a thread that is not theirs.
+        await expect(r.toolGrants.grant("bob", other.id, "write_note")).rejects.toMatchObject({
+          code: "not_found",
+        });
+        await expect(r.toolGrants.grant("ann", "missing", "write_note")).rejects.toMatchObject({
+          code: "not_found",
+        });
+        expect(await store.countForThread("tool_grants", other.id)).toBe(0);
+
+        expect(await r.threads.delete("ann", t.id)).toBe(true);
+        expect(await store.countForThread("tool_grants", t.id)).toBe(0);
       });
     });
 
@@ -434,7 +460,6 @@ for (const { dialect, skip } of dialects) {
           suspendedState: null,
           startedAt: T0 + 2,
           endedAt: null,
-          lastSeq: 0,
           provider: "openai",
           model: "gpt-x",
           requestId: "req-7",
@@ -468,7 +493,6 @@ for (const { dialect, skip } of dialects) {
           await r.turns.update("ann", turn.id, {
             status: "waiting_user",
             suspendedState: suspended,
-            lastSeq: 42,
           }),
         ).toBe(true);
         expect(await r.turns.update("bob", turn.id, { status: "stopped" })).toBe(false);
@@ -477,7 +501,6 @@ for (const { dialect, skip } of dialects) {
           ...turn,
           status: "waiting_user",
           suspendedState: suspended,
-          lastSeq: 42,
         });
         // A second waiting turn on the same thread still names it once.
         const again = await r.turns.start("ann", t.id, {}, T0 + 2);
@@ -501,7 +524,6 @@ for (const { dialect, skip } of dialects) {
           suspendedState: null,
           usage: null,
           error: "e",
-          lastSeq: 42,
           endedAt: T0 + 9,
         });
       });
@@ -592,6 +614,47 @@ for (const { dialect, skip } of dialects) {
           }),
         ]);
         expect(await r.llmCalls.forTurn("bob", turn.id)).toEqual([]);
+      });
+
+      it("sums a thread's calls per turn and parent, turns by start, only for the owner", async () => {
+        const t = await r.threads.create("ann", "t", T0);
+        const later = await r.turns.start("ann", t.id, {}, T0 + 10);
+        const first = await r.turns.start("ann", t.id, {}, T0);
+        await r.turns.start("ann", t.id, {}, T0 + 20); // no calls: no row
+        await r.llmCalls.record("ann", t.id, later.id, call({ costUsd: 0.5 }), T0 + 11);
+        await r.llmCalls.record("ann", t.id, first.id, call({ parentId: "sub-1", costUsd: 0.25 }), T0 + 2);
+        await r.llmCalls.record("ann", t.id, first.id, call({ costUsd: 0.125 }), T0 + 1);
+        await r.llmCalls.record("ann", t.id, first.id, call({ costKnown: false, costUsd: 0 }), T0 + 3);
+        expect(await r.llmCalls.costByNode("ann", t.id)).toEqual([
+          {
+            turnId: first.id,
+            parentId: null,
+            inputTokens: 200,
+            outputTokens: 40,
+            costUsd: 0.125,
+            costKnown: false,
+            llmCalls: 2,
+          },
+          {
+            turnId: first.id,
+            parentId: "sub-1",
+            inputTokens: 100,
+            outputTokens: 20,
+            costUsd: 0.25,
+            costKnown: true,
+            llmCalls: 1,
+          },
+          {
+            turnId: later.id,
+            parentId: null,
+            inputTokens: 100,
+            outputTokens: 20,
+            costUsd: 0.5,
+            costKnown: true,
+            llmCalls: 1,
+          },
+        ]);
+        expect(await r.llmCalls.costByNode("bob", t.id)).toEqual([]);
       });
     });
 
@@ -704,6 +767,20 @@ for (const { dialect, skip } of dialects) {
         expect(await r.memories.delete("ann", "b")).toBe(false);
         expect(await r.memories.keys("ann")).toEqual(["B", "Z", "a", "é"]);
         expect(await r.memories.count("ann")).toBe(4);
+        expect(await r.memories.keys("bob")).toEqual(["a"]);
+      });
+
+      it("lists entries with values in key order and clears only the user's", async () => {
+        await r.memories.set("ann", "b", "two", T0 + 5);
+        await r.memories.set("ann", "a", "one", T0);
+        await r.memories.set("bob", "a", "bob's", T0);
+        expect(await r.memories.list("ann")).toEqual([
+          { key: "a", value: "one", updatedAt: T0 },
+          { key: "b", value: "two", updatedAt: T0 + 5 },
+        ]);
+        expect(await r.memories.clear("ann")).toBe(2);
+        expect(await r.memories.list("ann")).toEqual([]);
+        expect(await r.memories.clear("ann")).toBe(0);
         expect(await r.memories.keys("bob")).toEqual(["a"]);
       });
     });

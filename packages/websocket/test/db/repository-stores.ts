@@ -11,7 +11,7 @@ import {
 import type { TestPostgres } from "../support/postgres-server.js";
 
 /** The tables that hang off a thread, for reading what a cascade left behind. */
-export type ThreadChildTable = "messages" | "turns" | "llm_calls" | "assets";
+export type ThreadChildTable = "messages" | "turns" | "llm_calls" | "assets" | "tool_grants";
 
 /** Repositories on a fresh database of one dialect, plus raw reads the interface does not offer. */
 export interface RepositoryStore {

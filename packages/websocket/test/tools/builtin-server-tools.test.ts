@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createMemoryTools, InMemoryPinStore, McpManager, type Tool } from "@agentwire/agents";
@@ -87,12 +87,14 @@ describe("createBuiltinServerTools", () => {
     const tools = await serverTools(scope("alice"));
     expect(names(tools)).toEqual([
       "ask_user",
+      "delete_file",
       "list_files",
       "memory_list",
       "memory_read",
       "memory_write",
       "read_file",
       "run_subtask",
+      "search_files",
       "web_fetch",
       "write_file",
     ]);
@@ -101,6 +103,48 @@ describe("createBuiltinServerTools", () => {
     expect((await write.execute({ path: "a.txt", content: "hi" }, ctx)).type).toBe("result");
     expect(existsSync(join(dir.path, "ws", "alice", "a.txt"))).toBe(true);
     expect(existsSync(join(dir.path, "ws", "bob"))).toBe(false);
+  });
+
+  it("write_file, search_files and delete_file through the socket: a model's attack on the root changes nothing outside", async () => {
+    const workspaceRoot = join(dir.path, "ws");
+    const outside = join(dir.path, "outside.txt");
+    writeFileSync(outside, "milk outside");
+    server = await startChatServer(injectedModel(), {
+      auth: "token",
+      serverTools: (s) =>
+        createBuiltinServerTools({
+          repos: server?.repos as Repositories,
+          workspaceRoot,
+          policyFor: () => resolveToolPolicy({}),
+        })(s),
+    });
+    const alice = await server.connect({ token: await server.createToken("alice") });
+    const written = await injectedTurn(alice, [
+      { name: "write_file", args: { path: "notes/list.md", content: "buy milk\nand bread" } },
+    ]);
+    expectWellFormedTurn(written);
+    const searched = await injectedTurn(alice, [
+      { name: "search_files", args: { query: "MILK", glob: "*.md" } },
+    ]);
+    expectWellFormedTurn(searched);
+    expect(JSON.parse(String(toolEnds(searched)[0]?.result))).toMatchObject({
+      matches: [{ path: "notes/list.md", line: 1, text: "buy milk" }],
+      truncated: false,
+    });
+    const attacks = await injectedTurn(alice, [
+      { name: "delete_file", args: { path: "../../outside.txt" } },
+      { name: "delete_file", args: { path: outside } },
+      { name: "delete_file", args: { path: "notes/list.md" } },
+    ]);
+    expectWellFormedTurn(attacks);
+    const [up, absolute, mine] = toolEnds(attacks);
+    expect(up).toMatchObject({ name: "delete_file", is_error: true });
+    expect(String(up?.result)).toMatch(/'\.\.' is not allowed/);
+    expect(absolute).toMatchObject({ is_error: true });
+    expect(String(absolute?.result)).not.toContain(dir.path);
+    expect(mine).toMatchObject({ is_error: false });
+    expect(existsSync(join(workspaceRoot, "alice", "notes", "list.md"))).toBe(false);
+    expect(readFileSync(outside, "utf8")).toBe("milk outside");
   });
 
   it("adds the MCP tools of the servers the user's policy allows, starts no other, and logs why one is missing", async () => {

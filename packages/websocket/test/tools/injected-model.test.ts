@@ -246,6 +246,7 @@ describe("a prompt-injected model against the built-in tools, through a real tur
     expect(offered[0]).toEqual([
       "ask_user",
       "create_plan",
+      "delete_file",
       "list_files",
       "memory_list",
       "memory_read",
@@ -253,6 +254,7 @@ describe("a prompt-injected model against the built-in tools, through a real tur
       "read_file",
       "run_subtask",
       "scratchpad_update",
+      "search_files",
       "send_update",
       "web_fetch",
       "write_file",
@@ -260,10 +262,12 @@ describe("a prompt-injected model against the built-in tools, through a real tur
     expect(offered[1]).toEqual([
       "ask_user",
       "create_plan",
+      "delete_file",
       "list_files",
       "read_file",
       "run_subtask",
       "scratchpad_update",
+      "search_files",
       "send_update",
       "web_fetch",
       "write_file",

@@ -12,6 +12,7 @@ import {
   createChatServices,
   createEditorTools,
   type Repositories,
+  type ToolPolicyConfig,
   TurnRegistry,
 } from "../../src/index.js";
 import { startTestServer, type TestServer, type TestServerOptions } from "../harness.js";
@@ -27,6 +28,8 @@ export type RouteServerOptions = Omit<TestServerOptions, "limits" | "services" |
   limits?: Partial<BudgetLimits>;
   /** Route 1, the workflows API and build_workflow (default true). */
   workflows?: boolean;
+  /** The tool policy (e.g. `editorMutate: "ask"` to gate build_workflow). */
+  policy?: Partial<ToolPolicyConfig>;
   media?: { generators: MediaGenerator[]; dataDir: string; maxAssetBytes?: number };
 };
 
@@ -38,7 +41,7 @@ export async function startRouteServer(
   script: ScriptedStep[] | ScriptedResponder,
   options: RouteServerOptions = {},
 ): Promise<RouteTestServer> {
-  const { limits, workflows: withWorkflows = true, media, ...rest } = options;
+  const { limits, workflows: withWorkflows = true, media, policy, ...rest } = options;
   const provider = new ScriptedProvider(script);
   const providers = createProviderRegistry(
     {},
@@ -53,6 +56,7 @@ export async function startRouteServer(
     turns,
     defaults: { provider: "scripted" },
     ...(limits && { limits }),
+    ...(policy && { policy }),
     ...(withWorkflows && {
       workflows: { registry },
       editorTools: (scope) => createEditorTools({ registry, repos: repos as Repositories, providers })(scope),

@@ -1,7 +1,7 @@
 import { bigint, index, pgTable, text } from "drizzle-orm/pg-core";
 import { users } from "./users.js";
 
-/** A conversation; the Postgres twin of `schema/threads.ts`. */
+/** A conversation; the Postgres twin of `schema/threads.ts` (without `last_seq`: no thread here predates the frame log). */
 export const threads = pgTable(
   "threads",
   {
@@ -10,7 +10,6 @@ export const threads = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
     title: text().notNull(),
-    lastSeq: bigint("last_seq", { mode: "number" }).notNull().default(0),
     createdAt: bigint("created_at", { mode: "number" }).notNull(),
     updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
   },

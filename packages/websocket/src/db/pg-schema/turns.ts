@@ -22,7 +22,6 @@ export const turns = pgTable(
     suspendedState: text("suspended_state"),
     startedAt: bigint("started_at", { mode: "number" }).notNull(),
     endedAt: bigint("ended_at", { mode: "number" }),
-    lastSeq: bigint("last_seq", { mode: "number" }).notNull().default(0),
     provider: text(),
     model: text(),
     /** The `request_id` of the chat_message that started it: a client that lost the reply finds its thread by it. */

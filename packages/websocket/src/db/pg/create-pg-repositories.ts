@@ -9,6 +9,7 @@ import { PgPlansRepo } from "./plans-repo.js";
 import { PgScratchpadRepo } from "./scratchpad-repo.js";
 import { PgSummariesRepo } from "./summaries-repo.js";
 import { PgThreadsRepo } from "./threads-repo.js";
+import { PgToolGrantsRepo } from "./tool-grants-repo.js";
 import { PgTurnsRepo } from "./turns-repo.js";
 import { PgUsersRepo } from "./users-repo.js";
 import { PgWorkflowsRepo } from "./workflows-repo.js";
@@ -28,5 +29,6 @@ export function createPgRepositories(db: PgDb): Repositories {
     plans: new PgPlansRepo(db),
     scratchpad: new PgScratchpadRepo(db),
     summaries: new PgSummariesRepo(db),
+    toolGrants: new PgToolGrantsRepo(db),
   };
 }

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { LlmCallRecord } from "@agentwire/agents";
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import type { PgDb } from "../open-postgres.js";
-import { llmCalls } from "../pg-schema/index.js";
-import type { LlmCallRow, LlmCallsRepo } from "../repositories.js";
+import { llmCalls, turns } from "../pg-schema/index.js";
+import type { LlmCallRow, LlmCallsRepo, NodeCostRow } from "../repositories.js";
 
 /** The provider-call ledger: one row per call at any depth, always through the owning user. */
 export class PgLlmCallsRepo implements LlmCallsRepo {
@@ -46,5 +46,24 @@ export class PgLlmCallsRepo implements LlmCallsRepo {
       .from(llmCalls)
       .where(and(eq(llmCalls.turnId, turnId), eq(llmCalls.userId, userId)))
       .orderBy(asc(llmCalls.createdAt));
+  }
+
+  /** Each turn's spend per parent node: the thread's turns (by their index), then their calls (by turn). */
+  async costByNode(userId: string, threadId: string): Promise<NodeCostRow[]> {
+    return this.db
+      .select({
+        turnId: llmCalls.turnId,
+        parentId: llmCalls.parentId,
+        inputTokens: sql<number>`sum(${llmCalls.inputTokens})`.mapWith(Number),
+        outputTokens: sql<number>`sum(${llmCalls.outputTokens})`.mapWith(Number),
+        costUsd: sql<number>`sum(${llmCalls.costUsd})`.mapWith(Number),
+        costKnown: sql<boolean>`bool_and(${llmCalls.costKnown})`.mapWith(Boolean),
+        llmCalls: sql<number>`count(*)`.mapWith(Number),
+      })
+      .from(turns)
+      .innerJoin(llmCalls, eq(llmCalls.turnId, turns.id))
+      .where(and(eq(turns.threadId, threadId), eq(turns.userId, userId), eq(llmCalls.userId, userId)))
+      .groupBy(turns.startedAt, llmCalls.turnId, llmCalls.parentId)
+      .orderBy(asc(turns.startedAt), asc(llmCalls.turnId), asc(sql`min(${llmCalls.createdAt})`));
   }
 }

@@ -50,4 +50,19 @@ export class PgMemoriesRepo implements MemoriesRepo {
     const rows = await this.db.select({ n: count() }).from(memories).where(eq(memories.userId, userId));
     return rows[0]?.n ?? 0;
   }
+
+  /** Every key of the user with its value, sorted by bytes (as `keys`). */
+  async list(userId: string): Promise<{ key: string; value: string; updatedAt: number }[]> {
+    return this.db
+      .select({ key: memories.key, value: memories.value, updatedAt: memories.updatedAt })
+      .from(memories)
+      .where(eq(memories.userId, userId))
+      .orderBy(asc(sql`${memories.key} collate "C"`));
+  }
+
+  /** Deletes every key of the user; how many there were. */
+  async clear(userId: string): Promise<number> {
+    const result = await this.db.delete(memories).where(eq(memories.userId, userId));
+    return result.rowCount ?? 0;
+  }
 }

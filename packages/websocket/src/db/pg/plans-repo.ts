@@ -1,5 +1,5 @@
 import type { ChatContext, Plan } from "@agentwire/protocol";
-import { and, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import type { PgDb } from "../open-postgres.js";
 import { plans } from "../pg-schema/index.js";
 import type { PlanRow, PlansRepo } from "../repositories.js";
@@ -35,6 +35,16 @@ export class PgPlansRepo implements PlansRepo {
       .where(and(eq(plans.id, planId), eq(plans.userId, userId)))
       .limit(1);
     return rows[0] && fromPgPlan(rows[0]);
+  }
+
+  /** The plans of the user's thread, oldest first. */
+  async listForThread(userId: string, threadId: string): Promise<PlanRow[]> {
+    const rows = await this.db
+      .select()
+      .from(plans)
+      .where(and(eq(plans.threadId, threadId), eq(plans.userId, userId)))
+      .orderBy(asc(plans.createdAt), asc(plans.id));
+    return rows.map(fromPgPlan);
   }
 
   /** Sets the plan's status; false when the user has no such plan. */

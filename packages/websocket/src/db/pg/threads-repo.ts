@@ -31,7 +31,7 @@ export class PgThreadsRepo implements ThreadsRepo {
 
   /** Creates a thread for the user. */
   async create(userId: string, title: string, now = Date.now()): Promise<ThreadRow> {
-    const row: ThreadRow = { id: randomUUID(), userId, title, lastSeq: 0, createdAt: now, updatedAt: now };
+    const row: ThreadRow = { id: randomUUID(), userId, title, createdAt: now, updatedAt: now };
     await this.db.insert(threads).values(row);
     return row;
   }
@@ -45,7 +45,7 @@ export class PgThreadsRepo implements ThreadsRepo {
     return (result.rowCount ?? 0) > 0;
   }
 
-  /** Deletes a thread and, by cascade, its messages, turns and pending actions; false when not the user's. */
+  /** Deletes a thread and, by cascade, everything of it (messages, turns, tool grants...); false when not the user's. */
   async delete(userId: string, threadId: string): Promise<boolean> {
     const result = await this.db
       .delete(threads)

@@ -23,7 +23,6 @@ export class PgTurnsRepo implements TurnsRepo {
       suspendedState: null,
       startedAt: now,
       endedAt: null,
-      lastSeq: 0,
       provider: who.provider ?? null,
       model: who.model ?? null,
       requestId: who.requestId ?? null,

@@ -1,18 +1,11 @@
-import type { ChatContext, Plan, PlanExecutionMode } from "@agentwire/protocol";
+import { type ChatContext, type Plan, type PlanExecutionMode, PlanStatus } from "@agentwire/protocol";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { threads } from "./threads.js";
 import { users } from "./users.js";
 
-/** Where a plan is: waiting for the user's decision, running, or how it ended. */
-export const PLAN_STATUSES = [
-  "pending_review",
-  "approved",
-  "revised",
-  "running",
-  "complete",
-  "failed",
-] as const;
-export type PlanStatus = (typeof PLAN_STATUSES)[number];
+export type { PlanStatus };
+/** Where a plan is (the protocol's vocabulary): waiting for the user's decision, running, or how it ended. */
+export const PLAN_STATUSES = PlanStatus.options;
 
 /** A plan create_plan made; a draft waits here (`pending_review`) for the user's plan_decision. */
 export const plans = sqliteTable(

@@ -1,7 +1,10 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { users } from "./users.js";
 
-/** A conversation; `last_seq` is the last frame sequence number stamped on this thread. */
+/**
+ * A conversation. `last_seq` is the last frame seq of a thread from before the frame log (frames were
+ * then counted here); the frame log reads it once, and nothing writes it any more.
+ */
 export const threads = sqliteTable(
   "threads",
   {

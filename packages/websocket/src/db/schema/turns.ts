@@ -23,7 +23,6 @@ export const turns = sqliteTable(
     suspendedState: text("suspended_state", { mode: "json" }).$type<SuspendedTurn>(),
     startedAt: integer("started_at").notNull(),
     endedAt: integer("ended_at"),
-    lastSeq: integer("last_seq").notNull().default(0),
     /** Who answers the turn: restart recovery stores the interrupted answer under their names. */
     provider: text(),
     model: text(),

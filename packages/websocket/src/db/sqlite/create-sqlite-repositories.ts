@@ -9,6 +9,7 @@ import { SqlitePlansRepo } from "./plans-repo.js";
 import { SqliteScratchpadRepo } from "./scratchpad-repo.js";
 import { SqliteSummariesRepo } from "./summaries-repo.js";
 import { SqliteThreadsRepo } from "./threads-repo.js";
+import { SqliteToolGrantsRepo } from "./tool-grants-repo.js";
 import { SqliteTurnsRepo } from "./turns-repo.js";
 import { SqliteUsersRepo } from "./users-repo.js";
 import { SqliteWorkflowsRepo } from "./workflows-repo.js";
@@ -28,5 +29,6 @@ export function createSqliteRepositories(db: Db): Repositories {
     plans: new SqlitePlansRepo(db),
     scratchpad: new SqliteScratchpadRepo(db),
     summaries: new SqliteSummariesRepo(db),
+    toolGrants: new SqliteToolGrantsRepo(db),
   };
 }

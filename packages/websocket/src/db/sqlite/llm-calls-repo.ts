@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { LlmCallRecord } from "@agentwire/agents";
 import { and, asc, eq, getTableColumns, sql } from "drizzle-orm";
 import type { Db } from "../open-database.js";
-import type { LlmCallRow, LlmCallsRepo } from "../repositories.js";
-import { llmCalls } from "../schema/index.js";
+import type { LlmCallRow, LlmCallsRepo, NodeCostRow } from "../repositories.js";
+import { llmCalls, turns } from "../schema/index.js";
 
 /** The provider-call ledger: one row per call at any depth, always through the owning user. */
 export class SqliteLlmCallsRepo implements LlmCallsRepo {
@@ -55,6 +55,26 @@ export class SqliteLlmCallsRepo implements LlmCallsRepo {
       .from(llmCalls)
       .where(and(eq(llmCalls.turnId, turnId), eq(llmCalls.userId, userId)))
       .orderBy(asc(llmCalls.createdAt))
+      .all();
+  }
+
+  /** Each turn's spend per parent node: the thread's turns (by their index), then their calls (by turn). */
+  async costByNode(userId: string, threadId: string): Promise<NodeCostRow[]> {
+    return this.db
+      .select({
+        turnId: llmCalls.turnId,
+        parentId: llmCalls.parentId,
+        inputTokens: sql<number>`sum(${llmCalls.inputTokens})`.mapWith(Number),
+        outputTokens: sql<number>`sum(${llmCalls.outputTokens})`.mapWith(Number),
+        costUsd: sql<number>`sum(${llmCalls.costUsd})`.mapWith(Number),
+        costKnown: sql<boolean>`min(${llmCalls.costKnown})`.mapWith(Boolean),
+        llmCalls: sql<number>`count(*)`.mapWith(Number),
+      })
+      .from(turns)
+      .innerJoin(llmCalls, eq(llmCalls.turnId, turns.id))
+      .where(and(eq(turns.threadId, threadId), eq(turns.userId, userId), eq(llmCalls.userId, userId)))
+      .groupBy(turns.startedAt, llmCalls.turnId, llmCalls.parentId)
+      .orderBy(asc(turns.startedAt), asc(llmCalls.turnId), asc(sql`min(${llmCalls.createdAt})`))
       .all();
   }
 }

@@ -51,4 +51,19 @@ export class SqliteMemoriesRepo implements MemoriesRepo {
   async count(userId: string): Promise<number> {
     return this.db.select({ n: count() }).from(memories).where(eq(memories.userId, userId)).get()?.n ?? 0;
   }
+
+  /** Every key of the user with its value, sorted by key (byte order). */
+  async list(userId: string): Promise<{ key: string; value: string; updatedAt: number }[]> {
+    return this.db
+      .select({ key: memories.key, value: memories.value, updatedAt: memories.updatedAt })
+      .from(memories)
+      .where(eq(memories.userId, userId))
+      .orderBy(asc(memories.key))
+      .all();
+  }
+
+  /** Deletes every key of the user; how many there were. */
+  async clear(userId: string): Promise<number> {
+    return this.db.delete(memories).where(eq(memories.userId, userId)).run().changes;
+  }
 }

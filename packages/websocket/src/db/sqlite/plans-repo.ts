@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import type { Db } from "../open-database.js";
 import type { PlanRow, PlansRepo } from "../repositories.js";
 import { type PlanStatus, plans } from "../schema/index.js";
@@ -28,6 +28,16 @@ export class SqlitePlansRepo implements PlansRepo {
       .from(plans)
       .where(and(eq(plans.id, planId), eq(plans.userId, userId)))
       .get();
+  }
+
+  /** The plans of the user's thread, oldest first. */
+  async listForThread(userId: string, threadId: string): Promise<PlanRow[]> {
+    return this.db
+      .select()
+      .from(plans)
+      .where(and(eq(plans.threadId, threadId), eq(plans.userId, userId)))
+      .orderBy(asc(plans.createdAt), asc(plans.id))
+      .all();
   }
 
   /** Sets the plan's status; false when the user has no such plan. */

@@ -1,5 +1,5 @@
-import { applyScratchpadOps, ScratchpadOpError } from "@agentwire/agents";
-import type { ScratchpadItem, ScratchpadOp } from "@agentwire/protocol";
+import { applyScratchpadOps, editScratchpadItem, ScratchpadOpError } from "@agentwire/agents";
+import type { ScratchpadEdit, ScratchpadItem, ScratchpadOp } from "@agentwire/protocol";
 import { and, asc, eq } from "drizzle-orm";
 import { NotFoundError } from "../../errors/agentwire-error.js";
 import type { Db } from "../open-database.js";
@@ -51,6 +51,46 @@ export class SqliteScratchpadRepo implements ScratchpadRepo {
       }
       return [...result.updated, ...result.added];
     });
+  }
+
+  /** Applies the user's edit to one item in one transaction; undefined when the thread has no such item. */
+  async edit(
+    userId: string,
+    threadId: string,
+    itemId: string,
+    edit: ScratchpadEdit,
+    now = Date.now(),
+  ): Promise<ScratchpadItem | undefined> {
+    return this.db.transaction((tx) => {
+      const where = and(
+        eq(scratchpadItems.threadId, threadId),
+        eq(scratchpadItems.id, itemId),
+        eq(scratchpadItems.userId, userId),
+      );
+      const row = tx.select().from(scratchpadItems).where(where).get();
+      if (!row) return undefined;
+      const item = editScratchpadItem(toScratchpadItem(row), edit, now);
+      const next = toScratchpadRow(userId, threadId, item, row.position);
+      tx.update(scratchpadItems)
+        .set({
+          kind: next.kind,
+          title: next.title,
+          details: next.details,
+          status: next.status,
+          updatedAt: now,
+        })
+        .where(where)
+        .run();
+      return item;
+    });
+  }
+
+  /** Deletes every item of the user's thread; how many there were. */
+  async clear(userId: string, threadId: string): Promise<number> {
+    return this.db
+      .delete(scratchpadItems)
+      .where(and(eq(scratchpadItems.threadId, threadId), eq(scratchpadItems.userId, userId)))
+      .run().changes;
   }
 
   private read(db: Pick<Db, "select">, userId: string, threadId: string): ScratchpadItem[] {

@@ -5,6 +5,15 @@ import type { Db } from "../open-database.js";
 import { type ThreadRow, type ThreadsRepo, toThreadSummary } from "../repositories.js";
 import { threads } from "../schema/index.js";
 
+/** A thread row without `last_seq`, which only the frame log reads (see `schema/threads.ts`). */
+const threadColumns = {
+  id: threads.id,
+  userId: threads.userId,
+  title: threads.title,
+  createdAt: threads.createdAt,
+  updatedAt: threads.updatedAt,
+};
+
 /** Threads, always scoped by the owning user: another user's thread reads as missing. */
 export class SqliteThreadsRepo implements ThreadsRepo {
   // On every turn's start: prepared once, so a turn does not rebuild and re-prepare them.
@@ -14,7 +23,7 @@ export class SqliteThreadsRepo implements ThreadsRepo {
   constructor(private readonly db: Db) {
     const p = sql.placeholder;
     this.getStatement = db
-      .select()
+      .select(threadColumns)
       .from(threads)
       .where(and(eq(threads.id, p("threadId")), eq(threads.userId, p("userId"))))
       .prepare();
@@ -24,7 +33,6 @@ export class SqliteThreadsRepo implements ThreadsRepo {
         id: p("id"),
         userId: p("userId"),
         title: p("title"),
-        lastSeq: 0,
         createdAt: p("createdAt"),
         updatedAt: p("updatedAt"),
       })
@@ -49,7 +57,7 @@ export class SqliteThreadsRepo implements ThreadsRepo {
 
   /** Creates a thread for the user. */
   async create(userId: string, title: string, now = Date.now()): Promise<ThreadRow> {
-    const row: ThreadRow = { id: randomUUID(), userId, title, lastSeq: 0, createdAt: now, updatedAt: now };
+    const row: ThreadRow = { id: randomUUID(), userId, title, createdAt: now, updatedAt: now };
     this.createStatement.run(row);
     return row;
   }
@@ -65,7 +73,7 @@ export class SqliteThreadsRepo implements ThreadsRepo {
     );
   }
 
-  /** Deletes a thread and, by cascade, its messages, turns and pending actions; false when not the user's. */
+  /** Deletes a thread and, by cascade, everything of it (messages, turns, tool grants...); false when not the user's. */
   async delete(userId: string, threadId: string): Promise<boolean> {
     return (
       this.db

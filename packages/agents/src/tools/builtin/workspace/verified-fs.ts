@@ -21,6 +21,8 @@ export type DirAnchor = { handle: FileHandle; real: string; prefix: string };
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK, O_NOCTTY } = constants;
 const CHANGED = "the path changed while it was being opened (a directory was replaced); refusing";
 const ESCAPES = "the path leaves your workspace (a symbolic link points outside it); refusing";
+const HARD_LINKED =
+  "the file has more than one hard link (it may be a file outside your workspace); refusing";
 
 let procFdProbe: Promise<boolean> | undefined;
 /** Whether /proc/self/fd can stand in for openat() on this host. */
@@ -50,7 +52,8 @@ async function openedRealPath(fh: FileHandle, openedAs: string, proc: boolean): 
 
 /**
  * Opens an existing file or directory by path: realpath, confine to `root`, open without following
- * a final link, then confirm the fd is the checked path (closing the check-to-open window).
+ * a final link, then confirm the fd is the checked path (closing the check-to-open window); a regular
+ * file with more than one hard link is refused.
  */
 export async function openConfined(
   root: string,
@@ -74,6 +77,15 @@ export async function openConfined(
   if (actual !== real) {
     await handle.close();
     return { ok: false, reason: CHANGED };
+  }
+  // A hard link is the same inode under two names: one planted inside the root would hand out a file
+  // that lives outside it, and no path check can see that. A regular file with a second name is refused.
+  if (kind === "file") {
+    const st = await handle.stat();
+    if (st.isFile() && st.nlink > 1) {
+      await handle.close();
+      return { ok: false, reason: HARD_LINKED };
+    }
   }
   return { ok: true, value: { handle, real, prefix: proc ? `/proc/self/fd/${handle.fd}` : real } };
 }
@@ -146,4 +158,26 @@ export function describeFsError(err: unknown, shown: string): string {
     default:
       return `filesystem error (${errCode(err) ?? "unknown"}) on ${shown}`;
   }
+}
+
+/**
+ * Opens each directory of `comps` under the root in turn, each one verified; missing ones are created
+ * (0700) when `create`, otherwise the walk fails with ENOENT.
+ */
+export async function walkDirs(
+  root: string,
+  comps: readonly string[],
+  create: boolean,
+  opts: VerifiedFsOptions,
+): Promise<Checked<DirAnchor>> {
+  const first = await openRootAnchor(root, opts);
+  if (!first.ok) return first;
+  let current = first.value;
+  for (const comp of comps) {
+    const parent = current;
+    const next = await openChildDir(root, parent, comp, create, opts).finally(() => parent.handle.close());
+    if (!next.ok) return next;
+    current = next.value;
+  }
+  return { ok: true, value: current };
 }

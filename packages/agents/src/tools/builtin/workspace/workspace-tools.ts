@@ -4,31 +4,27 @@ import path from "node:path";
 import { z } from "zod";
 import { defineTool, ok, toolError } from "../../define-tool.js";
 import type { Tool, ToolOutcome } from "../../tool.js";
-import { type Checked, parseWorkspacePath, userDirName } from "./confine-path.js";
+import { userDirName } from "./confine-path.js";
+import { createDeleteFileTool } from "./delete-file-tool.js";
+import { guarded } from "./guarded-path.js";
+import { createSearchFilesTool } from "./search-files-tool.js";
 import {
   anchorStillInside,
   type DirAnchor,
-  describeFsError,
   errCode,
-  openChildDir,
   openConfined,
   openRootAnchor,
   type VerifiedFsOptions,
+  walkDirs,
 } from "./verified-fs.js";
+import { defaultWorkspaceLimits, type WorkspaceLimits, type WorkspaceScope } from "./workspace-scope.js";
+
+export { defaultWorkspaceLimits, type WorkspaceLimits } from "./workspace-scope.js";
 
 // Argument schemas at module level: built once, their JSON Schema is converted once (defineTool caches it).
 const ListFilesArgs = z.object({ path: z.string().optional() });
 const ReadFileArgs = z.object({ path: z.string() });
 const WriteFileArgs = z.object({ path: z.string(), content: z.string() });
-
-/** Size limits of the workspace tools. */
-export type WorkspaceLimits = { maxReadBytes: number; maxWriteBytes: number; maxListEntries: number };
-
-export const defaultWorkspaceLimits: WorkspaceLimits = {
-  maxReadBytes: 1024 * 1024,
-  maxWriteBytes: 1024 * 1024,
-  maxListEntries: 1000,
-};
 
 /** Options of createWorkspaceTools; `testHooks` exists for the race tests only. */
 export type WorkspaceToolsOptions = {
@@ -40,7 +36,7 @@ export type WorkspaceToolsOptions = {
 
 type EntryType = "file" | "directory" | "symlink" | "other";
 
-/** list_files, read_file and write_file confined to `<workspaceRoot>/<user dir>/`. */
+/** list_files, read_file, write_file, delete_file and search_files confined to `<workspaceRoot>/<user dir>/`. */
 export function createWorkspaceTools(options: WorkspaceToolsOptions): Tool[] {
   const limits = { ...defaultWorkspaceLimits, ...options.limits };
   const hooks = options.testHooks ?? {};
@@ -140,7 +136,7 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): Tool[] {
         const name = comps.at(-1);
         if (name === undefined) return toolError("write_file needs a file path, not the workspace itself");
         const base = await root();
-        const dir = await walkDirs(base, comps.slice(0, -1), hooks);
+        const dir = await walkDirs(base, comps.slice(0, -1), true, hooks);
         if (!dir.ok) return toolError(dir.reason);
         try {
           return await replaceFile(base, dir.value, name, content, shown, hooks);
@@ -151,22 +147,8 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): Tool[] {
     },
   });
 
-  return [listFiles, readFile, writeFile];
-}
-
-/** Parses the path, runs the body, and turns any filesystem failure into an error result. */
-async function guarded(
-  input: string,
-  body: (comps: string[], shown: string) => Promise<ToolOutcome>,
-): Promise<ToolOutcome> {
-  const parsed = parseWorkspacePath(input);
-  if (!parsed.ok) return toolError(parsed.reason);
-  const shown = parsed.value.length === 0 ? "." : parsed.value.join("/");
-  try {
-    return await body(parsed.value, shown);
-  } catch (err) {
-    return toolError(describeFsError(err, shown));
-  }
+  const scope: WorkspaceScope = { root, hooks, limits };
+  return [listFiles, readFile, writeFile, createDeleteFileTool(scope), createSearchFilesTool(scope)];
 }
 
 /** Creates the workspace root and the user's 0700 directory, refusing a user dir that is a link. */
@@ -183,23 +165,6 @@ async function ensureUserRoot(workspaceRoot: string, dirName: string, hooks: Ver
   if (!anchor.ok) throw new Error(anchor.reason);
   await anchor.value.handle.close();
   return userDir;
-}
-
-/** Opens each directory of `comps` under the root in turn, creating missing ones, each one verified. */
-async function walkDirs(
-  root: string,
-  comps: string[],
-  hooks: VerifiedFsOptions,
-): Promise<Checked<DirAnchor>> {
-  const first = await openRootAnchor(root, hooks);
-  if (!first.ok) return first;
-  let current = first.value;
-  for (const comp of comps) {
-    const next = await openChildDir(root, current, comp, true, hooks).finally(() => current.handle.close());
-    if (!next.ok) return next;
-    current = next.value;
-  }
-  return { ok: true, value: current };
 }
 
 /** Writes a temp file beside the target inside the verified directory, then renames it over the target. */

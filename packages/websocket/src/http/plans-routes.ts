@@ -1,0 +1,28 @@
+import type { StoredPlan } from "@agentwire/protocol";
+import type { FastifyInstance } from "fastify";
+import type { PlanRow, Repositories } from "../db/repositories.js";
+import { NotFoundError } from "../errors/agentwire-error.js";
+
+/** A thread's plans over HTTP; another user's thread is 404 exactly like a missing one. */
+export async function plansRoutes(app: FastifyInstance, opts: { repos: Repositories }) {
+  const { repos } = opts;
+
+  app.get<{ Params: { id: string } }>("/api/threads/:id/plans", async (request) => {
+    if (!(await repos.threads.get(request.userId, request.params.id))) throw new NotFoundError("thread");
+    const rows = await repos.plans.listForThread(request.userId, request.params.id);
+    return { plans: rows.map(toStoredPlan) };
+  });
+}
+
+/** A plan row as the protocol's StoredPlan (its chat context stays on the server). */
+function toStoredPlan(row: PlanRow): StoredPlan {
+  return {
+    id: row.id,
+    tool_call_id: row.toolCallId,
+    status: row.status,
+    execution_mode: row.executionMode,
+    plan: row.plan,
+    created_at: new Date(row.createdAt).toISOString(),
+    updated_at: new Date(row.updatedAt).toISOString(),
+  };
+}

@@ -1,0 +1,49 @@
+import type { NodeCost, ThreadUsage, TurnCost } from "@agentwire/protocol";
+import type { FastifyInstance } from "fastify";
+import type { NodeCostRow, Repositories } from "../db/repositories.js";
+import { NotFoundError } from "../errors/agentwire-error.js";
+
+/** A thread's cost over HTTP, from the provider-call ledger; another user's thread is 404 like a missing one. */
+export async function usageRoutes(app: FastifyInstance, opts: { repos: Repositories }) {
+  const { repos } = opts;
+
+  app.get<{ Params: { id: string } }>("/api/threads/:id/usage", async (request): Promise<ThreadUsage> => {
+    if (!(await repos.threads.get(request.userId, request.params.id))) throw new NotFoundError("thread");
+    return { turns: toTurnCosts(await repos.llmCalls.costByNode(request.userId, request.params.id)) };
+  });
+}
+
+/** Groups the ledger's per-node sums into turns (rows come turn by turn), each with its totals. */
+function toTurnCosts(rows: readonly NodeCostRow[]): TurnCost[] {
+  const turns: TurnCost[] = [];
+  for (const row of rows) {
+    let turn = turns.at(-1);
+    if (turn?.turn_id !== row.turnId) {
+      turn = {
+        turn_id: row.turnId,
+        input_tokens: 0,
+        output_tokens: 0,
+        cost_usd: 0,
+        cost_known: true,
+        llm_calls: 0,
+        nodes: [],
+      };
+      turns.push(turn);
+    }
+    const node: NodeCost = {
+      parent_id: row.parentId,
+      input_tokens: row.inputTokens,
+      output_tokens: row.outputTokens,
+      cost_usd: row.costUsd,
+      cost_known: row.costKnown,
+      llm_calls: row.llmCalls,
+    };
+    turn.nodes.push(node);
+    turn.input_tokens += node.input_tokens;
+    turn.output_tokens += node.output_tokens;
+    turn.cost_usd += node.cost_usd;
+    turn.cost_known &&= node.cost_known;
+    turn.llm_calls += node.llm_calls;
+  }
+  return turns;
+}
