@@ -109,8 +109,6 @@ for (const { dialect, skip } of dialects) {
     let store: RepositoryStore;
     let r: Repositories;
     // Known SQLite divergence, kept visible: its prepared insert encodes a null is_error as 0 (see the test).
-    const itUnlessSqlite = dialect.name === "sqlite" ? it.fails : it;
-
     beforeEach(async () => {
       store = await dialect.open();
       r = store.repos;
@@ -382,16 +380,10 @@ for (const { dialect, skip } of dialects) {
         });
         expect(tool).toMatchObject({ tool_call_id: "call_1", is_error: true });
         expect(final).toMatchObject({ execution_tree: executionTree, usage, status: "budget_exceeded" });
-        const appended = [user, assistant, tool, tool2, final];
-        // SQLite reads a row stored without is_error back as false (see the is_error test below).
-        const expected =
-          dialect.name === "sqlite" ? appended.map((m) => ({ is_error: false, ...m })) : appended;
-        expect(await r.messages.list("ann", t.id)).toEqual(expected);
+        expect(await r.messages.list("ann", t.id)).toEqual([user, assistant, tool, tool2, final]);
       });
 
-      itUnlessSqlite("a message stored without is_error reads back without it", async () => {
-        // SQLite's prepared insert runs a null through the boolean column's encoder and stores 0, so
-        // list() says is_error: false where append() said nothing. Postgres stores NULL.
+      it("a message stored without is_error reads back without it, and its null JSON columns are NULL", async () => {
         const t = await r.threads.create("ann", "t", T0);
         const stored = await r.messages.append(
           "ann",
@@ -401,6 +393,9 @@ for (const { dialect, skip } of dialects) {
         );
         expect(stored).not.toHaveProperty("is_error");
         expect(await r.messages.list("ann", t.id)).toEqual([stored]);
+        // Stored as NULL, not as 0 or the text "null" (what a prepared insert's encoders made of a null).
+        for (const column of ["is_error", "tool_calls", "tool_call_id", "usage", "execution_tree"] as const)
+          expect(await store.countNullMessages(t.id, column)).toBe(1);
       });
 
       it("another user's thread is not_found for list and append, and nothing is stored", async () => {

@@ -13,6 +13,9 @@ import type { TestPostgres } from "../support/postgres-server.js";
 /** The tables that hang off a thread, for reading what a cascade left behind. */
 export type ThreadChildTable = "messages" | "turns" | "llm_calls" | "assets" | "tool_grants";
 
+/** Nullable columns of `messages`, for checking that a missing value is stored as NULL. */
+export type NullableMessageColumn = "is_error" | "tool_calls" | "tool_call_id" | "usage" | "execution_tree";
+
 /** Repositories on a fresh database of one dialect, plus raw reads the interface does not offer. */
 export interface RepositoryStore {
   readonly repos: Repositories;
@@ -22,6 +25,8 @@ export interface RepositoryStore {
   seqs(threadId: string): Promise<number[]>;
   /** How many rows of the table belong to the thread. */
   countForThread(table: ThreadChildTable, threadId: string): Promise<number>;
+  /** How many of the thread's message rows hold SQL NULL in `column`. */
+  countNullMessages(threadId: string, column: NullableMessageColumn): Promise<number>;
   /** Closes every handle and removes what was created. */
   close(): Promise<void>;
 }
@@ -62,6 +67,12 @@ export function sqliteDialect(): RepositoryDialect {
               n: number;
             }
           ).n,
+        countNullMessages: async (threadId, column) =>
+          (
+            main.sqlite
+              .prepare(`SELECT count(*) AS n FROM messages WHERE thread_id = ? AND ${column} IS NULL`)
+              .get(threadId) as { n: number }
+          ).n,
         close: async () => {
           for (const handle of handles) handle.close();
           rmSync(dir, { recursive: true, force: true });
@@ -100,6 +111,15 @@ export function postgresDialect(server: () => TestPostgres | undefined): Reposit
             (
               await main.pool.query<{ n: string }>(
                 `SELECT count(*) AS n FROM ${table} WHERE thread_id = $1`,
+                [threadId],
+              )
+            ).rows[0]?.n,
+          ),
+        countNullMessages: async (threadId, column) =>
+          Number(
+            (
+              await main.pool.query<{ n: string }>(
+                `SELECT count(*) AS n FROM messages WHERE thread_id = $1 AND ${column} IS NULL`,
                 [threadId],
               )
             ).rows[0]?.n,

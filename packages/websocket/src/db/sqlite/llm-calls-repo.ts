@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { LlmCallRecord } from "@agentwire/agents";
-import { and, asc, eq, getTableColumns, sql } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import type { Db } from "../open-database.js";
 import type { LlmCallRow, LlmCallsRepo, NodeCostRow } from "../repositories.js";
 import { llmCalls, turns } from "../schema/index.js";
+import { preparedInsert } from "./prepared-insert.js";
 
 /** The provider-call ledger: one row per call at any depth, always through the owning user. */
 export class SqliteLlmCallsRepo implements LlmCallsRepo {
@@ -11,11 +12,7 @@ export class SqliteLlmCallsRepo implements LlmCallsRepo {
   private readonly recordStatement;
 
   constructor(private readonly db: Db) {
-    const columns = Object.keys(getTableColumns(llmCalls));
-    this.recordStatement = db
-      .insert(llmCalls)
-      .values(Object.fromEntries(columns.map((c) => [c, sql.placeholder(c)])) as unknown as LlmCallRow)
-      .prepare();
+    this.recordStatement = preparedInsert(db, llmCalls);
   }
 
   /** Records one provider call of a turn. */

@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { StoredMessage } from "@agentwire/protocol";
-import { and, asc, eq, getTableColumns, sql } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import { NotFoundError } from "../../errors/agentwire-error.js";
 import type { Db } from "../open-database.js";
 import { type MessageRow, type MessagesRepo, type NewMessage, toStoredMessage } from "../repositories.js";
 import { messages, threads } from "../schema/index.js";
+import { preparedInsert } from "./prepared-insert.js";
 
 /** Messages of a thread, always through the owning user. */
 export class SqliteMessagesRepo implements MessagesRepo {
@@ -55,11 +56,7 @@ export class SqliteMessagesRepo implements MessagesRepo {
       .from(messages)
       .where(eq(messages.threadId, p("threadId")))
       .prepare();
-    const columns = Object.keys(getTableColumns(messages));
-    this.insertStatement = db
-      .insert(messages)
-      .values(Object.fromEntries(columns.map((c) => [c, p(c)])) as unknown as MessageRow)
-      .prepare();
+    this.insertStatement = preparedInsert(db, messages);
     this.touchStatement = db
       .update(threads)
       .set({ updatedAt: sql`${sql.param(p("now"), threads.updatedAt)}` })
