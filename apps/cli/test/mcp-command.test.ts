@@ -30,7 +30,9 @@ function agentwire(args: string[], env: Record<string, string>) {
   );
 }
 
-describe("agentwire mcp approve", () => {
+// Each test spawns real server processes that load the sources through tsx: on a busy machine (a fresh
+// container compiling them for the first time) that alone takes seconds, past the default 20 s.
+describe("agentwire mcp approve", { timeout: 60_000 }, () => {
   it("pins a configured server's current tools where the server reads them, and refuses an unknown one", async () => {
     dir = mkdtempSync(join(tmpdir(), "agentwire-mcp-cli-"));
     const config = join(dir, "mcp.json");

@@ -73,7 +73,9 @@ async function client(url: string) {
   };
 }
 
-describe("the server process with a provider", () => {
+// Each test spawns real server processes that load the sources through tsx: on a busy machine (a fresh
+// container compiling them for the first time) that alone takes seconds, past the default 20 s.
+describe("the server process with a provider", { timeout: 60_000 }, () => {
   it("runs a chat turn, lists its providers and exposes metrics", async () => {
     dir = mkdtempSync(join(tmpdir(), "agentwire-chat-proc-"));
     const web = join(dir, "web");

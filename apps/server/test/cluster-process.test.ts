@@ -13,7 +13,9 @@ const { skip, instance, client } = useCluster({
   leaseMs: LEASE_MS,
 });
 
-describe.skipIf(skip)("two instances on one Postgres and one Redis", () => {
+// Each test spawns real server processes that load the sources through tsx: on a busy machine (a fresh
+// container compiling them for the first time) that alone takes seconds, past the default 20 s.
+describe.skipIf(skip)("two instances on one Postgres and one Redis", { timeout: 60_000 }, () => {
   it("a turn started on A is resumed on B: every frame once, in order, then live; stop via B stops it on A; busy via B", async () => {
     const a = await instance("a");
     const b = await instance("b");

@@ -44,7 +44,9 @@ function listening(proc: ChildProcess): Promise<string> {
   });
 }
 
-describe("the server process", () => {
+// Each test spawns real server processes that load the sources through tsx: on a busy machine (a fresh
+// container compiling them for the first time) that alone takes seconds, past the default 20 s.
+describe("the server process", { timeout: 60_000 }, () => {
   it("exits 0 within 10 s of SIGTERM, closing its sockets with 1012", async () => {
     dir = mkdtempSync(join(tmpdir(), "agentwire-proc-"));
     const proc = spawnServer({ PORT: "0", DATABASE_PATH: join(dir, "agentwire.db") });

@@ -24,7 +24,9 @@ function env(extra: Record<string, string> = {}): Record<string, string> {
   return { PATH: process.env.PATH ?? "", PORT: "0", DATABASE_PATH: join(dir, "agentwire.db"), ...extra };
 }
 
-describe("start-up output", () => {
+// Each test spawns real server processes that load the sources through tsx: on a busy machine (a fresh
+// container compiling them for the first time) that alone takes seconds, past the default 20 s.
+describe("start-up output", { timeout: 60_000 }, () => {
   it("on a terminal: a short summary (URL, no provider, database), no JSON, and Ctrl-C exits 0", async () => {
     terminal = openTerminal(server, { cwd: root, env: env({ TERM: "xterm" }) });
     await terminal.waitFor(/Ctrl-C stops it\./);

@@ -51,7 +51,9 @@ function spawnChild(dbPath: string): Promise<string> {
   });
 }
 
-describe("a crash in the middle of a turn", () => {
+// Each test spawns real server processes that load the sources through tsx: on a busy machine (a fresh
+// container compiling them for the first time) that alone takes seconds, past the default 20 s.
+describe("a crash in the middle of a turn", { timeout: 60_000 }, () => {
   it("leaves the turn interrupted after a restart, with the user message and the rows stored before the crash", async () => {
     dir = mkdtempSync(join(tmpdir(), "agentwire-crash-"));
     const dbPath = join(dir, "agentwire.db");
