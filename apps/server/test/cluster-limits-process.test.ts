@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import type { ServerFrame } from "@agentwire/protocol";
 import { describe, expect, it } from "vitest";
+import { until } from "../../../packages/websocket/test/support/until.js";
 import { type Instance, isDone, messagesOf, useCluster } from "./support/cluster-instances.js";
 
 /**
@@ -39,17 +40,6 @@ async function pair(users: User[], env: Record<string, string>): Promise<[Instan
 
 const errorFor = (requestId: string) => (f: ServerFrame) => f.type === "error" && f.request_id === requestId;
 
-/** Polls `check` until it holds (a condition, not a fixed sleep); fails after `timeoutMs`. */
-async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** How many sockets Redis counts for the user, on every instance together. */
 async function countedSockets(user: User): Promise<number> {
   const { stdout } = await run("redis-cli", ["-u", cluster.redisUrl(), "ZCARD", `aw:conns:${user.name}`]);
@@ -74,14 +64,18 @@ describe.skipIf(cluster.skip)(
       expect((await upgrade(a.url, bob)).status).toBe(101);
 
       onB.ws!.close();
-      await eventually(async () => ((await countedSockets(alice)) === 1 ? true : undefined));
+      await until(async () => (await countedSockets(alice)) === 1, "Redis to count one socket for alice", {
+        everyMs: 20,
+      });
       expect((await upgrade(b.url, alice)).status).toBe(101);
       expect((await upgrade(b.url, alice)).status).toBe(429);
 
       // A dies with alice's socket open: its entry lapses within the lease and B admits her again.
       a.proc.kill("SIGKILL");
       const killedAt = Date.now();
-      await eventually(async () => ((await upgrade(b.url, alice)).status === 101 ? true : undefined));
+      await until(async () => (await upgrade(b.url, alice)).status === 101, "B to admit alice again", {
+        everyMs: 20,
+      });
       expect(Date.now() - killedAt).toBeLessThan(LEASE_MS * 4);
       expect((await upgrade(b.url, alice)).status).toBe(429);
     });
@@ -137,7 +131,9 @@ describe.skipIf(cluster.skip)(
 
       // The socket drops; A has noticed once it no longer counts it.
       onA.ws.terminate();
-      await eventually(async () => ((await countedSockets(alice)) === 0 ? true : undefined));
+      await until(async () => (await countedSockets(alice)) === 0, "Redis to count no socket for alice", {
+        everyMs: 20,
+      });
 
       const onB = await client(b.url, alice);
       onB.send("resume_chat", { thread_id: threadId, last_seq: 0 });

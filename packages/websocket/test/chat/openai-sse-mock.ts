@@ -211,19 +211,6 @@ export function textChunks(frames: readonly ServerFrame[]): ChunkFrame[] {
   return frames.filter((f): f is ChunkFrame => f.type === "chunk" && f.done !== true);
 }
 
-/** A condition a test waits on: resolves once `check` holds, polled on the event loop (no fixed sleep). */
-export async function until(
-  check: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 /**
  * The first frame `client` received (already, or from now on) that matches; event-driven, for a
  * script that waits until the client saw what it sent. Rejects when the socket closes first.

@@ -9,6 +9,7 @@
 import type { ServerFrame } from "@agentwire/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { type TestClient, type TestServer, withTimeout } from "../harness.js";
+import { until } from "../support/until.js";
 import { expectWellFormedTurn, gate, isDone } from "./chat-harness.js";
 import {
   type ChunkFrame,
@@ -18,7 +19,6 @@ import {
   startOpenAIChatServer,
   startOpenAIMock,
   textChunks,
-  until,
 } from "./openai-sse-mock.js";
 import { echoTool } from "./test-tools.js";
 import { expectStartsEnded, finalRow, storedMessages, threadOf } from "./turn-helpers.js";
@@ -514,7 +514,7 @@ describe("pushed chunks over the socket (OpenAI-compatible endpoint)", () => {
         return thread !== undefined && (await repos.turns.latest("local", thread.id))?.status === "complete";
       },
       "the turn to complete",
-      50_000,
+      { timeoutMs: 50_000 },
     );
     raw.resume();
     await client.collectUntil(isDone, 50_000);

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { RedisConnectionQuota } from "../../src/cluster/redis-connection-quota.js";
 import { redisMissing, startRedis, type TestRedis } from "../support/redis-server.js";
 import { skipMissingService } from "../support/skip-missing-service.js";
+import { until } from "../support/until.js";
 
 const skip = skipMissingService(redisMissing());
 let server: TestRedis | undefined;
@@ -31,15 +32,6 @@ function instance(ttlMs = 60_000, errors: unknown[] = []): { quota: RedisConnect
 
 let userNo = 0;
 const newUser = () => `user-${++userNo}-${Date.now()}`;
-
-/** Polls `check` until it holds (a condition, not a fixed sleep); fails after `timeoutMs`. */
-async function until(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 /** Redis's own clock, in ms (the quota scores entries with it). */
 async function redisNow(redis: Redis): Promise<number> {
@@ -86,18 +78,26 @@ describe.skipIf(skip)("RedisConnectionQuota", () => {
     const firstExpiry = Number(await b.redis.zscore(a.quota.key(user), "a1"));
 
     // Redis's clock passes the entries' first expiry: only the heartbeat can have kept them.
-    await until(async () => (await redisNow(b.redis)) > firstExpiry + ttlMs);
+    await until(
+      async () => (await redisNow(b.redis)) > firstExpiry + ttlMs,
+      "Redis's clock to pass the first expiry",
+      {
+        timeoutMs: 5_000,
+      },
+    );
     expect(await b.quota.acquire(user, "b1", 2)).toBe(false);
     expect(Number(await b.redis.zscore(a.quota.key(user), "a1"))).toBeGreaterThan(firstExpiry);
 
     // "kill -9": A's Redis connection drops without releasing anything; its heartbeat now fails.
     a.redis.disconnect();
     const killedAt = Date.now();
-    await until(() => b.quota.acquire(user, "b1", 2));
+    await until(() => b.quota.acquire(user, "b1", 2), "a slot freed by A's lapsed entries", {
+      timeoutMs: 5_000,
+    });
     expect(Date.now() - killedAt).toBeLessThan(ttlMs * 4);
     expect(await b.quota.acquire(user, "b2", 2)).toBe(true);
     expect(await b.quota.acquire(user, "b3", 2)).toBe(false);
-    await until(async () => errors.length > 0);
+    await until(() => errors.length > 0, "A's heartbeat to report its failure", { timeoutMs: 5_000 });
   });
 
   it("a clean close gives back every slot the instance holds", async () => {

@@ -4,6 +4,7 @@ import { RedisUserRateLimit } from "../../src/cluster/redis-user-rate-limit.js";
 import { LocalUserRateLimit } from "../../src/ws/user-rate-limit.js";
 import { redisMissing, startRedis, type TestRedis } from "../support/redis-server.js";
 import { skipMissingService } from "../support/skip-missing-service.js";
+import { until } from "../support/until.js";
 
 const skip = skipMissingService(redisMissing());
 let server: TestRedis | undefined;
@@ -56,11 +57,7 @@ describe.skipIf(skip)("RedisUserRateLimit", () => {
     const rate = { perMinute: 600, burst: 1 };
     expect(await a.take(user, rate)).toBe(true);
     expect(await b.take(user, rate)).toBe(false);
-    const deadline = Date.now() + 3_000;
-    while (!(await b.take(user, rate))) {
-      if (Date.now() > deadline) throw new Error("the bucket did not refill");
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await until(() => b.take(user, rate), "the bucket to refill", { timeoutMs: 3_000 });
     expect(await a.take(user, rate)).toBe(false);
   });
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TurnLeases } from "../../src/cluster/turn-leases.js";
 import { redisMissing, startRedis, type TestRedis } from "../support/redis-server.js";
 import { skipMissingService } from "../support/skip-missing-service.js";
+import { until } from "../support/until.js";
 
 const skip = skipMissingService(redisMissing());
 let server: TestRedis | undefined;
@@ -49,8 +50,10 @@ describe.skipIf(skip)("TurnLeases", () => {
     await leases.claim("taken", "turn-taken", () => lost.push("taken"));
     // Another instance holds it now (as after a lapse and a recovery).
     await redis.set(leases.key("taken"), "b other-turn", "PX", 60_000);
-    const deadline = Date.now() + LEASE_MS * 10;
-    while (lost.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await until(() => lost.length > 0, "a lease to be reported lost", {
+      timeoutMs: LEASE_MS * 10,
+      everyMs: 20,
+    });
     expect(lost).toEqual(["taken"]);
     expect(await redis.get(leases.key("taken"))).toBe("b other-turn");
     expect(await leases.remoteOwner("taken")).toEqual({ instanceId: "b", turnId: "other-turn" });

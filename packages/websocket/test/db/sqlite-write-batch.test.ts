@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type AgentwireDatabase, openDatabase, sqliteStorage } from "../../src/index.js";
 import type { LoggedFrame } from "../../src/turns/frame-log.js";
 import { SqliteFrameLog } from "../../src/turns/sqlite-frame-log.js";
+import { until } from "../support/until.js";
 
 let dir: string;
 let database: AgentwireDatabase;
@@ -102,11 +103,10 @@ describe("sqliteStorage: WAL checkpoints run in a worker thread, not in a commit
     await storage.repos.users.ensure("u");
     for (let i = 0; i < 200; i++) await storage.repos.threads.create("u", "x".repeat(2000));
     await nextTick();
-    // Waits on the condition (the worker's passive checkpoint, every half second), bounded.
-    const deadline = Date.now() + 10_000;
-    while (statSync(file).size <= before && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    // The worker's passive checkpoint runs every half second.
+    await until(() => statSync(file).size > before, "the checkpoint to grow the database file", {
+      everyMs: 50,
+    });
     expect(statSync(file).size).toBeGreaterThan(before);
     await storage.close();
   });

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { freePort } from "./free-port.js";
+import { until } from "./until.js";
 
 /** A throwaway Redis owned by the test process (its child): no persistence, gone with stop(). */
 export interface TestRedis {
@@ -66,13 +67,11 @@ export async function startRedis(): Promise<TestRedis> {
 }
 
 async function waitForPong(port: number, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
+  const answered = async () => {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error("redis-server exited");
-    if (await ping(port)) return;
-    await sleep(20);
-  }
-  throw new Error("redis-server did not answer PING within 10 s");
+    return ping(port);
+  };
+  await until(answered, "redis-server to answer PING", { everyMs: 20 });
 }
 
 function ping(port: number): Promise<boolean> {

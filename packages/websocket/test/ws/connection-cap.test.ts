@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { startTestServer, type TestClient, type TestServer, upgradeStatus } from "../harness.js";
+import { until } from "../support/until.js";
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -8,16 +9,13 @@ afterEach(async () => {
 });
 
 /** Connects once the cap has room again (a closed socket's slot is given back by the server's close handler). */
-async function connectWhenFree(s: TestServer, token: string): Promise<TestClient> {
-  const deadline = Date.now() + 5_000;
-  for (;;) {
-    try {
-      return await s.connect({ token });
-    } catch (error) {
-      if (Date.now() > deadline || !String(error).includes("429")) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  }
+function connectWhenFree(s: TestServer, token: string): Promise<TestClient> {
+  const attempt = () =>
+    s.connect({ token }).catch((error: unknown) => {
+      if (!String(error).includes("429")) throw error;
+      return undefined;
+    });
+  return until(attempt, "a free connection slot", { timeoutMs: 5_000 });
 }
 
 describe("the per-user connection cap (one process)", () => {

@@ -7,6 +7,7 @@ import { Connection, type SocketLike } from "../../src/index.js";
 import type { LoggedFrame } from "../../src/turns/frame-log.js";
 import { type Outgoing, queueMerging } from "../../src/ws/merge-text-deltas.js";
 import { type ChatTestServer, startChatServer } from "../chat/chat-harness.js";
+import { until } from "../support/until.js";
 
 type Chunk = Extract<ServerFrame, { type: "chunk" }> & { seq: number; seq_start?: number };
 
@@ -167,7 +168,7 @@ describe("a real socket that stops reading", () => {
       const thread = (await server?.repos.threads.list("local"))?.[0];
       const status = thread && (await server?.repos.turns.latest("local", thread.id))?.status;
       return status === "complete";
-    });
+    }, "the turn's row to say complete");
     raw.resume();
     await done;
     ws.close();
@@ -184,12 +185,3 @@ describe("a real socket that stops reading", () => {
     expect(frames.filter((f) => f.type === "chunk" && f.done)).toHaveLength(1);
   });
 });
-
-/** Polls an observable condition (not a fixed sleep) until it holds or 10 s pass. */
-async function until(condition: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error("condition not met in 10 s");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
