@@ -14,4 +14,6 @@ export * from "./scratchpad.js";
 export * from "./server-frames.js";
 export * from "./subprotocols.js";
 export * from "./thread-usage.js";
+export * from "./turn-status.js";
+export * from "./turn-status-on-wire.js";
 export * from "./usage.js";

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { MessageContent } from "./content.js";
 import { ExecutionTreeSnapshot } from "./execution-tree.js";
+import { TurnStatus } from "./turn-status.js";
 import { TurnUsage } from "./usage.js";
 
 export const MessageRole = z.enum(["user", "assistant", "tool"]);
@@ -12,22 +13,6 @@ export const StoredToolCall = z.object({
   args: z.unknown(),
 });
 export type StoredToolCall = z.infer<typeof StoredToolCall>;
-
-/**
- * The one status vocabulary of a turn: `running` and `waiting_user` while it is active, then how it
- * ended. Stored on the turn and, for the turn's final message, on that message.
- */
-export const TurnStatus = z.enum([
-  "running",
-  "waiting_user",
-  "complete",
-  "stopped",
-  "budget_exceeded",
-  "iteration_limit",
-  "error",
-  "interrupted",
-]);
-export type TurnStatus = z.infer<typeof TurnStatus>;
 
 /** How a stored message ended (a turn status); non-final rows are `complete`. */
 export const MessageStatus = TurnStatus.exclude(["running"]);
@@ -51,7 +36,10 @@ export const StoredMessage = z.object({
 });
 export type StoredMessage = z.infer<typeof StoredMessage>;
 
-/** Whether work is live on a thread: `GET /api/threads` and `thread_state` frames use it. */
+/**
+ * Whether work is live on a thread, as `GET /api/threads` and `thread_state` frames say it: the wire
+ * word for a ThreadTurnState (`waiting_on_user` is turn status `waiting_user`).
+ */
 export const ThreadLiveState = z.enum(["running", "waiting_on_user", "idle"]);
 export type ThreadLiveState = z.infer<typeof ThreadLiveState>;
 

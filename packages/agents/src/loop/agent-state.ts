@@ -1,6 +1,6 @@
 import type { ToolCallEvent } from "../providers/provider-event.js";
+import type { AgentStateEvent } from "../turn/loop-event.js";
 import type { Level } from "./level.js";
-import type { AgentStateEvent } from "./loop-event.js";
 
 /** Above this many calls at once, `detail` counts them instead of naming each one. */
 const MAX_NAMED_CALLS = 3;

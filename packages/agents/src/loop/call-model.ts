@@ -1,9 +1,9 @@
 import type { ContextReport } from "../context/assemble-context.js";
 import type { AssistantModelMessage, ModelMessage } from "../providers/model-message.js";
 import type { ProviderRequest } from "../providers/provider-request.js";
+import type { ContextUsageEvent, LoopEvent } from "../turn/loop-event.js";
 import { agentState } from "./agent-state.js";
 import { appendNewMessage, type Level } from "./level.js";
-import type { ContextUsageEvent, LoopEvent } from "./loop-event.js";
 import { modelCallRecord } from "./model-call-record.js";
 import { afterModelTurn, type NextStep, stopStep } from "./next-step.js";
 import { estimateTokens, pruneHistory } from "./prune-history.js";
@@ -12,12 +12,12 @@ import { streamModelTurn } from "./stream-model-turn.js";
 /** The `call_model` step: budget check, one streamed model turn, its ledger record, the next step. */
 export async function* callModel(level: Level): AsyncGenerator<LoopEvent, NextStep> {
   const { budget, params } = level;
-  if (level.signal.aborted) return stopStep(budget.breach !== null);
+  if (level.signal.aborted) return stopStep(level);
   if (level.iterations >= level.maxIterations) {
     const message = `stopped after ${level.maxIterations} model turns without a final answer`;
     return { type: "stop", status: "iteration_limit", error: { code: "iteration_limit", message } };
   }
-  if (budget.tryStart("llm_calls")) return stopStep(true);
+  if (budget.tryStart("llm_calls")) return stopStep(level, true);
   const messages = requestMessages(level);
   if (params.context) yield contextUsage(level, params.context, messages);
   yield* agentState(level, "thinking");
@@ -51,12 +51,12 @@ export async function* callModel(level: Level): AsyncGenerator<LoopEvent, NextSt
     }
     appendNewMessage(level, message);
   }
-  if (turn.aborted) return stopStep(budget.breach !== null);
+  if (turn.aborted) return stopStep(level);
   if (turn.error) {
     return { type: "stop", status: "error", error: { code: "provider_error", message: turn.error.message } };
   }
   const tokens = (turn.usage?.inputTokens ?? 0) + (turn.usage?.outputTokens ?? 0);
-  if (budget.addTokens(tokens)) return stopStep(true);
+  if (budget.addTokens(tokens)) return stopStep(level, true);
   return afterModelTurn(turn.text, turn.toolCalls, level.finishValidator !== null);
 }
 

@@ -1,5 +1,5 @@
-import type { SuspendedState } from "../suspend/suspended-state.js";
-import type { Suspension } from "../tools/tool.js";
+import type { SuspendedState } from "../turn/suspended-state.js";
+import type { Suspension } from "../turn/suspension.js";
 
 /** How one tool call ended, before truncation. */
 export type CallOutcome =

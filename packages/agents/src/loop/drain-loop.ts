@@ -1,4 +1,4 @@
-import type { LoopEvent } from "./loop-event.js";
+import type { LoopEvent } from "../turn/loop-event.js";
 import type { LoopResult } from "./loop-result.js";
 
 /** Runs a loop generator to its end, handing each event to `onEvent`; returns the result. */

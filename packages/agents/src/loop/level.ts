@@ -6,10 +6,10 @@ import { compileOutputSchema } from "../subtask/compile-output-schema.js";
 import { FINISH_SUBTASK, finishSubtaskTool } from "../subtask/finish-subtask-tool.js";
 import { RUN_SUBTASK } from "../subtask/run-subtask-tool.js";
 import type { Tool } from "../tools/tool.js";
+import type { AgentStateEvent, LoopEvent } from "../turn/loop-event.js";
 import { UsageAccumulator } from "../usage/usage-accumulator.js";
 import { shareAbortListener } from "./abortable.js";
 import type { LoopContext } from "./loop-context.js";
-import type { AgentStateEvent, LoopEvent } from "./loop-event.js";
 import { estimateTextTokens, estimateTokens } from "./prune-history.js";
 import type { RunLoopParams } from "./run-loop-params.js";
 

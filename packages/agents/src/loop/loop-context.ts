@@ -1,9 +1,9 @@
 import type { BudgetLimits } from "../budget/budget-limits.js";
 import { TurnBudget, type TurnBudgetOptions } from "../budget/turn-budget.js";
 import type { ModelMessage } from "../providers/model-message.js";
+import type { LoopEvent } from "../turn/loop-event.js";
 import type { LlmCallRecord } from "../usage/llm-call-record.js";
 import { ExclusiveLocks } from "./exclusive-locks.js";
-import type { LoopEvent } from "./loop-event.js";
 import { ParallelPermits } from "./parallel-permits.js";
 
 /**

@@ -1,15 +1,15 @@
-import type { TurnUsage } from "@agentwire/protocol";
+import { TurnStatus, type TurnUsage } from "@agentwire/protocol";
+import type { z } from "zod";
 import type { BudgetBreach } from "../budget/turn-budget.js";
 import type { ModelMessage } from "../providers/model-message.js";
-import type { SuspendedState } from "../suspend/suspended-state.js";
+import type { SuspendedState } from "../turn/suspended-state.js";
 
-export type LoopStatus =
-  | "complete"
-  | "suspended"
-  | "cancelled"
-  | "budget_exceeded"
-  | "iteration_limit"
-  | "error";
+/**
+ * How a level ends, in turn words: `waiting_user` when it suspended (a question or an approval),
+ * `stopped` or `interrupted` when its signal fired (see abortedStatus), else how the turn ends.
+ */
+export const LoopStatus = TurnStatus.exclude(["running"]);
+export type LoopStatus = z.infer<typeof LoopStatus>;
 
 /** How one level (and everything below it) ended. */
 export type LoopResult = {
@@ -22,7 +22,7 @@ export type LoopResult = {
   messages: ModelMessage[];
   /** Usage of this level and every level below it. */
   usage: TurnUsage;
-  /** Set when `status` is "suspended": the state to resume from (levels from this one down). */
+  /** Set when `status` is "waiting_user": the state to resume from (levels from this one down). */
   pending?: SuspendedState;
   /** Set when `status` is "error" or "iteration_limit". */
   error?: { code: "provider_error" | "iteration_limit" | "internal"; message: string };

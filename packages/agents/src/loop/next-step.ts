@@ -1,9 +1,20 @@
+import { TurnStatus } from "@agentwire/protocol";
+import type { z } from "zod";
 import type { ToolCallEvent } from "../providers/provider-event.js";
-import type { SuspendedState } from "../suspend/suspended-state.js";
+import type { SuspendedState } from "../turn/suspended-state.js";
+import { abortedStatus } from "./aborted-status.js";
+import type { Level } from "./level.js";
 import type { LoopResult } from "./loop-result.js";
 
 /** How a level stops early. */
-export type StopStatus = "cancelled" | "budget_exceeded" | "iteration_limit" | "error";
+export const StopStatus = TurnStatus.extract([
+  "stopped",
+  "interrupted",
+  "budget_exceeded",
+  "iteration_limit",
+  "error",
+]);
+export type StopStatus = z.infer<typeof StopStatus>;
 
 /** The loop's next move; every step returns the next one and the loop switches on it. */
 export type NextStep =
@@ -22,9 +33,12 @@ export function afterModelTurn(text: string, toolCalls: ToolCallEvent[], needsFi
   return { type: "final_output", text };
 }
 
-/** Why a level whose signal fired stops: the budget's breach, or the user's stop. */
-export function stopStep(breached: boolean): NextStep {
-  return { type: "stop", status: breached ? "budget_exceeded" : "cancelled" };
+/** Why a level whose signal fired stops: the budget's breach, else its signal's reason (stopped or interrupted). */
+export function stopStep(
+  level: Pick<Level, "budget" | "signal">,
+  breached = level.budget.breach !== null,
+): NextStep {
+  return { type: "stop", status: breached ? "budget_exceeded" : abortedStatus(level.signal) };
 }
 
 /** Fails the build when a switch over NextStep misses a case. */

@@ -2,8 +2,8 @@ import type { ContextReport } from "../context/assemble-context.js";
 import type { ModelMessage } from "../providers/model-message.js";
 import type { Provider } from "../providers/provider.js";
 import type { Tool } from "../tools/tool.js";
+import type { LoopEvent } from "../turn/loop-event.js";
 import type { LoopContext } from "./loop-context.js";
-import type { LoopEvent } from "./loop-event.js";
 
 /** One level of the turn tree: the root (depth 0) or a subtask. */
 export type RunLoopParams = {

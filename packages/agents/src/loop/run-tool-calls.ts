@@ -1,12 +1,12 @@
 import type { ToolModelMessage } from "../providers/model-message.js";
 import type { ToolCallEvent } from "../providers/provider-event.js";
 import { RUN_SUBTASK } from "../subtask/run-subtask-tool.js";
-import type { DeferredCall, SuspendedState } from "../suspend/suspended-state.js";
-import type { Suspension } from "../tools/tool.js";
+import type { LoopEvent, ToolCallUpdateEvent } from "../turn/loop-event.js";
+import type { DeferredCall, SuspendedState } from "../turn/suspended-state.js";
+import type { Suspension } from "../turn/suspension.js";
 import { type CallOutcome, errorOutcome, stoppedOutcome } from "./call-outcome.js";
 import { EventChannel } from "./event-channel.js";
 import type { Level } from "./level.js";
-import type { LoopEvent, ToolCallUpdateEvent } from "./loop-event.js";
 import { runOneCall } from "./run-one-call.js";
 import { truncateResult } from "./truncate-result.js";
 

@@ -1,8 +1,8 @@
 import type { ToolCallEvent } from "../providers/provider-event.js";
-import type { SuspendedLevel, SuspendedState } from "../suspend/suspended-state.js";
+import type { LoopEvent } from "../turn/loop-event.js";
+import type { SuspendedLevel, SuspendedState } from "../turn/suspended-state.js";
 import { agentState, executingDetail } from "./agent-state.js";
 import { appendNewMessage, type Level } from "./level.js";
-import type { LoopEvent } from "./loop-event.js";
 import { type NextStep, stopStep } from "./next-step.js";
 import { type BatchOutcome, runToolCalls } from "./run-tool-calls.js";
 
@@ -16,7 +16,7 @@ export async function* runToolsStep(
   if (batch.suspended) return { type: "suspend", pending: suspendedState(level, batch) };
   for (const result of batch.results) appendNewMessage(level, result);
   if (batch.finish) return { type: "final_output", text: level.lastText, structured: batch.finish.value };
-  if (level.signal.aborted) return stopStep(level.budget.breach !== null);
+  if (level.signal.aborted) return stopStep(level);
   return { type: "call_model" };
 }
 

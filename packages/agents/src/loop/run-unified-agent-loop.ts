@@ -1,7 +1,7 @@
 import { suspensionEvents } from "../suspend/suspension-events.js";
+import type { LoopEvent } from "../turn/loop-event.js";
 import { callModel } from "./call-model.js";
 import { createLevel, type Level } from "./level.js";
-import type { LoopEvent } from "./loop-event.js";
 import type { LoopResult, LoopStatus } from "./loop-result.js";
 import { assertNever, type NextStep } from "./next-step.js";
 import type { RunLoopParams } from "./run-loop-params.js";
@@ -42,7 +42,7 @@ export async function* runUnifiedAgentLoop(params: RunLoopParams): AsyncGenerato
           });
         case "suspend":
           if (root) yield* suspensionEvents(step.pending);
-          return result(level, "suspended", { pending: step.pending });
+          return result(level, "waiting_user", { pending: step.pending });
         case "stop": {
           if (step.status === "budget_exceeded") {
             const breach = level.budget.claimReport();

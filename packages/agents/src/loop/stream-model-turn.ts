@@ -8,9 +8,9 @@ import type {
   ToolCallEvent,
 } from "../providers/provider-event.js";
 import type { ProviderRequest } from "../providers/provider-request.js";
+import type { ChunkEvent } from "../turn/loop-event.js";
 import { ABORTED } from "./abortable.js";
 import { AbortableStream } from "./abortable-stream.js";
-import type { ChunkEvent } from "./loop-event.js";
 
 /** Everything one model turn produced. */
 export type ModelTurn = {

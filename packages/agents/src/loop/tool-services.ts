@@ -1,8 +1,8 @@
 import type { ProviderRequest } from "../providers/provider-request.js";
 import { runNestedSubtask } from "../subtask/run-subtask.js";
 import type { ModelCallRequest, ModelCallResult, ToolContext } from "../tools/tool.js";
+import type { LoopEvent } from "../turn/loop-event.js";
 import type { Level } from "./level.js";
-import type { LoopEvent } from "./loop-event.js";
 import { quietModelCall } from "./model-call-record.js";
 
 type ToolServices = Required<Pick<ToolContext, "toolNames" | "callModel" | "runSubtask">>;

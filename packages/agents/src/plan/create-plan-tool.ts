@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { type Plan, PlanExecutionMode } from "@agentwire/protocol";
 import { z } from "zod";
-import type { LoopEvent } from "../loop/loop-event.js";
 import { defineTool, ok, toolError } from "../tools/define-tool.js";
 import type { Tool, ToolContext, ToolOutcome } from "../tools/tool.js";
+import type { LoopEvent } from "../turn/loop-event.js";
 import { type CallModel, draftPlan } from "./draft-plan.js";
 import { executePlan } from "./execute-plan.js";
 import { plannerUserPrompt, revisePlanPrompt } from "./plan-prompt.js";

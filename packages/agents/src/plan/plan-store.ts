@@ -1,7 +1,4 @@
-import type { Plan, PlanExecutionMode } from "@agentwire/protocol";
-
-/** Where a stored plan is: waiting for the user's decision, running, or how it ended. */
-export type PlanStatus = "pending_review" | "approved" | "revised" | "running" | "complete" | "failed";
+import type { Plan, PlanExecutionMode, PlanStatus } from "@agentwire/protocol";
 
 /** What create_plan records about its plans; the server backs it with its `plans` table. */
 export interface PlanStore {

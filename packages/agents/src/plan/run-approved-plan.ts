@@ -3,17 +3,17 @@ import { outputText, stoppedOutcome } from "../loop/call-outcome.js";
 import { EventChannel } from "../loop/event-channel.js";
 import type { Level } from "../loop/level.js";
 import { appendNewMessage, createLevel } from "../loop/level.js";
-import type { LoopEvent } from "../loop/loop-event.js";
 import type { LoopResult } from "../loop/loop-result.js";
 import type { RunLoopParams } from "../loop/run-loop-params.js";
 import { runUnifiedAgentLoop } from "../loop/run-unified-agent-loop.js";
 import { toolServices } from "../loop/tool-services.js";
 import { truncateResult } from "../loop/truncate-result.js";
 import type { AssistantModelMessage, ToolModelMessage } from "../providers/model-message.js";
-import type { SuspendedLevel, SuspendedState } from "../suspend/suspended-state.js";
 import { suspensionEvents } from "../suspend/suspension-events.js";
 import { toolCallOutcome } from "../suspend/tool-level.js";
 import type { ToolOutcome } from "../tools/tool.js";
+import type { LoopEvent } from "../turn/loop-event.js";
+import type { SuspendedLevel, SuspendedState } from "../turn/suspended-state.js";
 import { UsageAccumulator } from "../usage/usage-accumulator.js";
 import { CREATE_PLAN } from "./create-plan-tool.js";
 import { executePlan } from "./execute-plan.js";
@@ -146,5 +146,11 @@ function* suspendOnStep(
   yield* suspensionEvents(pending);
   // The turn ends here until the answer (as the root loop does when it suspends): stop the wall clock.
   level.budget.dispose();
-  return { status: "suspended", text: "", messages: level.messages, usage: level.usage.snapshot(), pending };
+  return {
+    status: "waiting_user",
+    text: "",
+    messages: level.messages,
+    usage: level.usage.snapshot(),
+    pending,
+  };
 }

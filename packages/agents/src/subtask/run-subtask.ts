@@ -1,13 +1,13 @@
 import type { CallOutcome } from "../loop/call-outcome.js";
 import { errorOutcome, stoppedOutcome } from "../loop/call-outcome.js";
 import type { Level } from "../loop/level.js";
-import type { LoopEvent } from "../loop/loop-event.js";
 import { runUnifiedAgentLoop } from "../loop/run-unified-agent-loop.js";
 import { truncateResult } from "../loop/truncate-result.js";
 import { subtaskSystemPrompt } from "../prompts/subtask-system-prompt.js";
 import { waitingCalls } from "../suspend/ask-deferred.js";
-import type { SuspendedState } from "../suspend/suspended-state.js";
 import type { NestedSubtask, NestedSubtaskResult, Tool } from "../tools/tool.js";
+import type { LoopEvent } from "../turn/loop-event.js";
+import type { SuspendedState } from "../turn/suspended-state.js";
 import { compileOutputSchema } from "./compile-output-schema.js";
 import { RUN_SUBTASK, type RunSubtaskArgs } from "./run-subtask-tool.js";
 import { subtaskOutcome } from "./subtask-outcome.js";

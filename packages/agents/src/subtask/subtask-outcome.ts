@@ -8,7 +8,7 @@ export function subtaskOutcome(result: LoopResult, title: string): CallOutcome {
       return result.structured !== undefined
         ? { type: "result", content: JSON.stringify(result.structured), isError: false }
         : { type: "result", content: result.text, isError: false };
-    case "suspended":
+    case "waiting_user":
       if (!result.pending) return errorOutcome(`subtask "${title}" suspended without a saved state`);
       return { type: "suspend", suspension: result.pending.suspension, nested: result.pending };
     case "iteration_limit":
@@ -19,7 +19,8 @@ export function subtaskOutcome(result: LoopResult, title: string): CallOutcome {
       return errorOutcome(`subtask "${title}" failed: ${result.error?.message ?? "unknown error"}`);
     case "budget_exceeded":
       return errorOutcome(`subtask "${title}" stopped: the turn's budget is exhausted`);
-    case "cancelled":
+    case "stopped":
+    case "interrupted":
       return errorOutcome(`subtask "${title}" cancelled`);
   }
 }

@@ -1,12 +1,12 @@
 import { errorOutcome } from "../loop/call-outcome.js";
 import { EventChannel } from "../loop/event-channel.js";
 import { createLevel } from "../loop/level.js";
-import type { LoopEvent } from "../loop/loop-event.js";
 import { runApprovedCall } from "../loop/run-one-call.js";
 import type { Tool } from "../tools/tool.js";
+import type { LoopEvent } from "../turn/loop-event.js";
+import type { SuspendedLevel } from "../turn/suspended-state.js";
 import { resolveTools, type ToolLevelRun } from "./resume-tool-level.js";
 import type { ResumeParams } from "./resume-unified-agent-loop.js";
-import type { SuspendedLevel } from "./suspended-state.js";
 
 /**
  * Runs the pending call of the level that asked for approval, now approved: in a level rebuilt from

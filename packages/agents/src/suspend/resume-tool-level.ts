@@ -2,11 +2,11 @@ import type { TurnUsage } from "@agentwire/protocol";
 import { type CallOutcome, errorOutcome } from "../loop/call-outcome.js";
 import { EventChannel } from "../loop/event-channel.js";
 import { createLevel } from "../loop/level.js";
-import type { LoopEvent } from "../loop/loop-event.js";
 import { toolServices } from "../loop/tool-services.js";
 import type { NestedSubtaskResult, Tool } from "../tools/tool.js";
+import type { LoopEvent } from "../turn/loop-event.js";
+import type { SuspendedLevel } from "../turn/suspended-state.js";
 import type { ResumeParams } from "./resume-unified-agent-loop.js";
-import type { SuspendedLevel } from "./suspended-state.js";
 import { toolCallOutcome, toolThrew } from "./tool-level.js";
 
 /** How a resumed tool call ended, and the usage of what it ran. */

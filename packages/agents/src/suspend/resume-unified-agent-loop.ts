@@ -1,5 +1,4 @@
 import { type CallOutcome, errorOutcome } from "../loop/call-outcome.js";
-import type { LoopEvent } from "../loop/loop-event.js";
 import type { LoopResult } from "../loop/loop-result.js";
 import type { RunLoopParams } from "../loop/run-loop-params.js";
 import { endEvent } from "../loop/run-tool-calls.js";
@@ -8,11 +7,12 @@ import { truncateResult } from "../loop/truncate-result.js";
 import type { ToolModelMessage } from "../providers/model-message.js";
 import { subtaskOutcome } from "../subtask/subtask-outcome.js";
 import type { Tool } from "../tools/tool.js";
+import type { LoopEvent } from "../turn/loop-event.js";
+import type { SuspendedLevel, SuspendedState } from "../turn/suspended-state.js";
 import { UsageAccumulator } from "../usage/usage-accumulator.js";
 import { askDeferred } from "./ask-deferred.js";
 import { resumeApprovedCall } from "./resume-approved-call.js";
 import { resolveTools, resumeToolLevel, type ToolLevelRun } from "./resume-tool-level.js";
-import type { SuspendedLevel, SuspendedState } from "./suspended-state.js";
 import { suspensionEvents } from "./suspension-events.js";
 
 /** What resuming needs beside the saved state: the same provider, root toolbelt and turn context. */
@@ -121,7 +121,7 @@ export async function* resumeUnifiedAgentLoop(p: ResumeParams): AsyncGenerator<L
       });
       usage.merge(result.usage);
       if (i === 0) return { ...result, usage: usage.snapshot() };
-      if (result.status === "suspended" && result.pending) {
+      if (result.status === "waiting_user" && result.pending) {
         return yield* suspendAgain(state, i, result.pending, rootLevel, usage);
       }
       outcome = subtaskOutcome(result, level.title ?? "subtask");
@@ -168,7 +168,7 @@ function* suspended(
   usage: UsageAccumulator,
 ): Generator<LoopEvent, LoopResult> {
   yield* suspensionEvents(pending);
-  return { status: "suspended", text: "", messages: rootLevel.messages, usage: usage.snapshot(), pending };
+  return { status: "waiting_user", text: "", messages: rootLevel.messages, usage: usage.snapshot(), pending };
 }
 
 /** The saved results plus the answered one, in the order of the assistant message's calls. */

@@ -1,6 +1,6 @@
 import { type CallOutcome, errorOutcome, outputText } from "../loop/call-outcome.js";
 import type { ToolOutcome } from "../tools/tool.js";
-import type { SuspendedLevel, SuspendedState } from "./suspended-state.js";
+import type { SuspendedLevel, SuspendedState } from "../turn/suspended-state.js";
 
 /** The level a tool call runs in, as far as its waiting subtask's node needs it. */
 type Owner = { depth: number; toolNames: string[] | null };

@@ -1,1 +1,2 @@
+export * from "./folder-cycles.js";
 export * from "./scripted-provider.js";

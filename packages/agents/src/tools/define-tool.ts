@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { PermissionClass } from "./permission-class.js";
+import type { PermissionClass } from "../turn/permission-class.js";
 import type { Tool, ToolContext, ToolOutcome } from "./tool.js";
 
 type ToolDefinition<S extends z.ZodType> = {

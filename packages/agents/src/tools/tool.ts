@@ -1,18 +1,8 @@
-import type { LoopEvent } from "../loop/loop-event.js";
 import type { ModelMessage } from "../providers/model-message.js";
-import type { SuspendedState } from "../suspend/suspended-state.js";
-import type { PermissionClass } from "./permission-class.js";
-
-/** Something that can suspend the turn until the user answers; plain JSON so it can be stored. */
-export type Suspension =
-  | { kind: "question"; question: string }
-  | {
-      kind: "approval";
-      approvalId: string;
-      toolName: string;
-      permissionClass: PermissionClass;
-      args: unknown;
-    };
+import type { LoopEvent } from "../turn/loop-event.js";
+import type { PermissionClass } from "../turn/permission-class.js";
+import type { SuspendedState } from "../turn/suspended-state.js";
+import type { Suspension } from "../turn/suspension.js";
 
 /**
  * What a tool returns: a result for the model (possibly an error), or a suspension of the turn. A tool

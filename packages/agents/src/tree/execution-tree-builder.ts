@@ -1,5 +1,5 @@
 import { type ExecutionTreeNode, type ExecutionTreeSnapshot, preview } from "@agentwire/protocol";
-import type { LoopEvent } from "../loop/loop-event.js";
+import type { LoopEvent } from "../turn/loop-event.js";
 
 /**
  * Builds the stored tool-call tree of a turn from the loop's events: one node per tool call at any

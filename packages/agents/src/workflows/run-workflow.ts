@@ -1,5 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { type JobUpdateFrame, type NodeUpdateFrame, preview, type UnstampedFrame } from "@agentwire/protocol";
+import {
+  type JobUpdateFrame,
+  jobStatusOnWire,
+  type NodeUpdateFrame,
+  preview,
+  TurnStatus,
+  type UnstampedFrame,
+} from "@agentwire/protocol";
+import type { z } from "zod";
+import { abortedStatus } from "../loop/aborted-status.js";
 import { AsyncQueue } from "./async-queue.js";
 import { invokeNode, type NodeSettlement } from "./invoke-node.js";
 import type { NodeRegistry } from "./node-registry.js";
@@ -10,7 +19,20 @@ import type { WorkflowNode } from "./workflow-graph.js";
 
 /** What a workflow run yields: job and node updates, unstamped. */
 export type WorkflowFrame = UnstampedFrame<JobUpdateFrame> | UnstampedFrame<NodeUpdateFrame>;
-export type WorkflowRunStatus = "completed" | "failed" | "cancelled";
+/**
+ * How a run ended, in turn words: `complete`; `error` (a node failed, or the graph is invalid);
+ * `budget_exceeded` (its wall clock ran out); `stopped` or `interrupted` (its signal fired). job_update
+ * frames carry the wire's words for them (jobStatusOnWire).
+ */
+export const WorkflowRunStatus = TurnStatus.extract([
+  "complete",
+  "error",
+  "budget_exceeded",
+  "stopped",
+  "interrupted",
+]);
+export type WorkflowRunStatus = z.infer<typeof WorkflowRunStatus>;
+type EndingStatus = Exclude<WorkflowRunStatus, "complete">;
 
 /** How a run ended. `outputs` maps each completed `output.*` node id to its output values. */
 export type WorkflowRunResult = {
@@ -27,9 +49,9 @@ export type RunWorkflowOptions = {
   registry: NodeRegistry;
   /** The chat message (and its provider/model) that started the run. */
   input: WorkflowRunInput;
-  /** Aborting it stops the run (→ cancelled). */
+  /** Aborting it stops the run (→ stopped or interrupted, by its reason). */
   signal: AbortSignal;
-  /** Wall-clock budget of the whole run (→ failed). */
+  /** Wall-clock budget of the whole run (→ budget_exceeded). */
   wallClockMs: number;
   jobId?: string;
   workflowId?: string;
@@ -62,11 +84,11 @@ export async function* runWorkflow(
 ): AsyncGenerator<WorkflowFrame, WorkflowRunResult> {
   const jobId = opts.jobId ?? randomUUID();
   const wf = opts.workflowId !== undefined ? { workflow_id: opts.workflowId } : {};
-  const job = (status: JobUpdateFrame["status"], error?: string): WorkflowFrame => ({
+  const job = (status: "running" | WorkflowRunStatus, error?: string): WorkflowFrame => ({
     type: "job_update",
     job_id: jobId,
     ...wf,
-    status,
+    status: jobStatusOnWire(status),
     ...(error !== undefined && { error }),
   });
   yield job("running");
@@ -74,8 +96,8 @@ export async function* runWorkflow(
   const valid = validateWorkflow(opts.graph, opts.registry);
   if (!valid.ok) {
     const error = `invalid workflow: ${formatIssues(valid.errors)}`;
-    yield job("failed", error);
-    return { status: "failed", outputs: {}, text: "", error };
+    yield job("error", error);
+    return { status: "error", outputs: {}, text: "", error };
   }
   const { graph, order } = valid;
   const nodes = new Map<string, { node: WorkflowNode; type: NodeType }>();
@@ -89,17 +111,17 @@ export async function* runWorkflow(
 
   const queue = new AsyncQueue<Event>();
   const jobAbort = new AbortController();
-  let ending: { status: "failed" | "cancelled"; error: string } | undefined;
-  const end = (status: "failed" | "cancelled", error: string) => {
+  let ending: { status: EndingStatus; error: string } | undefined;
+  const end = (status: EndingStatus, error: string) => {
     if (ending) return;
     ending = { status, error };
     jobAbort.abort();
     queue.push({ kind: "end" });
   };
-  const onStop = () => end("cancelled", "workflow stopped");
+  const onStop = () => end(abortedStatus(opts.signal), "workflow stopped");
   opts.signal.addEventListener("abort", onStop, { once: true });
   const cancelTimer = (opts.setTimer ?? defaultTimer)(
-    () => end("failed", `workflow exceeded its wall-clock budget of ${opts.wallClockMs} ms`),
+    () => end("budget_exceeded", `workflow exceeded its wall-clock budget of ${opts.wallClockMs} ms`),
     opts.wallClockMs,
   );
   if (opts.signal.aborted) onStop();
@@ -168,7 +190,7 @@ export async function* runWorkflow(
       } else if (!s.result.ok) {
         state.set(ev.id, "failed");
         yield update(ev.id, "failed", { error: s.result.error });
-        end("failed", `node "${ev.id}" (${nodes.get(ev.id)?.node.type}) failed: ${s.result.error}`);
+        end("error", `node "${ev.id}" (${nodes.get(ev.id)?.node.type}) failed: ${s.result.error}`);
       } else {
         state.set(ev.id, "completed");
         results.set(ev.id, s.result.outputs);
@@ -204,7 +226,7 @@ export async function* runWorkflow(
     for (const v of Object.values(values)) texts.push(outputText(v));
   }
   const text = texts.join("\n\n");
-  const final = ending ?? { status: "completed" as const };
+  const final = ending ?? { status: "complete" as const };
   yield job(final.status, ending?.error);
   return { status: final.status, outputs, text, ...(ending && { error: ending.error }) };
 }

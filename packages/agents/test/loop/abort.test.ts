@@ -1,26 +1,26 @@
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
-import { defineTool, type LoopEvent, runSubtaskTool } from "../../src/index.js";
+import { defineTool, type LoopEvent, runSubtaskTool, USER_STOP } from "../../src/index.js";
 import { ScriptedProvider, type ScriptedStep } from "../../src/testing/index.js";
 import { runLoop, toolUpdates } from "./helpers.js";
 
 describe("cancellation", () => {
-  test("abort during a stream: cancelled promptly with the partial text, nothing after", async () => {
+  test("a user's stop during a stream: stopped promptly with the partial text, nothing after", async () => {
     const controller = new AbortController();
     const provider = new ScriptedProvider([{ text: ["partial ", "answer"], hold: "until-aborted" }]);
     const run = await runLoop(provider, [], {
       params: { signal: controller.signal },
       onEvent: (e) => {
-        if (e.type === "chunk" && e.content === "answer") controller.abort();
+        if (e.type === "chunk" && e.content === "answer") controller.abort(USER_STOP);
       },
     });
-    expect(run.result).toMatchObject({ status: "cancelled", text: "partial answer" });
+    expect(run.result).toMatchObject({ status: "stopped", text: "partial answer" });
     expect(run.events.at(-1)).toMatchObject({ type: "chunk", content: "answer" });
     expect(run.records[0]?.error).toBe("aborted");
     expect(run.result.messages.at(-1)).toEqual({ role: "assistant", text: "partial answer" });
   });
 
-  test("abort during a tool: the tool sees the signal, its call ends cancelled, nothing else follows", async () => {
+  test("another abort (shutdown) during a tool: the tool sees the signal, its call ends cancelled, the level interrupted", async () => {
     const controller = new AbortController();
     let toolSignal: AbortSignal | undefined;
     const hang = defineTool({
@@ -45,7 +45,7 @@ describe("cancellation", () => {
     });
     const run = await runLoop(provider, [hang, runSubtaskTool], { params: { signal: controller.signal } });
     expect(toolSignal?.aborted).toBe(true);
-    expect(run.result).toMatchObject({ status: "cancelled", text: "go" });
+    expect(run.result).toMatchObject({ status: "interrupted", text: "go" });
     const updates = toolUpdates(run.events);
     const lastStart = updates.findLastIndex((e) => e.status === "start");
     const after = run.events.slice(run.events.indexOf(updates[lastStart] as LoopEvent) + 1);

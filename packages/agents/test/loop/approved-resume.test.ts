@@ -79,7 +79,7 @@ describe("resuming with an approved tool", () => {
     const writer = lockedWriter();
     const tools = [gated(writer.tool), runSubtaskTool];
     const first = await runLoop(provider, tools);
-    expect(first.result.status).toBe("suspended");
+    expect(first.result.status).toBe("waiting_user");
     const state = JSON.parse(JSON.stringify(first.result.pending)) as SuspendedState;
     expect(state.suspension).toMatchObject({
       kind: "approval",

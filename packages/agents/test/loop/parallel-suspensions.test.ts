@@ -69,7 +69,7 @@ describe("parallel sibling suspensions", () => {
   test("both siblings' questions are asked in turn, no work lost, every start closed", async () => {
     const provider = script();
     const first = await runLoop(provider, tools);
-    expect(first.result.status).toBe("suspended");
+    expect(first.result.status).toBe("waiting_user");
     const s1 = stored(first.result.pending);
     const asked1 = s1.toolCallId;
     const other = asked1 === "ask_a" ? "b" : "a";
@@ -90,7 +90,7 @@ describe("parallel sibling suspensions", () => {
     expect(firstEnds.map((e) => e.tool_call_id).sort()).toEqual(["echo_a", "echo_b"]);
 
     const second = await resume(provider, s1, `answer ${asked1}`);
-    expect(second.result.status).toBe("suspended");
+    expect(second.result.status).toBe("waiting_user");
     const s2 = stored(second.result.pending);
     expect(s2.toolCallId).toBe(`ask_${other}`);
     expect(s2.levels.map((l) => l.pendingCall.id)).toEqual([`sub_${other}`, `ask_${other}`]);

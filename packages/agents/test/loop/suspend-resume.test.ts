@@ -64,7 +64,7 @@ describe("suspension and resume", () => {
     const provider = new ScriptedProvider(script());
     const tools = [echoTool, askUserTool, runSubtaskTool];
     const first = await runLoop(provider, tools);
-    expect(first.result.status).toBe("suspended");
+    expect(first.result.status).toBe("waiting_user");
     const pending = first.result.pending as SuspendedState;
     // Plain JSON: it survives a round trip through storage.
     const stored = JSON.parse(JSON.stringify(pending)) as SuspendedState;
@@ -140,7 +140,7 @@ describe("suspension and resume", () => {
         answer: "a0",
       }),
     );
-    expect(second.status).toBe("suspended");
+    expect(second.status).toBe("waiting_user");
     expect(second.pending?.toolCallId).toBe("q1");
     expect(second.pending?.levels.map((l) => l.pendingCall.id)).toEqual(["sub", "q1"]);
     const third = await drainLoop(

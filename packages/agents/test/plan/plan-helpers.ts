@@ -1,13 +1,6 @@
-import { contentText, type Plan } from "@agentwire/protocol";
+import { contentText, type Plan, type PlanStatus } from "@agentwire/protocol";
 import { z } from "zod";
-import {
-  defineTool,
-  type LoopEvent,
-  ok,
-  type PlanStatus,
-  type PlanStore,
-  type ProviderRequest,
-} from "../../src/index.js";
+import { defineTool, type LoopEvent, ok, type PlanStore, type ProviderRequest } from "../../src/index.js";
 import type { ScriptedStep } from "../../src/testing/index.js";
 import { deferred } from "../loop/helpers.js";
 

@@ -91,7 +91,7 @@ describe("a plan step that asks the user", () => {
     const { store, plans, history } = memoryPlanStore();
     const tools = [createPlanTool({ store, newId: () => "p-1" }), askUserTool];
     const first = await runLoop(provider, tools);
-    expect(first.result.status).toBe("suspended");
+    expect(first.result.status).toBe("waiting_user");
     const pending = first.result.pending as SuspendedState;
     const stored = JSON.parse(JSON.stringify(pending)) as SuspendedState;
     expect(stored).toEqual(pending);
@@ -157,7 +157,7 @@ describe("a plan step that asks the user", () => {
     const tools = [createPlanTool({ newId: () => "p-1" }), askUserTool];
     const first = await runLoop(provider, tools);
     const second = await resume(provider, tools, first.result.pending as SuspendedState, "one");
-    expect(second.result.status).toBe("suspended");
+    expect(second.result.status).toBe("waiting_user");
     const again = JSON.parse(JSON.stringify(second.result.pending)) as SuspendedState;
     expect(again.levels.map((l) => [l.depth, l.parentId, l.pendingCall.id])).toEqual([
       [0, null, "plan1"],

@@ -1,10 +1,10 @@
 import type { ScratchpadItem } from "@agentwire/protocol";
 import { describe, expect, it } from "vitest";
-import type { LoopEvent } from "../../src/loop/loop-event.js";
 import { applyScratchpadOps, MAX_SCRATCHPAD_ITEMS } from "../../src/scratchpad/apply-scratchpad-ops.js";
 import { InMemoryScratchpadStore, type ScratchpadStore } from "../../src/scratchpad/scratchpad-store.js";
 import { createScratchpadUpdateTool } from "../../src/scratchpad/scratchpad-update-tool.js";
 import type { Tool, ToolOutcome } from "../../src/tools/tool.js";
+import type { LoopEvent } from "../../src/turn/loop-event.js";
 import { errorText, okOutput } from "../tools/run-tool.js";
 
 /** Runs the tool as the loop does, collecting what it emits. */

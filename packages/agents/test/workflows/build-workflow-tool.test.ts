@@ -1,7 +1,7 @@
 import { ServerFrame } from "@agentwire/protocol";
 import { describe, expect, it } from "vitest";
-import type { LoopEvent } from "../../src/loop/loop-event.js";
 import { ScriptedProvider, type ScriptedStep } from "../../src/testing/scripted-provider.js";
+import type { LoopEvent } from "../../src/turn/loop-event.js";
 import { createBuildWorkflowTool } from "../../src/workflows/build-workflow-tool.js";
 import { createDefaultNodeRegistry } from "../../src/workflows/create-default-node-registry.js";
 import { validateWorkflow } from "../../src/workflows/validate-workflow.js";
@@ -205,7 +205,7 @@ describe("build_workflow", () => {
         if (e.type === "tool_call_update" && e.tool_call_id === "bw:plan-1") controller.abort();
       },
     });
-    expect(run.result.status).toBe("cancelled");
+    expect(run.result.status).toBe("interrupted");
     const updates = toolUpdates(run.events).map((e) => [e.tool_call_id, e.status, e.is_error]);
     expect(updates).toEqual([
       ["bw", "start", undefined],

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { USER_STOP } from "../../src/loop/aborted-status.js";
 import { nodeError, nodeOk } from "../../src/workflows/node-type.js";
 import { runWorkflow } from "../../src/workflows/run-workflow.js";
 import { deferred, drain, edge, nodeStatuses, stringRegistry, testNode } from "./helpers.js";
@@ -59,7 +60,7 @@ describe("runWorkflow", () => {
       workflow_id: "wf-1",
       status: "completed",
     });
-    expect(result).toEqual({ status: "completed", outputs: { out: { text: "ABC" } }, text: "ABC" });
+    expect(result).toEqual({ status: "complete", outputs: { out: { text: "ABC" } }, text: "ABC" });
   });
 
   it("runs independent branches concurrently and joins when both are ready", async () => {
@@ -101,7 +102,7 @@ describe("runWorkflow", () => {
     expect(result.text).toBe("a:x+b:x");
   });
 
-  it("stops mid-node: running node cancelled, downstream skipped, job cancelled", async () => {
+  it("stops mid-node: running node cancelled, downstream skipped, job cancelled, the run stopped", async () => {
     const started = deferred();
     let sawAbort = false;
     const slow = testNode("slow", async (_i, _ctx, signal) => {
@@ -127,7 +128,7 @@ describe("runWorkflow", () => {
     const frames = [(await gen.next()).value, (await gen.next()).value];
     expect(frames[1]).toMatchObject({ node_id: "w", status: "running" });
     await started.promise;
-    stop.abort();
+    stop.abort(USER_STOP);
     const rest = await drain(gen);
     expect(nodeStatuses(rest.frames)).toEqual(["w:cancelled", "o:skipped"]);
     expect(rest.frames.at(-1)).toMatchObject({
@@ -135,8 +136,30 @@ describe("runWorkflow", () => {
       status: "cancelled",
       error: "workflow stopped",
     });
-    expect(rest.result).toEqual({ status: "cancelled", outputs: {}, text: "", error: "workflow stopped" });
+    expect(rest.result).toEqual({ status: "stopped", outputs: {}, text: "", error: "workflow stopped" });
     expect(sawAbort).toBe(true);
+  });
+
+  it("an abort for any other reason (shutdown) ends the run interrupted; the job still says cancelled", async () => {
+    const started = deferred();
+    const slow = testNode("slow", (_i, _ctx, signal) => {
+      started.resolve();
+      return untilAborted(signal);
+    });
+    const shutdown = new AbortController();
+    const gen = runWorkflow({
+      ...base,
+      registry: stringRegistry([slow]),
+      signal: shutdown.signal,
+      graph: { nodes: [{ id: "w", type: "slow", properties: { in: "x" } }] },
+    });
+    await gen.next();
+    await gen.next();
+    await started.promise;
+    shutdown.abort("shutdown");
+    const rest = await drain(gen);
+    expect(rest.frames.at(-1)).toMatchObject({ type: "job_update", status: "cancelled" });
+    expect(rest.result.status).toBe("interrupted");
   });
 
   it("fails the job when a node fails: running siblings aborted, downstream skipped", async () => {
@@ -184,7 +207,7 @@ describe("runWorkflow", () => {
     });
     const error = 'node "bad" (bad) failed: bad input';
     expect(frames.at(-1)).toEqual({ type: "job_update", job_id: "job-1", status: "failed", error });
-    expect(result).toEqual({ status: "failed", outputs: {}, text: "", error });
+    expect(result).toEqual({ status: "error", outputs: {}, text: "", error });
     expect(siblingAborted).toBe(true);
   });
 
@@ -216,7 +239,7 @@ describe("runWorkflow", () => {
       { type: "node_update", job_id: "job-1", node_id: "w", node_type: "stuck", status: "cancelled", error },
       { type: "job_update", job_id: "job-1", status: "failed", error },
     ]);
-    expect(result.status).toBe("failed");
+    expect(result.status).toBe("budget_exceeded");
   });
 
   it("applies a real (tiny) wall-clock budget", async () => {
@@ -231,7 +254,7 @@ describe("runWorkflow", () => {
       }),
     );
     expect(result).toMatchObject({
-      status: "failed",
+      status: "budget_exceeded",
       error: "workflow exceeded its wall-clock budget of 5 ms",
     });
   });
@@ -250,7 +273,7 @@ describe("runWorkflow", () => {
       { type: "job_update", job_id: "job-1", status: "running" },
       { type: "job_update", job_id: "job-1", status: "failed", error },
     ]);
-    expect(result.error).toBe(error);
+    expect(result).toMatchObject({ status: "error", error });
   });
 
   it("turns a throwing node into a failed node, and streams progress previews", async () => {

@@ -42,7 +42,7 @@ describe("starter nodes", () => {
         },
       }),
     );
-    expect(result).toMatchObject({ status: "completed", text: `A short summary. ${long}` });
+    expect(result).toMatchObject({ status: "complete", text: `A short summary. ${long}` });
     expect(llmCalls).toBe(1);
     provider.assertComplete();
     expect(provider.requests).toEqual([
@@ -122,7 +122,7 @@ describe("starter nodes", () => {
       }),
     );
     expect(result).toEqual({
-      status: "completed",
+      status: "complete",
       outputs: { out: { text: "second=b first=a" } },
       text: "second=b first=a",
     });

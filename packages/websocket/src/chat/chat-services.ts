@@ -74,7 +74,7 @@ export interface ChatServices extends TurnServices {
   context?: ContextSettings;
 }
 
-declare module "../server/agentwire-services.js" {
+declare module "../ws/agentwire-services.js" {
   interface AgentwireServices {
     chat?: ChatServices;
   }

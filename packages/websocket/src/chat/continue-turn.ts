@@ -7,16 +7,17 @@ import {
   renderScratchpad,
   resumeUnifiedAgentLoop,
   type Tool,
+  USER_STOP,
   UsageAccumulator,
 } from "@agentwire/agents";
 import type { Repositories } from "../db/repositories.js";
+import { readSuspendedTurn, type SuspendedTurn } from "../db/suspended-turn.js";
 import { AgentwireError } from "../errors/agentwire-error.js";
 import { driveWhenAdmitted } from "../turns/admit-turn.js";
 import { turnObserverOf } from "../turns/compose-observers.js";
 import { driveTurn } from "../turns/drive-turn.js";
 import { endTurn } from "../turns/end-turn.js";
 import type { RunningTurn } from "../turns/running-turn.js";
-import { readSuspendedTurn, type SuspendedTurn } from "../turns/suspended-turn.js";
 import { localCoordination } from "../turns/turn-coordination.js";
 import type { TurnRun } from "../turns/turn-run.js";
 import { watchTurn } from "../turns/watch-turn.js";
@@ -137,10 +138,10 @@ export async function stopWaitingTurn(
   chat: ChatServices,
   waiting: WaitingTurn,
 ): Promise<void> {
-  waiting.turn.abort.abort("stop");
+  waiting.turn.abort.abort(USER_STOP);
   const run = runOf(conn, chat, waiting);
   await closeWaitingCalls(run, waiting.saved.state);
-  await endTurn(run, { status: "cancelled", usage: new UsageAccumulator().snapshot() }, waiting.saved.text);
+  await endTurn(run, { status: "stopped", usage: new UsageAccumulator().snapshot() }, waiting.saved.text);
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { ChatResumedFrame, TurnStatus } from "@agentwire/protocol";
+import { type ChatResumedFrame, chatResumedStatusOnWire } from "@agentwire/protocol";
 import type { RunningTurn } from "../turns/running-turn.js";
 import { ownThread } from "../turns/watch-turn.js";
 import type { CommandHandler } from "../ws/command-router.js";
@@ -61,23 +61,7 @@ export const handleResumeChat: CommandHandler<"resume_chat"> = async (frame, con
     remote || (active && endComesLive)
       ? "running"
       : active && turn
-        ? resumedStatus(turn.status)
-        : resumedStatus((await conn.repos.turns.latest(conn.userId, thread.id))?.status);
+        ? chatResumedStatusOnWire(turn.status)
+        : chatResumedStatusOnWire((await conn.repos.turns.latest(conn.userId, thread.id))?.status);
   conn.send({ type: "chat_resumed", thread_id: thread.id, status, last_seq: lastSeq, replayed });
 };
-
-/** A turn status in `chat_resumed`'s terms. */
-function resumedStatus(status: TurnStatus | undefined): ChatResumedFrame["status"] {
-  switch (status) {
-    case undefined:
-      return "unknown";
-    case "running":
-      return "running";
-    case "waiting_user":
-      return "waiting_on_user";
-    case "interrupted":
-      return "interrupted";
-    default:
-      return "finished";
-  }
-}

@@ -1,3 +1,4 @@
+import { USER_STOP } from "@agentwire/agents";
 import { AgentwireError } from "../errors/agentwire-error.js";
 import { ownThread } from "../turns/watch-turn.js";
 import type { CommandHandler } from "../ws/command-router.js";
@@ -11,7 +12,7 @@ export const handleStop: CommandHandler<"stop"> = async (frame, conn) => {
   const live = chat.turns.get(thread.id);
   if (live && live.status === "running") {
     // The turn's driver sees the abort, stores the partial answer and sends generation_stopped.
-    live.abort.abort("stop");
+    live.abort.abort(USER_STOP);
     return;
   }
   const owner = await chat.coordination?.remoteOwner(thread.id);

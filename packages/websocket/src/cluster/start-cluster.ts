@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { USER_STOP } from "@agentwire/agents";
 import type { FastifyBaseLogger } from "fastify";
 import { Redis } from "ioredis";
 import type { Repositories, TurnRow } from "../db/repositories.js";
@@ -115,7 +116,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
           case "stop": {
             const turn = registry.get(command.threadId);
             if (turn?.active && turn.turnId === command.turnId && turn.status === "running")
-              turn.abort.abort("stop");
+              turn.abort.abort(USER_STOP);
             return;
           }
           case "tool_result":

@@ -1,5 +1,5 @@
-import type { AgentwireServices } from "../server/agentwire-services.js";
 import { toolCommandHandlers } from "../tools/tool-command-handlers.js";
+import type { AgentwireServices } from "../ws/agentwire-services.js";
 import type { CommandHandlers } from "../ws/command-router.js";
 import { handlePing } from "../ws/handle-ping.js";
 import { chatCommandHandlers } from "./chat-command-handlers.js";

@@ -7,7 +7,6 @@ import type {
   ThreadSummary,
   TurnUsage,
 } from "@agentwire/protocol";
-import type { SuspendedTurn } from "../turns/suspended-turn.js";
 import type {
   apiTokens,
   assets,
@@ -20,6 +19,7 @@ import type {
   turns,
   workflows,
 } from "./schema/index.js";
+import type { SuspendedTurn } from "./suspended-turn.js";
 
 // Row types come from the SQLite schema; the Postgres schema is checked to infer the same ones.
 /** SQLite's `last_seq` is only for the frame log's threads from before it; Postgres has no such column. */

@@ -1,4 +1,9 @@
-import { isPrintable, type ThreadSummary } from "@agentwire/protocol";
+import {
+  isPrintable,
+  type ThreadSummary,
+  type ThreadTurnState,
+  threadLiveStateOnWire,
+} from "@agentwire/protocol";
 import type { FastifyInstance } from "fastify";
 import { type Repositories, toThreadSummary } from "../db/repositories.js";
 import { NotFoundError } from "../errors/agentwire-error.js";
@@ -42,12 +47,11 @@ async function listWithState(repos: Repositories, userId: string): Promise<Threa
   const byThread = new Map(active.map((turn) => [turn.threadId, turn]));
   return threads.map((thread) => {
     const turn = byThread.get(thread.id);
-    if (!turn) return { ...thread, state: "idle" };
-    if (turn.status === "running") return { ...thread, state: "running" };
-    const suspension = turn.suspendedState?.state.suspension;
+    const state: ThreadTurnState = !turn ? "idle" : turn.status === "running" ? "running" : "waiting_user";
+    const suspension = turn?.suspendedState?.state.suspension;
     return {
       ...thread,
-      state: "waiting_on_user",
+      state: threadLiveStateOnWire(state),
       ...(suspension?.kind === "question" && { question: suspension.question }),
     };
   });

@@ -1,4 +1,5 @@
 import {
+  abortedStatus,
   generateMedia,
   type MediaGenerator,
   type MediaOptions,
@@ -91,7 +92,7 @@ async function driveMedia(run: TurnRun, media: MediaServices, options: MediaOpti
       turn.emit({ type: "budget_exceeded", reason: "wall_clock", limit, observed });
       await endTurn(run, { status: "budget_exceeded", usage }, "");
     } else if (outcome.error.kind === "cancelled" || turn.abort.signal.aborted) {
-      await endTurn(run, { status: "cancelled", usage }, "");
+      await endTurn(run, { status: abortedStatus(turn.abort.signal), usage }, "");
     } else {
       const message = outcome.error.message;
       await endTurn(run, { status: "error", usage, error: { code: "provider_error", message } }, "");

@@ -21,14 +21,14 @@ import { threadsRoutes } from "../http/threads-routes.js";
 import { usageRoutes } from "../http/usage-routes.js";
 import { workflowsRoutes } from "../http/workflows-routes.js";
 import type { FrameLog } from "../turns/frame-log.js";
+import type { AgentwireServices } from "../ws/agentwire-services.js";
 import { type CommandHandlers, CommandRouter } from "../ws/command-router.js";
 import { type ConnectionQuota, LocalConnectionQuota } from "../ws/connection-quota.js";
 import { ConnectionRegistry } from "../ws/connection-registry.js";
 import type { RelayTimes } from "../ws/relay-times.js";
+import type { ServerSettings } from "../ws/server-settings.js";
 import { wsRoute } from "../ws/ws-route.js";
-import type { AgentwireServices } from "./agentwire-services.js";
 import { closeAllConnections } from "./close-all-connections.js";
-import type { ServerSettings } from "./server-settings.js";
 
 export interface AgentwirePluginOptions {
   /** What `/ready` checks, by dependency name. */

@@ -6,14 +6,14 @@ import type { Repositories } from "../db/repositories.js";
 import type { ReadinessChecks } from "../http/health-routes.js";
 import { QuietRequestLogs } from "../logging/quiet-request-logs.js";
 import type { FrameLog } from "../turns/frame-log.js";
+import type { AgentwireServices } from "../ws/agentwire-services.js";
 import type { CommandHandlers } from "../ws/command-router.js";
 import type { ConnectionQuota } from "../ws/connection-quota.js";
 import { limitTurnStarts } from "../ws/limit-turn-starts.js";
 import type { RelayTimes } from "../ws/relay-times.js";
+import { resolveServerLimits, type ServerLimitsInput } from "../ws/server-limits.js";
 import { LocalUserRateLimit, type UserRateLimit } from "../ws/user-rate-limit.js";
 import agentwirePlugin from "./agentwire-plugin.js";
-import type { AgentwireServices } from "./agentwire-services.js";
-import { resolveServerLimits, type ServerLimitsInput } from "./server-limits.js";
 import type { Storage } from "./storage.js";
 
 export interface CreateServerOptions {

@@ -3,7 +3,7 @@ import type { CommandHandler, CommandHandlers } from "../ws/command-router.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import type { UIToolProxy } from "./ui-tool-proxy.js";
 
-declare module "../server/agentwire-services.js" {
+declare module "../ws/agentwire-services.js" {
   interface AgentwireServices {
     /** Client UI tools (editor context); absent: client_tools_manifest and tool_result answer `unavailable`. */
     uiTools?: UIToolProxy;

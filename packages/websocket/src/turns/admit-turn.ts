@@ -1,4 +1,4 @@
-import { UsageAccumulator } from "@agentwire/agents";
+import { abortedStatus, UsageAccumulator } from "@agentwire/agents";
 import { AgentwireError } from "../errors/agentwire-error.js";
 import type { AdmissionQueue, AdmissionTicket } from "./admission-queue.js";
 import { endTurn } from "./end-turn.js";
@@ -54,5 +54,5 @@ async function waitThenDrive(
   const { signal } = turn.abort;
   // A stop that came with the admission still wins: the turn never starts.
   if ((await ticket.wait(signal)) && !signal.aborted) return drive();
-  await endTurn(run, { status: "cancelled", usage: new UsageAccumulator().snapshot() }, "");
+  await endTurn(run, { status: abortedStatus(signal), usage: new UsageAccumulator().snapshot() }, "");
 }

@@ -2,9 +2,9 @@ import { randomUUID } from "node:crypto";
 import { ExecutionTreeBuilder } from "@agentwire/agents";
 import { type ChatMessageData, contentText, isPrintable, preview, stripControl } from "@agentwire/protocol";
 import { AgentwireError } from "../errors/agentwire-error.js";
-import type { ConnectionContext } from "../ws/connection-context.js";
 import { turnObserverOf } from "./compose-observers.js";
 import { storeRow } from "./end-turn.js";
+import type { TurnConnection } from "./turn-connection.js";
 import { localCoordination } from "./turn-coordination.js";
 import type { TurnRun, TurnServices } from "./turn-run.js";
 import { ownThread, watchTurn } from "./watch-turn.js";
@@ -17,7 +17,7 @@ import { ownThread, watchTurn } from "./watch-turn.js";
  * user's `message`), so a client that lost them can still find its thread.
  */
 export async function beginTurn(
-  conn: ConnectionContext,
+  conn: TurnConnection,
   services: TurnServices,
   data: ChatMessageData,
   who: { provider: string; model: string },

@@ -1,4 +1,5 @@
 import {
+  abortedStatus,
   createLoopContext,
   type LoopContext,
   type LoopEvent,
@@ -79,7 +80,7 @@ async function drive(run: TurnRun, start: LoopStart): Promise<void> {
     const usage = new UsageAccumulator().snapshot();
     result = { status: "error", text: finalAssistant?.text ?? "", messages: [], usage, error: internal };
   }
-  if (result.status === "suspended" && result.pending) {
+  if (result.status === "waiting_user" && result.pending) {
     try {
       await suspendTurn(run, {
         version: 1,
@@ -100,7 +101,9 @@ async function drive(run: TurnRun, start: LoopStart): Promise<void> {
       result = { ...result, status: "error", error: internal };
     }
   }
-  await endTurn(run, result, finalAssistant?.text ?? result.text);
+  // A suspension with nothing to resume from cannot wait: it ends as an abort would.
+  const status = result.status === "waiting_user" ? abortedStatus(turn.abort.signal) : result.status;
+  await endTurn(run, { ...result, status }, finalAssistant?.text ?? result.text);
 }
 
 const internal = { code: "internal" as const, message: "internal error" };

@@ -1,11 +1,11 @@
 import { type LoopResult, UsageAccumulator } from "@agentwire/agents";
-import type { ErrorCode, TurnStatus, TurnUsage } from "@agentwire/protocol";
+import type { EndedTurnStatus, ErrorCode, TurnUsage } from "@agentwire/protocol";
 import type { NewMessage } from "../db/repositories.js";
-import type { SuspendedTurn } from "./suspended-turn.js";
+import type { SuspendedTurn } from "../db/suspended-turn.js";
 import type { TurnRun } from "./turn-run.js";
 
-/** How a turn ended, in the agent loop's terms (every route reports its end this way). */
-export type TurnResult = Pick<LoopResult, "status" | "usage" | "error">;
+/** How a turn ended (every route reports its end this way): the status it is stored and sent with. */
+export type TurnResult = Pick<LoopResult, "usage" | "error"> & { status: EndedTurnStatus };
 
 /** Stores one row of the thread and sends it as a `message` frame. */
 export async function storeRow(
@@ -39,17 +39,6 @@ export async function settleWrites(run: TurnRun): Promise<void> {
   }
 }
 
-/** The turn status a loop result ends in; a cancelled turn is `stopped` by the user, else `interrupted`. */
-export function turnStatusOf(status: LoopResult["status"], abortReason: unknown): TurnStatus {
-  switch (status) {
-    case "cancelled":
-    case "suspended":
-      return abortReason === "stop" ? "stopped" : "interrupted";
-    default:
-      return status;
-  }
-}
-
 /**
  * Stores the suspension, then lets the frames that ask the user out: the log held them since the
  * question, so no client sees a question the database cannot answer after a crash.
@@ -63,7 +52,7 @@ export async function suspendTurn(run: TurnRun, saved: SuspendedTurn): Promise<v
   run.threadStates?.changed({
     userId: turn.userId,
     threadId: turn.threadId,
-    state: "waiting_on_user",
+    state: "waiting_user",
     ...(suspension.kind === "question" && { question: suspension.question }),
   });
   turn.log.release(turn.threadId);
@@ -100,12 +89,12 @@ async function releaseClaim(run: TurnRun): Promise<void> {
 
 async function finish(run: TurnRun, result: TurnResult, text: string): Promise<void> {
   const { turn, repos } = run;
-  const status = turnStatusOf(result.status, turn.abort.signal.reason);
+  const { status } = result;
   const usage = totalUsage(run, result.usage);
   await storeRow(run, {
     role: "assistant",
     content: text,
-    status: status === "running" ? "interrupted" : status,
+    status,
     turnId: turn.turnId,
     provider: run.provider,
     model: run.model,
@@ -127,7 +116,7 @@ async function finish(run: TurnRun, result: TurnResult, text: string): Promise<v
 }
 
 /** The frames every turn ends with (usage, idle, the one `done`); the turn leaves the registry. */
-function endFrames(run: TurnRun, usage: TurnUsage, status: TurnStatus): void {
+function endFrames(run: TurnRun, usage: TurnUsage, status: EndedTurnStatus): void {
   const { turn } = run;
   turn.emit({ type: "usage", ...usage });
   turn.emit({ type: "agent_state", state: "idle" });

@@ -11,7 +11,7 @@ export * from "./postgres-frame-log.js";
 export * from "./recover-turns.js";
 export * from "./running-turn.js";
 export * from "./sqlite-frame-log.js";
-export * from "./suspended-turn.js";
+export type { TurnConnection } from "./turn-connection.js";
 export type { ObservedTurn, TurnObserver, TurnObserverFactory } from "./turn-observer.js";
 export * from "./turn-registry.js";
 export type { TurnRun, TurnServices } from "./turn-run.js";

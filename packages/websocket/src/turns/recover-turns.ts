@@ -71,7 +71,7 @@ export async function recoverTurn(
         coordination: localCoordination,
         threadStates,
       },
-      { status: "cancelled", usage: usage.snapshot() },
+      { status: "interrupted", usage: usage.snapshot() },
       partialAnswer(frames),
     );
   }

@@ -1,17 +1,17 @@
-import type { ThreadLiveState } from "@agentwire/protocol";
+import type { ThreadTurnState } from "@agentwire/protocol";
 
 /** A thread's new live state, for its user's sockets that asked for them (`thread_state`). */
 export type ThreadStateChange = {
   userId: string;
   threadId: string;
-  state: ThreadLiveState;
+  state: ThreadTurnState;
   /** The ask_user question a waiting turn asks. */
   question?: string;
 };
 
 /**
  * Told of each change of a turn's live state, once the turn row holds it: started or resumed
- * (running), suspended (waiting_on_user), ended (idle). The turn lifecycle calls it; it must not throw.
+ * (running), suspended (waiting_user), ended (idle). The turn lifecycle calls it; it must not throw.
  */
 export interface ThreadStateNotifier {
   changed(change: ThreadStateChange): void;

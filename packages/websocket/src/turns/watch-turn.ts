@@ -1,14 +1,14 @@
 import { AgentwireError } from "../errors/agentwire-error.js";
-import type { ConnectionContext } from "../ws/connection-context.js";
 import type { RunningTurn } from "./running-turn.js";
+import type { TurnConnection } from "./turn-connection.js";
 
 /** Makes the connection a watcher of the turn's thread (the socket's close unsubscribes it everywhere). */
-export function watchTurn(conn: ConnectionContext, turn: RunningTurn): void {
+export function watchTurn(conn: TurnConnection, turn: RunningTurn): void {
   turn.watch({ id: conn.subscriber.id, userId: conn.userId, deliver: conn.subscriber.deliver });
 }
 
 /** The user's thread row, or not_found (the same for a missing thread and someone else's). */
-export async function ownThread(conn: ConnectionContext, threadId: string) {
+export async function ownThread(conn: TurnConnection, threadId: string) {
   const thread = await conn.repos.threads.get(conn.userId, threadId);
   if (!thread) throw new AgentwireError("not_found", "thread not found");
   return thread;

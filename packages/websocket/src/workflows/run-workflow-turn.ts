@@ -70,7 +70,6 @@ async function driveWorkflow(run: TurnRun, job: WorkflowJob, conn: ConnectionCon
   turn.emit({ type: "agent_state", state: "executing", detail: `workflow: ${row.name}` });
 
   let llmCalls = 0;
-  let timedOut = false;
   const started = performance.now();
   let outcome: WorkflowRunResult;
   try {
@@ -85,13 +84,6 @@ async function driveWorkflow(run: TurnRun, job: WorkflowJob, conn: ConnectionCon
         if (llmCalls >= limits.MAX_TOTAL_LLM_CALLS) return false;
         llmCalls += 1;
         return true;
-      },
-      setTimer: (fn, ms) => {
-        const timer = setTimeout(() => {
-          timedOut = true;
-          fn();
-        }, ms);
-        return () => clearTimeout(timer);
       },
     });
     for (;;) {
@@ -114,14 +106,9 @@ async function driveWorkflow(run: TurnRun, job: WorkflowJob, conn: ConnectionCon
   }
 
   const usage = countedUsage({ llmCalls }, llmCalls === 0);
-  let result: TurnResult;
+  const result: TurnResult = { status: outcome.status, usage };
   let text = outcome.text;
-  if (outcome.status === "completed") {
-    result = { status: "complete", usage };
-  } else if (outcome.status === "cancelled") {
-    // `finish` tells a user's stop (→ stopped, generation_stopped) from a shutdown (→ interrupted).
-    result = { status: "cancelled", usage };
-  } else if (timedOut) {
+  if (outcome.status === "budget_exceeded") {
     const limit = limits.MAX_WALL_CLOCK_MS;
     turn.emit({
       type: "budget_exceeded",
@@ -129,11 +116,9 @@ async function driveWorkflow(run: TurnRun, job: WorkflowJob, conn: ConnectionCon
       limit,
       observed: Math.max(limit, Math.round(performance.now() - started)),
     });
-    result = { status: "budget_exceeded", usage };
-  } else {
+  } else if (outcome.status === "error") {
     // The failing node is named in job_update/node_update; the stored answer says so too, for a
     // client that reloads the thread or does not show workflow frames.
-    result = { status: "error", usage };
     text = [outcome.text, `Workflow failed: ${outcome.error ?? "unknown error"}`]
       .filter(Boolean)
       .join("\n\n");

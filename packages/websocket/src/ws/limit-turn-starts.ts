@@ -1,8 +1,8 @@
 import { AgentwireError } from "../errors/agentwire-error.js";
-import type { ServerLimits } from "../server/server-limits.js";
 import { CloseCode } from "./close-codes.js";
 import type { CommandHandler, CommandHandlers } from "./command-router.js";
 import type { ConnectionContext } from "./connection-context.js";
+import type { ServerLimits } from "./server-limits.js";
 import type { UserRateLimit } from "./user-rate-limit.js";
 
 /**

@@ -8,9 +8,8 @@ import type { UserResolver } from "../auth/resolve-user.js";
 import type { Repositories } from "../db/repositories.js";
 import { authenticate } from "../http/authenticate.js";
 import { SOCKET_PATH } from "../http/guard-requests.js";
-import type { AgentwireServices } from "../server/agentwire-services.js";
-import type { ServerSettings } from "../server/server-settings.js";
 import type { FrameLog } from "../turns/frame-log.js";
+import type { AgentwireServices } from "./agentwire-services.js";
 import { CloseCode } from "./close-codes.js";
 import type { CommandRouter } from "./command-router.js";
 import { Connection, type SocketLike } from "./connection.js";
@@ -19,6 +18,7 @@ import type { ConnectionQuota } from "./connection-quota.js";
 import type { ConnectionRegistry } from "./connection-registry.js";
 import { RateLimiter } from "./rate-limiter.js";
 import type { RelayTimes } from "./relay-times.js";
+import type { ServerSettings } from "./server-settings.js";
 
 export interface WsRouteOptions {
   settings: ServerSettings;

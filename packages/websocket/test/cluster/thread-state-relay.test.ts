@@ -67,7 +67,7 @@ describe.skipIf(skip)("thread_state across instances (Redis pub/sub)", () => {
     const bobOnB = socket(b, "bob", "c3");
     await Promise.all([onA.subscribed, onB.subscribed, bobOnB.subscribed]);
 
-    a.changed({ userId: "alice", threadId: "t1", state: "waiting_on_user", question: "Which?" });
+    a.changed({ userId: "alice", threadId: "t1", state: "waiting_user", question: "Which?" });
     a.changed({ userId: "alice", threadId: "t1", state: "idle" });
     expect(await onB.received(2)).toEqual([
       { type: "thread_state", thread_id: "t1", state: "waiting_on_user", question: "Which?" },

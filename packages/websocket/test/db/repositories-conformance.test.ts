@@ -2,8 +2,8 @@ import type { LlmCallRecord } from "@agentwire/agents";
 import type { ExecutionTreeSnapshot, StoredToolCall, TurnUsage } from "@agentwire/protocol";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { SuspendedTurn } from "../../src/db/suspended-turn.js";
 import { createPgRepositories, openPostgres, type Repositories } from "../../src/index.js";
-import type { SuspendedTurn } from "../../src/turns/suspended-turn.js";
 import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres-server.js";
 import { skipMissingService } from "../support/skip-missing-service.js";
 import {

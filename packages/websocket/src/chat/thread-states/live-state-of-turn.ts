@@ -1,5 +1,5 @@
 import type { TurnRow } from "../../db/repositories.js";
-import type { SuspendedTurn } from "../../turns/suspended-turn.js";
+import type { SuspendedTurn } from "../../db/suspended-turn.js";
 import type { ThreadStateChange } from "../../turns/thread-state-notifier.js";
 
 /** The live state of a thread whose latest turn is active (running or waiting on the user). */
@@ -8,7 +8,7 @@ export function liveStateOfTurn(
 ): ThreadStateChange {
   const { userId, threadId } = turn;
   if (turn.status !== "waiting_user") return { userId, threadId, state: "running" };
-  return { userId, threadId, state: "waiting_on_user", ...questionOf(turn.suspendedState) };
+  return { userId, threadId, state: "waiting_user", ...questionOf(turn.suspendedState) };
 }
 
 /** The question of a suspension that asks one (an approval has none: its frame says what it asks). */

@@ -1,4 +1,4 @@
-import { ThreadLiveState } from "@agentwire/protocol";
+import { ThreadTurnState } from "@agentwire/protocol";
 import { Redis } from "ioredis";
 import { z } from "zod";
 import type { ThreadStateChange } from "../../turns/thread-state-notifier.js";
@@ -18,7 +18,7 @@ const Published = z.object({
   change: z.object({
     userId: z.string(),
     threadId: z.string(),
-    state: ThreadLiveState,
+    state: ThreadTurnState,
     question: z.string().optional(),
   }),
 });

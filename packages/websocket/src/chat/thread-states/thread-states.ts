@@ -1,4 +1,4 @@
-import type { ServerFrame } from "@agentwire/protocol";
+import { type ServerFrame, threadLiveStateOnWire } from "@agentwire/protocol";
 import type { ThreadStateChange, ThreadStateNotifier } from "../../turns/thread-state-notifier.js";
 
 /** A socket that asked for `thread_state` frames. */
@@ -95,7 +95,7 @@ function frameOf(change: ThreadStateChange): ServerFrame {
   return {
     type: "thread_state",
     thread_id: change.threadId,
-    state: change.state,
+    state: threadLiveStateOnWire(change.state),
     ...(change.question !== undefined && { question: change.question }),
   };
 }

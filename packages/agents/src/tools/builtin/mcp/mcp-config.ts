@@ -1,6 +1,6 @@
 import { promises as fsp } from "node:fs";
 import { z } from "zod";
-import { permissionClasses } from "../../permission-class.js";
+import { permissionClasses } from "../../../turn/permission-class.js";
 import type { Checked } from "../workspace/confine-path.js";
 
 // No "__" inside a server name: it separates server and tool in `server__tool`.

@@ -1,5 +1,5 @@
+import type { PermissionClass } from "../../../turn/permission-class.js";
 import { type AjvLogger, createAjv } from "../../create-ajv.js";
-import type { PermissionClass } from "../../permission-class.js";
 import type { Tool } from "../../tool.js";
 import type { Checked } from "../workspace/confine-path.js";
 import type { McpServersConfig } from "./mcp-config.js";

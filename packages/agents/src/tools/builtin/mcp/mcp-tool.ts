@@ -1,7 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Ajv } from "ajv";
+import type { PermissionClass } from "../../../turn/permission-class.js";
 import { ok, toolError } from "../../define-tool.js";
-import type { PermissionClass } from "../../permission-class.js";
 import type { Tool, ToolOutcome } from "../../tool.js";
 import type { Checked } from "../workspace/confine-path.js";
 import type { PinnedToolDefinition } from "./tool-pins.js";

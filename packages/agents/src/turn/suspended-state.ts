@@ -1,5 +1,5 @@
 import type { ModelMessage, ToolModelMessage } from "../providers/model-message.js";
-import type { Suspension } from "../tools/tool.js";
+import type { Suspension } from "./suspension.js";
 
 /** One level of a suspended turn tree, enough to run it again. Plain JSON. */
 export type SuspendedLevel = {

@@ -1,0 +1,21 @@
+import { fileURLToPath } from "node:url";
+import { folderCycles, folderImports } from "@agentwire/agents/testing";
+import { describe, expect, it } from "vitest";
+
+const src = fileURLToPath(new URL("../src", import.meta.url));
+
+describe("the folders of packages/websocket", () => {
+  it("point one way between storage, turns, sockets, commands and the server", () => {
+    const imports = folderImports(src);
+    const reaches = (from: string, to: string) => imports.get(from)?.has(to) ?? false;
+    expect(reaches("db", "turns")).toBe(false);
+    expect(reaches("turns", "ws")).toBe(false);
+    expect(reaches("ws", "server")).toBe(false);
+    expect(reaches("commands", "server")).toBe(false);
+    expect(reaches("server", "ws") && reaches("server", "commands") && reaches("turns", "db")).toBe(true);
+  });
+
+  it("import each other in one loop only: chat and workflows (the workflow route still borrows chat's services)", () => {
+    expect(folderCycles(src)).toEqual([["chat", "workflows"]]);
+  });
+});
