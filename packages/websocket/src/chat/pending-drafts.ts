@@ -14,11 +14,9 @@ export async function pendingDraftsSection(
   userId: string,
   threadId: string,
 ): Promise<string> {
-  const rows = await repos.plans.listForThread(userId, threadId);
-  const drafts = rows
-    .filter((r) => r.status === "pending_review")
-    .slice(-MAX_DRAFTS)
-    .reverse();
+  // Only the drafts are read: the section runs at every turn's start of a thread.
+  const rows = await repos.plans.listForThread(userId, threadId, "pending_review");
+  const drafts = rows.slice(-MAX_DRAFTS).reverse();
   if (drafts.length === 0) return "";
   return [
     "",

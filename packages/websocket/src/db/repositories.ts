@@ -291,8 +291,8 @@ export interface PlansRepo {
   ): Promise<PlanRow>;
   /** The plan if it exists and belongs to the user. */
   get(userId: string, planId: string): Promise<PlanRow | undefined>;
-  /** The plans of the user's thread, oldest first; none for another user's thread. */
-  listForThread(userId: string, threadId: string): Promise<PlanRow[]>;
+  /** The plans of the user's thread (only those in `status`, when given), oldest first; none for another user's thread. */
+  listForThread(userId: string, threadId: string, status?: PlanStatus): Promise<PlanRow[]>;
   /** Sets the plan's status; false when the user has no such plan. */
   setStatus(userId: string, planId: string, status: PlanStatus, now?: number): Promise<boolean>;
   /** Moves the plan from `from` to `to` only while it is still `from` (one decision wins); false otherwise. */

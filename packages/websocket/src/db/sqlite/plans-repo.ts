@@ -31,11 +31,17 @@ export class SqlitePlansRepo implements PlansRepo {
   }
 
   /** The plans of the user's thread, oldest first. */
-  async listForThread(userId: string, threadId: string): Promise<PlanRow[]> {
+  async listForThread(userId: string, threadId: string, status?: PlanStatus): Promise<PlanRow[]> {
     return this.db
       .select()
       .from(plans)
-      .where(and(eq(plans.threadId, threadId), eq(plans.userId, userId)))
+      .where(
+        and(
+          eq(plans.threadId, threadId),
+          eq(plans.userId, userId),
+          status === undefined ? undefined : eq(plans.status, status),
+        ),
+      )
       .orderBy(asc(plans.createdAt), asc(plans.id))
       .all();
   }
