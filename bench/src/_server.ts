@@ -7,16 +7,15 @@ import { join } from "node:path";
 import { type BudgetLimits, createProviderRegistry, type Provider } from "@agentwire/agents";
 import { ScriptedProvider, type ScriptedResponder } from "@agentwire/agents/testing";
 import { PROTOCOL_V1, PROTOCOL_V1_NESTED } from "@agentwire/protocol/subprotocols";
+import type { Repositories } from "@agentwire/storage";
+import { openDatabase, sqliteStorage } from "@agentwire/storage/sqlite";
 import {
   type ChatServices,
   chatCommandHandlers,
   createChatServices,
   createLogger,
   createServer,
-  openDatabase,
-  type Repositories,
   type ServerLimitsInput,
-  sqliteStorage,
 } from "@agentwire/websocket";
 
 /**

@@ -2,12 +2,9 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  createSqliteRepositories,
-  createUserResolver,
-  openDatabase,
-  openStorage,
-} from "@agentwire/websocket";
+import { openStorage } from "@agentwire/storage";
+import { createSqliteRepositories, openDatabase } from "@agentwire/storage/sqlite";
+import { createUserResolver } from "@agentwire/websocket";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { postgresMissing, startPostgres } from "../../../packages/websocket/test/support/postgres-server.js";
 import { skipMissingService } from "../../../packages/websocket/test/support/skip-missing-service.js";

@@ -11,6 +11,7 @@ import {
   type Provider,
   type ProviderRegistry,
 } from "@agentwire/agents";
+import type { Repositories } from "@agentwire/storage";
 import {
   ADMISSION_TICK_MS,
   AdmissionQueue,
@@ -22,7 +23,6 @@ import {
   createTurnTracer,
   type MetricsSources,
   mcpPinsPath,
-  type Repositories,
   resolveToolPolicy,
   TurnRegistry,
   UIToolProxy,

@@ -1,6 +1,6 @@
+import type { ApiTokensRepo } from "@agentwire/storage";
 import {
   type AgentwireMetrics,
-  type ApiTokensRepo,
   createUserResolver,
   isLoopbackHost,
   type MetricsAccess,

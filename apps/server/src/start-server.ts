@@ -1,13 +1,12 @@
+import { openStorage, type Storage } from "@agentwire/storage";
 import {
   type AgentwireServices,
   type CommandHandlers,
   createLogger,
   createServer,
-  openStorage,
   RedisThreadStateRelay,
   recoverInterruptedTurns,
   type ServerLimitsInput,
-  type Storage,
   startCluster,
 } from "@agentwire/websocket";
 import type { FastifyInstance } from "fastify";

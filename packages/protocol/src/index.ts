@@ -1,3 +1,4 @@
+export * from "./agentwire-error.js";
 export * from "./client-commands.js";
 export * from "./content.js";
 export * from "./error-codes.js";

@@ -12,6 +12,9 @@ import {
   ServerFrame as ServerFrameSchema,
   type ServerFrameType,
 } from "@agentwire/protocol";
+import { type Repositories, type Storage, sqliteHandle } from "@agentwire/storage";
+import { openPostgres, postgresStorage } from "@agentwire/storage/postgres";
+import { openDatabase, sqliteStorage } from "@agentwire/storage/sqlite";
 import type { FastifyInstance } from "fastify";
 import pg from "pg";
 import { inject } from "vitest";
@@ -24,15 +27,8 @@ import {
   createServer,
   generateApiToken,
   hashApiToken,
-  openDatabase,
-  openPostgres,
-  postgresStorage,
   type ReadinessChecks,
-  type Repositories,
   type ServerLimitsInput,
-  type Storage,
-  sqliteHandle,
-  sqliteStorage,
 } from "../src/index.js";
 
 /**

@@ -2,8 +2,9 @@ import { spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { findMigrationsFolder } from "@agentwire/storage";
+import { openDatabase } from "@agentwire/storage/sqlite";
 import { afterEach, describe, expect, it } from "vitest";
-import { findMigrationsFolder, openDatabase } from "../src/index.js";
 
 let dir: string | undefined;
 afterEach(() => {
@@ -52,11 +53,12 @@ describe("migrations", () => {
     second.close();
   });
 
-  it("finds the migrations folder from the source tree, or an explicit path", () => {
-    const found = findMigrationsFolder();
-    expect(found.endsWith("migrations")).toBe(true);
-    expect(findMigrationsFolder(found)).toBe(found);
-    expect(() => findMigrationsFolder("/nonexistent")).toThrow(/no drizzle migrations/);
+  it("finds each dialect's migrations in its own folder, or at an explicit path", () => {
+    const found = findMigrationsFolder("sqlite");
+    expect(found.endsWith(join("sqlite", "migrations"))).toBe(true);
+    expect(findMigrationsFolder("postgres").endsWith(join("postgres", "migrations"))).toBe(true);
+    expect(findMigrationsFolder("sqlite", found)).toBe(found);
+    expect(() => findMigrationsFolder("sqlite", "/nonexistent")).toThrow(/no drizzle migrations/);
   });
 
   it("reports not ready once the database is closed", () => {
@@ -70,16 +72,16 @@ describe("generated migrations", () => {
   it("are up to date with the drizzle schema (run `pnpm db:generate` when this fails)", () => {
     dir = mkdtempSync(join(tmpdir(), "agentwire-gen-"));
     const out = join(dir, "migrations");
-    cpSync(findMigrationsFolder(), out, { recursive: true });
+    cpSync(findMigrationsFolder("sqlite"), out, { recursive: true });
     const root = join(import.meta.dirname, "../../..");
     const result = spawnSync(
-      join(root, "packages/websocket/node_modules/.bin/drizzle-kit"),
+      join(root, "packages/storage/node_modules/.bin/drizzle-kit"),
       [
         "generate",
         "--dialect",
         "sqlite",
         "--schema",
-        "packages/websocket/src/db/schema/index.ts",
+        "packages/storage/src/sqlite/schema/index.ts",
         "--out",
         // drizzle-kit puts "./" before --out, so an absolute path fails, yet it still exits 0.
         relative(root, out),
@@ -97,7 +99,7 @@ describe("generated migrations", () => {
     expect(result.status, result.stderr).toBe(0);
     expect(`${result.stdout}${result.stderr}`).not.toMatch(/Error/);
     expect(readdirSync(out).filter((f) => f.endsWith(".sql"))).toEqual(
-      readdirSync(findMigrationsFolder()).filter((f) => f.endsWith(".sql")),
+      readdirSync(findMigrationsFolder("sqlite")).filter((f) => f.endsWith(".sql")),
     );
   });
 });

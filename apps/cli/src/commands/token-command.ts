@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
-import { generateApiToken, hashApiToken, openStorage } from "@agentwire/websocket";
+import { openStorage } from "@agentwire/storage";
+import { generateApiToken, hashApiToken } from "@agentwire/websocket";
 import type { CliIo, ExitCode } from "../cli-io.js";
 
 const USAGE = `usage:

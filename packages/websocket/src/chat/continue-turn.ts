@@ -10,9 +10,9 @@ import {
   USER_STOP,
   UsageAccumulator,
 } from "@agentwire/agents";
-import type { Repositories } from "../db/repositories.js";
-import { readSuspendedTurn, type SuspendedTurn } from "../db/suspended-turn.js";
-import { AgentwireError } from "../errors/agentwire-error.js";
+import { AgentwireError } from "@agentwire/protocol";
+import type { Repositories } from "@agentwire/storage";
+import { readSuspendedTurn, type SuspendedTurn } from "@agentwire/storage";
 import { driveWhenAdmitted } from "../turns/admit-turn.js";
 import { turnObserverOf } from "../turns/compose-observers.js";
 import { driveTurn } from "../turns/drive-turn.js";

@@ -1,5 +1,5 @@
 import { sendUpdateTool, type Tool } from "@agentwire/agents";
-import type { Repositories } from "../db/repositories.js";
+import type { Repositories } from "@agentwire/storage";
 import type { ChatServices, ToolScope } from "./chat-services.js";
 import { planTool } from "./plan-tools.js";
 import { scratchpadTool } from "./scratchpad-tool.js";

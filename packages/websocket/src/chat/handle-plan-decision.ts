@@ -1,5 +1,5 @@
 import type { ChatMessageData } from "@agentwire/protocol";
-import { AgentwireError } from "../errors/agentwire-error.js";
+import { AgentwireError } from "@agentwire/protocol";
 import { ownThread } from "../turns/watch-turn.js";
 import type { CommandHandler } from "../ws/command-router.js";
 import { requireChat } from "./chat-connection.js";

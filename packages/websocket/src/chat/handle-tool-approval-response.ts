@@ -1,4 +1,4 @@
-import { AgentwireError } from "../errors/agentwire-error.js";
+import { AgentwireError } from "@agentwire/protocol";
 import type { CommandHandler } from "../ws/command-router.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import { requireChat } from "./chat-connection.js";

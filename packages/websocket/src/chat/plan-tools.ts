@@ -9,7 +9,7 @@ import {
   type Tool,
 } from "@agentwire/agents";
 import type { ChatContext, Plan } from "@agentwire/protocol";
-import type { Repositories } from "../db/repositories.js";
+import type { Repositories } from "@agentwire/storage";
 import type { ConversationToolsInput } from "./conversation-tools.js";
 
 /** The turn's plans, in the `plans` table of the user's thread. */

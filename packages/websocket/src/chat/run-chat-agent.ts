@@ -1,6 +1,6 @@
 import { joinSideWork, type LoopContext } from "@agentwire/agents";
 import type { ChatMessageData } from "@agentwire/protocol";
-import { AgentwireError } from "../errors/agentwire-error.js";
+import { AgentwireError } from "@agentwire/protocol";
 import { driveWhenAdmitted, reserveTurn } from "../turns/admit-turn.js";
 import { appendOutsideTurn } from "../turns/append-outside-turn.js";
 import { beginTurn } from "../turns/begin-turn.js";

@@ -1,5 +1,5 @@
 import { createScratchpadUpdateTool, type Tool } from "@agentwire/agents";
-import type { Repositories } from "../db/repositories.js";
+import type { Repositories } from "@agentwire/storage";
 import type { ToolScope } from "./chat-services.js";
 
 /**

@@ -8,8 +8,8 @@ import {
   type SideChannel,
   summarizeHistory,
 } from "@agentwire/agents";
+import type { Repositories } from "@agentwire/storage";
 import type { FastifyBaseLogger } from "fastify";
-import type { Repositories } from "../db/repositories.js";
 import { recordLateCall } from "./record-late-call.js";
 
 type ScratchpadPatch = Extract<LoopEvent, { type: "scratchpad_patch" }>;

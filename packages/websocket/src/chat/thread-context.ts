@@ -5,7 +5,7 @@ import {
   type ContextSettings,
   renderScratchpad,
 } from "@agentwire/agents";
-import type { Repositories } from "../db/repositories.js";
+import type { Repositories } from "@agentwire/storage";
 import { threadHistory, threadHistoryEntries } from "./thread-history.js";
 
 /** A turn's context, the scratchpad text the summarizer reads beside it, and the frame numbers when managed. */

@@ -1,6 +1,6 @@
 import { agentSystemPrompt, RUN_SUBTASK, type Tool } from "@agentwire/agents";
+import type { Repositories } from "@agentwire/storage";
 import type { FastifyBaseLogger } from "fastify";
-import type { Repositories } from "../db/repositories.js";
 import { withApproval } from "./approval-gate.js";
 import type { ChatServices, ToolScope } from "./chat-services.js";
 import { composeToolbelt } from "./compose-toolbelt.js";

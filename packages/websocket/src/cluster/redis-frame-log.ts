@@ -1,7 +1,7 @@
 import type { UnstampedFrame } from "@agentwire/protocol";
+import type { FrameLog, FrameSubscriber, LoggedFrame } from "@agentwire/storage";
+import { dedupe, defaultSchedule, gated, LogMemory, type Pending, ThreadLog } from "@agentwire/storage";
 import type { Redis } from "ioredis";
-import type { FrameLog, FrameSubscriber, LoggedFrame } from "../turns/frame-log.js";
-import { dedupe, defaultSchedule, gated, LogMemory, type Pending, ThreadLog } from "../turns/thread-log.js";
 
 export interface RedisFrameLogOptions {
   /** Key prefix of the streams (one per thread): `<prefix>frames:<threadId>`. */

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { AgentwireError } from "@agentwire/protocol";
 import type { Redis } from "ioredis";
-import { AgentwireError } from "../errors/agentwire-error.js";
 import type { RoutedToolCall, ToolCallRouting } from "../tools/tool-call-routing.js";
 import type { ClientToolResult, UIToolProxy } from "../tools/ui-tool-proxy.js";
 import type { TurnOwner } from "../turns/turn-coordination.js";

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { USER_STOP } from "@agentwire/agents";
+import type { Repositories, TurnRow } from "@agentwire/storage";
+import { logFrameErrors } from "@agentwire/storage";
 import type { FastifyBaseLogger } from "fastify";
 import { Redis } from "ioredis";
-import type { Repositories, TurnRow } from "../db/repositories.js";
 import type { UIToolProxy } from "../tools/ui-tool-proxy.js";
-import { logFrameErrors } from "../turns/frame-log.js";
 import { recoverTurn } from "../turns/recover-turns.js";
 import type { ThreadStateNotifier } from "../turns/thread-state-notifier.js";
 import type { TurnOwner } from "../turns/turn-coordination.js";

@@ -1,7 +1,6 @@
-import { type ChatMessageData, isBlankContent } from "@agentwire/protocol";
+import { AgentwireError, type ChatMessageData, isBlankContent } from "@agentwire/protocol";
 import { ContextScopes } from "../chat/context-scopes.js";
 import { runChatAgent } from "../chat/run-chat-agent.js";
-import { AgentwireError } from "../errors/agentwire-error.js";
 import { runMediaTurn } from "../media/run-media-turn.js";
 import { runWorkflowTurn } from "../workflows/run-workflow-turn.js";
 import type { CommandHandler } from "../ws/command-router.js";

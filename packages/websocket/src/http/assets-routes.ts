@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
+import { NotFoundError } from "@agentwire/protocol";
+import type { Repositories } from "@agentwire/storage";
 import type { FastifyInstance } from "fastify";
-import type { Repositories } from "../db/repositories.js";
-import { NotFoundError } from "../errors/agentwire-error.js";
 
 interface AssetParams {
   id: string;

@@ -1,7 +1,7 @@
 import type { MemoryEntry } from "@agentwire/protocol";
+import { NotFoundError } from "@agentwire/protocol";
+import type { Repositories } from "@agentwire/storage";
 import type { FastifyInstance } from "fastify";
-import type { Repositories } from "../db/repositories.js";
-import { NotFoundError } from "../errors/agentwire-error.js";
 
 /** The caller's long-term memory (what memory_write stored) over HTTP: read it, forget a key or all. */
 export async function memoryRoutes(app: FastifyInstance, opts: { repos: Repositories }) {

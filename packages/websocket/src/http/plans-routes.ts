@@ -1,7 +1,7 @@
 import type { StoredPlan } from "@agentwire/protocol";
+import { NotFoundError } from "@agentwire/protocol";
+import type { PlanRow, Repositories } from "@agentwire/storage";
 import type { FastifyInstance } from "fastify";
-import type { PlanRow, Repositories } from "../db/repositories.js";
-import { NotFoundError } from "../errors/agentwire-error.js";
 
 /** A thread's plans over HTTP; another user's thread is 404 exactly like a missing one. */
 export async function plansRoutes(app: FastifyInstance, opts: { repos: Repositories }) {

@@ -1,5 +1,5 @@
+import { AgentwireError } from "@agentwire/protocol";
 import type { FastifyRequest } from "fastify";
-import { AgentwireError } from "../errors/agentwire-error.js";
 
 /**
  * A path parameter with a NUL character names nothing stored (Postgres text cannot hold one, and

@@ -1,6 +1,5 @@
-import { ScratchpadEdit } from "@agentwire/protocol";
+import { AgentwireError, NotFoundError, ScratchpadEdit } from "@agentwire/protocol";
 import type { FastifyInstance } from "fastify";
-import { AgentwireError, NotFoundError } from "../errors/agentwire-error.js";
 import { appendOutsideTurn, type OutsideTurnDeps } from "../turns/append-outside-turn.js";
 import { bodyIssues } from "./body-issues.js";
 

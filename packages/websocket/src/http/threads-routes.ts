@@ -1,12 +1,12 @@
 import {
   isPrintable,
+  NotFoundError,
   type ThreadSummary,
   type ThreadTurnState,
   threadLiveStateOnWire,
 } from "@agentwire/protocol";
+import { type Repositories, toThreadSummary } from "@agentwire/storage";
 import type { FastifyInstance } from "fastify";
-import { type Repositories, toThreadSummary } from "../db/repositories.js";
-import { NotFoundError } from "../errors/agentwire-error.js";
 
 interface ThreadParams {
   id: string;

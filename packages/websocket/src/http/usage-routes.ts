@@ -1,7 +1,7 @@
 import type { NodeCost, ThreadUsage, TurnCost } from "@agentwire/protocol";
+import { NotFoundError } from "@agentwire/protocol";
+import type { NodeCostRow, Repositories } from "@agentwire/storage";
 import type { FastifyInstance } from "fastify";
-import type { NodeCostRow, Repositories } from "../db/repositories.js";
-import { NotFoundError } from "../errors/agentwire-error.js";
 
 /** A thread's cost over HTTP, from the provider-call ledger; another user's thread is 404 like a missing one. */
 export async function usageRoutes(app: FastifyInstance, opts: { repos: Repositories }) {

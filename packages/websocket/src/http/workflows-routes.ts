@@ -5,10 +5,10 @@ import {
   WorkflowGraph,
   type WorkflowIssue,
 } from "@agentwire/agents";
+import { NotFoundError } from "@agentwire/protocol";
+import type { Repositories, WorkflowRow } from "@agentwire/storage";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { z } from "zod";
-import type { Repositories, WorkflowRow } from "../db/repositories.js";
-import { NotFoundError } from "../errors/agentwire-error.js";
 import { bodyIssues } from "./body-issues.js";
 
 interface WorkflowParams {

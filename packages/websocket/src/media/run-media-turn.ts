@@ -6,11 +6,10 @@ import {
   type MediaOutcome,
   parseMediaOptions,
 } from "@agentwire/agents";
-import { type ChatMessageData, contentText } from "@agentwire/protocol";
+import { AgentwireError, type ChatMessageData, contentText } from "@agentwire/protocol";
+import type { AssetRow } from "@agentwire/storage";
 import { requireChat } from "../chat/chat-connection.js";
 import type { ChatServices } from "../chat/chat-services.js";
-import type { AssetRow } from "../db/repositories.js";
-import { AgentwireError } from "../errors/agentwire-error.js";
 import { beginTurn } from "../turns/begin-turn.js";
 import { countedUsage, endTurn } from "../turns/end-turn.js";
 import type { TurnRun } from "../turns/turn-run.js";

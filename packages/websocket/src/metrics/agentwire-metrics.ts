@@ -1,8 +1,8 @@
 import type { LlmCallRecord, LoopEvent } from "@agentwire/agents";
+import type { TurnStatus } from "@agentwire/protocol";
+import type { PoolStats } from "@agentwire/storage";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { ClusterStats } from "../cluster/start-cluster.js";
-import type { TurnStatus } from "../db/schema/turns.js";
-import type { PoolStats } from "../server/storage.js";
 import type { AdmissionObserver, AdmissionRejection } from "../turns/admission-queue.js";
 import type { TurnObserver } from "../turns/turn-observer.js";
 import { RelayTimes } from "../ws/relay-times.js";

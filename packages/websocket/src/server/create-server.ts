@@ -1,11 +1,10 @@
 import { randomUUID } from "node:crypto";
+import type { FrameLog, Repositories, Storage } from "@agentwire/storage";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { type AuthSettings, LOCAL_USER_ID } from "../auth/resolve-user.js";
 import { commandTable } from "../commands/command-table.js";
-import type { Repositories } from "../db/repositories.js";
 import type { ReadinessChecks } from "../http/health-routes.js";
 import { QuietRequestLogs } from "../logging/quiet-request-logs.js";
-import type { FrameLog } from "../turns/frame-log.js";
 import type { AgentwireServices } from "../ws/agentwire-services.js";
 import type { CommandHandlers } from "../ws/command-router.js";
 import type { ConnectionQuota } from "../ws/connection-quota.js";
@@ -14,7 +13,6 @@ import type { RelayTimes } from "../ws/relay-times.js";
 import { resolveServerLimits, type ServerLimitsInput } from "../ws/server-limits.js";
 import { LocalUserRateLimit, type UserRateLimit } from "../ws/user-rate-limit.js";
 import agentwirePlugin from "./agentwire-plugin.js";
-import type { Storage } from "./storage.js";
 
 export interface CreateServerOptions {
   /** An open, migrated database (SQLite or Postgres); the caller owns it and closes it after the server. */

@@ -12,9 +12,9 @@ import {
   type WebSearchOptions,
   type WorkspaceLimits,
 } from "@agentwire/agents";
+import type { MemoriesRepo } from "@agentwire/storage";
 import type { ToolScope } from "../chat/chat-services.js";
 import type { ToolPolicy } from "../chat/tool-policy.js";
-import type { MemoriesRepo } from "../db/repositories.js";
 import { RepoMemoryStore } from "./repo-memory-store.js";
 
 /** The part of a pino/Fastify logger the factory uses. */

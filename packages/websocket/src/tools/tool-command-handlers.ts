@@ -1,4 +1,4 @@
-import { AgentwireError } from "../errors/agentwire-error.js";
+import { AgentwireError } from "@agentwire/protocol";
 import type { CommandHandler, CommandHandlers } from "../ws/command-router.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import type { UIToolProxy } from "./ui-tool-proxy.js";

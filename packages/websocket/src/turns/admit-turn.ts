@@ -1,5 +1,5 @@
 import { abortedStatus, UsageAccumulator } from "@agentwire/agents";
-import { AgentwireError } from "../errors/agentwire-error.js";
+import { AgentwireError } from "@agentwire/protocol";
 import type { AdmissionQueue, AdmissionTicket } from "./admission-queue.js";
 import { endTurn } from "./end-turn.js";
 import type { TurnRun } from "./turn-run.js";

@@ -1,6 +1,5 @@
 import type { UnstampedFrame } from "@agentwire/protocol";
-import type { Repositories } from "../db/repositories.js";
-import type { FrameLog } from "./frame-log.js";
+import type { FrameLog, Repositories } from "@agentwire/storage";
 import type { TurnCoordination } from "./turn-coordination.js";
 import type { TurnRegistry } from "./turn-registry.js";
 

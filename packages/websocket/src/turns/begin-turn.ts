@@ -1,7 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { ExecutionTreeBuilder } from "@agentwire/agents";
-import { type ChatMessageData, contentText, isPrintable, preview, stripControl } from "@agentwire/protocol";
-import { AgentwireError } from "../errors/agentwire-error.js";
+import {
+  AgentwireError,
+  type ChatMessageData,
+  contentText,
+  isPrintable,
+  preview,
+  stripControl,
+} from "@agentwire/protocol";
 import { turnObserverOf } from "./compose-observers.js";
 import { storeRow } from "./end-turn.js";
 import type { TurnConnection } from "./turn-connection.js";

@@ -1,7 +1,6 @@
 import { type LoopResult, UsageAccumulator } from "@agentwire/agents";
 import type { EndedTurnStatus, ErrorCode, TurnUsage } from "@agentwire/protocol";
-import type { NewMessage } from "../db/repositories.js";
-import type { SuspendedTurn } from "../db/suspended-turn.js";
+import type { NewMessage, SuspendedTurn } from "@agentwire/storage";
 import type { TurnRun } from "./turn-run.js";
 
 /** How a turn ended (every route reports its end this way): the status it is stored and sent with. */

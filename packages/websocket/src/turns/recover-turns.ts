@@ -5,10 +5,9 @@ import {
   UsageAccumulator,
 } from "@agentwire/agents";
 import type { ServerFrame } from "@agentwire/protocol";
+import type { FrameLog, LoggedFrame, Repositories, TurnRow } from "@agentwire/storage";
 import type { FastifyBaseLogger } from "fastify";
-import type { Repositories, TurnRow } from "../db/repositories.js";
 import { endTurn } from "./end-turn.js";
-import type { FrameLog, LoggedFrame } from "./frame-log.js";
 import { RunningTurn } from "./running-turn.js";
 import type { ThreadStateNotifier } from "./thread-state-notifier.js";
 import { localCoordination } from "./turn-coordination.js";

@@ -1,5 +1,5 @@
 import type { StampedFrame, TurnStatus, UnstampedFrame } from "@agentwire/protocol";
-import type { FrameLog, FrameSubscriber } from "./frame-log.js";
+import type { FrameLog, FrameSubscriber } from "@agentwire/storage";
 
 /** An observer of a turn's frames as objects (tests, tools); sockets subscribe to the log's JSON instead. */
 export interface FrameSink {

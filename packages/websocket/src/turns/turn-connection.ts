@@ -1,6 +1,5 @@
+import type { FrameLog, FrameSubscriber, Repositories } from "@agentwire/storage";
 import type { FastifyBaseLogger } from "fastify";
-import type { Repositories } from "../db/repositories.js";
-import type { FrameLog, FrameSubscriber } from "./frame-log.js";
 
 /**
  * The connection that starts or watches a turn, as the turn lifecycle sees it: the socket's

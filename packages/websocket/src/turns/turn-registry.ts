@@ -1,4 +1,4 @@
-import type { FrameLog } from "./frame-log.js";
+import type { FrameLog } from "@agentwire/storage";
 import { RunningTurn } from "./running-turn.js";
 
 export type TurnRegistryOptions = {

@@ -1,7 +1,7 @@
 import type { BudgetLimits, BudgetUsed, ExecutionTreeBuilder } from "@agentwire/agents";
 import type { ChatContext, TurnUsage } from "@agentwire/protocol";
+import type { Repositories } from "@agentwire/storage";
 import type { FastifyBaseLogger } from "fastify";
-import type { Repositories } from "../db/repositories.js";
 import type { RunningTurn } from "./running-turn.js";
 import type { ThreadStateNotifier } from "./thread-state-notifier.js";
 import type { TurnCoordination } from "./turn-coordination.js";

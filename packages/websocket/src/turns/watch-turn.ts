@@ -1,4 +1,4 @@
-import { AgentwireError } from "../errors/agentwire-error.js";
+import { AgentwireError } from "@agentwire/protocol";
 import type { RunningTurn } from "./running-turn.js";
 import type { TurnConnection } from "./turn-connection.js";
 

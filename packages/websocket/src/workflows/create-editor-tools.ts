@@ -5,8 +5,8 @@ import {
   type Tool,
   WorkflowGraph,
 } from "@agentwire/agents";
+import type { Repositories } from "@agentwire/storage";
 import type { ToolScope } from "../chat/chat-services.js";
-import type { Repositories } from "../db/repositories.js";
 
 export type EditorToolsOptions = {
   registry: NodeRegistry;

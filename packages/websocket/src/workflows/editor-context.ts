@@ -1,5 +1,5 @@
 import { describeWorkflow, WorkflowGraph } from "@agentwire/agents";
-import type { Repositories } from "../db/repositories.js";
+import type { Repositories } from "@agentwire/storage";
 
 /**
  * The system-prompt section of an editor turn: the workflow being edited (its name, node ids and

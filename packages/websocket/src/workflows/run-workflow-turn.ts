@@ -4,10 +4,9 @@ import {
   type WorkflowRunInput,
   type WorkflowRunResult,
 } from "@agentwire/agents";
-import { type ChatMessageData, contentText } from "@agentwire/protocol";
+import { AgentwireError, type ChatMessageData, contentText } from "@agentwire/protocol";
+import type { WorkflowRow } from "@agentwire/storage";
 import { requireChat } from "../chat/chat-connection.js";
-import type { WorkflowRow } from "../db/repositories.js";
-import { AgentwireError } from "../errors/agentwire-error.js";
 import { beginTurn } from "../turns/begin-turn.js";
 import { countedUsage, endTurn, type TurnResult } from "../turns/end-turn.js";
 import type { TurnRun } from "../turns/turn-run.js";

@@ -3,8 +3,8 @@ import {
   type ClientFrameOf,
   type ErrorCode,
   parseClientFrame,
+  toAgentwireError,
 } from "@agentwire/protocol";
-import { toAgentwireError } from "../errors/agentwire-error.js";
 import type { ConnectionContext } from "./connection-context.js";
 
 /** Handles one parsed, typed client frame. Throw an AgentwireError to answer `error` with its code. */

@@ -1,6 +1,6 @@
 import type { ServerFrame } from "@agentwire/protocol";
+import type { FrameSubscriber, LoggedFrame } from "@agentwire/storage";
 import type { FastifyBaseLogger } from "fastify";
-import type { FrameSubscriber, LoggedFrame } from "../turns/frame-log.js";
 import { CloseCode } from "./close-codes.js";
 import { CHUNK_PREFIX, type Outgoing, queueMerging } from "./merge-text-deltas.js";
 import type { RelayTimes } from "./relay-times.js";

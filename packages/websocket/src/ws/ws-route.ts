@@ -1,14 +1,13 @@
 import { PROTOCOL_V1, PROTOCOL_V1_NESTED } from "@agentwire/protocol";
+import type { FrameLog, Repositories } from "@agentwire/storage";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { RawData, WebSocket } from "ws";
 import { offersNoKnownVersion } from "../auth/extract-token.js";
 import type { HostAllowlist } from "../auth/host-allowlist.js";
 import { isOriginAllowed } from "../auth/is-origin-allowed.js";
 import type { UserResolver } from "../auth/resolve-user.js";
-import type { Repositories } from "../db/repositories.js";
 import { authenticate } from "../http/authenticate.js";
 import { SOCKET_PATH } from "../http/guard-requests.js";
-import type { FrameLog } from "../turns/frame-log.js";
 import type { AgentwireServices } from "./agentwire-services.js";
 import { CloseCode } from "./close-codes.js";
 import type { CommandRouter } from "./command-router.js";

@@ -15,6 +15,7 @@ import {
 } from "@agentwire/agents";
 import { ScriptedProvider, type ScriptedStep } from "@agentwire/agents/testing";
 import { contentText, type ServerFrame } from "@agentwire/protocol";
+import type { Repositories } from "@agentwire/storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { turnToolbelt } from "../../src/chat/turn-toolbelt.js";
 import {
@@ -23,7 +24,6 @@ import {
   createBuiltinServerTools,
   createChatServices,
   createEditorTools,
-  type Repositories,
   resolveToolPolicy,
   ruleFor,
   ToolPolicyConfig,

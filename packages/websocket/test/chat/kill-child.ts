@@ -4,9 +4,11 @@
  * SIGKILL itself inside the group commit that writes a frame batch of a thread after its first one,
  * so it dies in the middle of the transaction. Prints `{"url": ...}` once it listens.
  */
+
+import { sqliteHandle } from "@agentwire/storage";
 import { loadConfig } from "../../../../apps/server/src/config.js";
 import { startServer } from "../../../../apps/server/src/start-server.js";
-import { createLogger, sqliteHandle } from "../../src/index.js";
+import { createLogger } from "../../src/index.js";
 import { type KillScenario, scenarioChat } from "./kill-scenarios.js";
 
 const scenario = process.env.KILL_SCENARIO as KillScenario;

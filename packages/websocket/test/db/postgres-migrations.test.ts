@@ -2,16 +2,18 @@ import { spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { findMigrationsFolder } from "@agentwire/storage";
+import { openPostgres, pgSchema } from "@agentwire/storage/postgres";
+import { openDatabase } from "@agentwire/storage/sqlite";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { findMigrationsFolder, openDatabase, openPostgres, pgSchema } from "../../src/index.js";
 import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres-server.js";
 import { skipMissingService } from "../support/skip-missing-service.js";
 import { pgShape, type SchemaShape, sqliteShape } from "./schema-shape.js";
 
 const skip = skipMissingService(postgresMissing());
 const root = join(import.meta.dirname, "../../../..");
-const pgMigrations = findMigrationsFolder(undefined, "postgres");
+const pgMigrations = findMigrationsFolder("postgres");
 const journalEntries = (
   JSON.parse(readFileSync(join(pgMigrations, "meta", "_journal.json"), "utf8")) as { entries: unknown[] }
 ).entries.length;
@@ -136,13 +138,13 @@ describe("generated Postgres migrations", () => {
     const out = join(dir, "postgres");
     cpSync(pgMigrations, out, { recursive: true });
     const result = spawnSync(
-      join(root, "packages/websocket/node_modules/.bin/drizzle-kit"),
+      join(root, "packages/storage/node_modules/.bin/drizzle-kit"),
       [
         "generate",
         "--dialect",
         "postgresql",
         "--schema",
-        "packages/websocket/src/db/pg-schema/index.ts",
+        "packages/storage/src/postgres/schema/index.ts",
         "--out",
         // drizzle-kit puts "./" before --out, so an absolute path fails, yet it still exits 0.
         relative(root, out),

@@ -1,9 +1,9 @@
 import type { LlmCallRecord } from "@agentwire/agents";
 import type { ExecutionTreeSnapshot, StoredToolCall, TurnUsage } from "@agentwire/protocol";
+import type { Repositories, SuspendedTurn } from "@agentwire/storage";
+import { createPgRepositories, openPostgres } from "@agentwire/storage/postgres";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { SuspendedTurn } from "../../src/db/suspended-turn.js";
-import { createPgRepositories, openPostgres, type Repositories } from "../../src/index.js";
 import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres-server.js";
 import { skipMissingService } from "../support/skip-missing-service.js";
 import {

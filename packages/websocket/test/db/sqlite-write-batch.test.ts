@@ -1,11 +1,15 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { LoggedFrame } from "@agentwire/storage";
+import {
+  type AgentwireDatabase,
+  openDatabase,
+  SqliteFrameLog,
+  sqliteStorage,
+} from "@agentwire/storage/sqlite";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type AgentwireDatabase, openDatabase, sqliteStorage } from "../../src/index.js";
-import type { LoggedFrame } from "../../src/turns/frame-log.js";
-import { SqliteFrameLog } from "../../src/turns/sqlite-frame-log.js";
 import { until } from "../support/until.js";
 
 let dir: string;

@@ -2,14 +2,9 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createMemoryTools, InMemoryPinStore, McpManager, type Tool } from "@agentwire/agents";
+import type { Repositories, Storage } from "@agentwire/storage";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import {
-  createBuiltinServerTools,
-  RepoMemoryStore,
-  type Repositories,
-  resolveToolPolicy,
-  type Storage,
-} from "../../src/index.js";
+import { createBuiltinServerTools, RepoMemoryStore, resolveToolPolicy } from "../../src/index.js";
 import { type ChatTestServer, expectWellFormedTurn, startChatServer } from "../chat/chat-harness.js";
 import { openTestStorage } from "../harness.js";
 import { injectedModel, injectedTurn, tempDir, toolEnds } from "./tool-helpers.js";

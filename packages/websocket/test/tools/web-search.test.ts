@@ -2,11 +2,11 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { Tool } from "@agentwire/agents";
+import type { Repositories } from "@agentwire/storage";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   type BuiltinServerToolsOptions,
   createBuiltinServerTools,
-  type Repositories,
   resolveToolPolicy,
   type ToolPolicyConfig,
 } from "../../src/index.js";

@@ -1,11 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { FrameSubscriber, LoggedFrame } from "@agentwire/storage";
+import { createSqliteRepositories, openDatabase, SqliteFrameLog } from "@agentwire/storage/sqlite";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { createSqliteRepositories, openDatabase } from "../../src/index.js";
-import type { FrameSubscriber, LoggedFrame } from "../../src/turns/frame-log.js";
-import { SqliteFrameLog } from "../../src/turns/sqlite-frame-log.js";
 
 const dir = mkdtempSync(join(tmpdir(), "agentwire-frame-log-prop-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,10 +1,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { FrameSubscriber, LoggedFrame } from "@agentwire/storage";
+import {
+  type AgentwireDatabase,
+  createSqliteRepositories,
+  openDatabase,
+  SqliteFrameLog,
+} from "@agentwire/storage/sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type AgentwireDatabase, createSqliteRepositories, openDatabase } from "../../src/index.js";
-import type { FrameSubscriber, LoggedFrame } from "../../src/turns/frame-log.js";
-import { SqliteFrameLog } from "../../src/turns/sqlite-frame-log.js";
 import { TurnRegistry } from "../../src/turns/turn-registry.js";
 
 let dir: string;

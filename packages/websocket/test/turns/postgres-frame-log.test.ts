@@ -1,9 +1,13 @@
+import type { FrameSubscriber, LoggedFrame } from "@agentwire/storage";
+import { gated } from "@agentwire/storage";
+import {
+  type AgentwirePostgres,
+  createPgRepositories,
+  openPostgres,
+  PostgresFrameLog,
+} from "@agentwire/storage/postgres";
 import type pgTypes from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { type AgentwirePostgres, createPgRepositories, openPostgres } from "../../src/index.js";
-import type { FrameSubscriber, LoggedFrame } from "../../src/turns/frame-log.js";
-import { PostgresFrameLog } from "../../src/turns/postgres-frame-log.js";
-import { gated } from "../../src/turns/thread-log.js";
 import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres-server.js";
 import { skipMissingService } from "../support/skip-missing-service.js";
 

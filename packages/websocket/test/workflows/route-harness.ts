@@ -6,12 +6,12 @@ import {
   type NodeRegistry,
 } from "@agentwire/agents";
 import { ScriptedProvider, type ScriptedResponder, type ScriptedStep } from "@agentwire/agents/testing";
+import type { Repositories } from "@agentwire/storage";
 import {
   type ChatServices,
   chatCommandHandlers,
   createChatServices,
   createEditorTools,
-  type Repositories,
   type ToolPolicyConfig,
   TurnRegistry,
 } from "../../src/index.js";

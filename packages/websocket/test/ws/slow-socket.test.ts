@@ -1,10 +1,10 @@
 import type { ServerFrame } from "@agentwire/protocol";
+import type { LoggedFrame } from "@agentwire/storage";
 import type { FastifyBaseLogger } from "fastify";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { Connection, type SocketLike } from "../../src/index.js";
-import type { LoggedFrame } from "../../src/turns/frame-log.js";
 import { type Outgoing, queueMerging } from "../../src/ws/merge-text-deltas.js";
 import { type ChatTestServer, startChatServer } from "../chat/chat-harness.js";
 import { until } from "../support/until.js";

@@ -1,5 +1,4 @@
-import type { TurnRow } from "../../db/repositories.js";
-import type { SuspendedTurn } from "../../db/suspended-turn.js";
+import type { SuspendedTurn, TurnRow } from "@agentwire/storage";
 import type { ThreadStateChange } from "../../turns/thread-state-notifier.js";
 
 /** The live state of a thread whose latest turn is active (running or waiting on the user). */

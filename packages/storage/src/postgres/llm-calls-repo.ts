@@ -1,0 +1,69 @@
+import { randomUUID } from "node:crypto";
+import type { LlmCallRecord } from "@agentwire/agents";
+import { and, asc, eq, sql } from "drizzle-orm";
+import type { LlmCallRow, LlmCallsRepo, NodeCostRow } from "../repositories.js";
+import type { PgDb } from "./open-postgres.js";
+import { llmCalls, turns } from "./schema/index.js";
+
+/** The provider-call ledger: one row per call at any depth, always through the owning user. */
+export class PgLlmCallsRepo implements LlmCallsRepo {
+  constructor(private readonly db: PgDb) {}
+
+  /** Records one provider call of a turn. */
+  async record(
+    userId: string,
+    threadId: string,
+    turnId: string,
+    call: LlmCallRecord,
+    now = Date.now(),
+  ): Promise<void> {
+    await this.db.insert(llmCalls).values({
+      id: randomUUID(),
+      turnId,
+      threadId,
+      userId,
+      provider: call.provider,
+      model: call.model,
+      depth: call.depth,
+      parentId: call.parentId,
+      inputTokens: call.inputTokens,
+      outputTokens: call.outputTokens,
+      cacheReadTokens: call.cacheReadTokens,
+      cacheWriteTokens: call.cacheWriteTokens,
+      reasoningTokens: call.reasoningTokens,
+      costUsd: call.costUsd,
+      costKnown: call.costKnown,
+      latencyMs: Math.round(call.latencyMs),
+      error: call.error ?? null,
+      createdAt: now,
+    } satisfies LlmCallRow);
+  }
+
+  /** The calls of the user's turn, oldest first. */
+  async forTurn(userId: string, turnId: string): Promise<LlmCallRow[]> {
+    return this.db
+      .select()
+      .from(llmCalls)
+      .where(and(eq(llmCalls.turnId, turnId), eq(llmCalls.userId, userId)))
+      .orderBy(asc(llmCalls.createdAt));
+  }
+
+  /** Each turn's spend per parent node: the thread's turns (by their index), then their calls (by turn). */
+  async costByNode(userId: string, threadId: string): Promise<NodeCostRow[]> {
+    return this.db
+      .select({
+        turnId: llmCalls.turnId,
+        parentId: llmCalls.parentId,
+        inputTokens: sql<number>`sum(${llmCalls.inputTokens})`.mapWith(Number),
+        outputTokens: sql<number>`sum(${llmCalls.outputTokens})`.mapWith(Number),
+        costUsd: sql<number>`sum(${llmCalls.costUsd})`.mapWith(Number),
+        costKnown: sql<boolean>`bool_and(${llmCalls.costKnown})`.mapWith(Boolean),
+        llmCalls: sql<number>`count(*)`.mapWith(Number),
+      })
+      .from(turns)
+      .innerJoin(llmCalls, eq(llmCalls.turnId, turns.id))
+      .where(and(eq(turns.threadId, threadId), eq(turns.userId, userId), eq(llmCalls.userId, userId)))
+      .groupBy(turns.startedAt, llmCalls.turnId, llmCalls.parentId)
+      .orderBy(asc(turns.startedAt), asc(llmCalls.turnId), asc(sql`min(${llmCalls.createdAt})`));
+  }
+}

@@ -1,0 +1,119 @@
+import { randomUUID } from "node:crypto";
+import type { StoredMessage } from "@agentwire/protocol";
+import { NotFoundError } from "@agentwire/protocol";
+import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { type MessageRow, type MessagesRepo, type NewMessage, toStoredMessage } from "../repositories.js";
+import { fromJsonText, toJsonText } from "./json-text.js";
+import type { PgDb } from "./open-postgres.js";
+import { messages, threads } from "./schema/index.js";
+
+type PgMessageRow = typeof messages.$inferSelect;
+
+/** Messages of a thread, always through the owning user. */
+export class PgMessagesRepo implements MessagesRepo {
+  constructor(private readonly db: PgDb) {}
+
+  /** The thread's rows in order; throws not_found when the thread is not the user's. */
+  async list(userId: string, threadId: string): Promise<StoredMessage[]> {
+    const owned = await this.db
+      .select({ id: threads.id })
+      .from(threads)
+      .where(and(eq(threads.id, threadId), eq(threads.userId, userId)))
+      .limit(1);
+    if (owned.length === 0) throw new NotFoundError("thread");
+    const rows = await this.db
+      .select()
+      .from(messages)
+      .where(and(eq(messages.threadId, threadId), eq(messages.userId, userId)))
+      .orderBy(asc(messages.seq));
+    return rows.map((row) => toStoredMessage(fromPgMessage(row)));
+  }
+
+  /** The rows after `afterId` in order; undefined when the user's thread has no such row. */
+  async listAfter(userId: string, threadId: string, afterId: string): Promise<StoredMessage[] | undefined> {
+    const at = await this.db
+      .select({ seq: messages.seq })
+      .from(messages)
+      .where(and(eq(messages.id, afterId), eq(messages.threadId, threadId), eq(messages.userId, userId)))
+      .limit(1);
+    if (at.length === 0) return undefined;
+    const rows = await this.db
+      .select()
+      .from(messages)
+      .where(
+        and(eq(messages.threadId, threadId), eq(messages.userId, userId), gt(messages.seq, at[0]?.seq ?? 0)),
+      )
+      .orderBy(asc(messages.seq));
+    return rows.map((row) => toStoredMessage(fromPgMessage(row)));
+  }
+
+  /**
+   * Stores a row at the end of the thread and returns it as the protocol's StoredMessage.
+   * The first statement touches the thread row, which is the owner check and a row lock in one: appends to
+   * one thread, from any instance, queue there until the previous one commits, and the next statement
+   * (a fresh snapshot under READ COMMITTED) sees the row it stored, so seqs come out distinct and gapless.
+   */
+  async append(
+    userId: string,
+    threadId: string,
+    message: NewMessage,
+    now = Date.now(),
+  ): Promise<StoredMessage> {
+    const row: MessageRow = {
+      id: randomUUID(),
+      threadId,
+      userId,
+      turnId: message.turnId ?? null,
+      seq: 0,
+      role: message.role,
+      content: message.content ?? null,
+      toolCalls: message.toolCalls ?? null,
+      toolCallId: message.toolCallId ?? null,
+      isError: message.isError ?? null,
+      provider: message.provider ?? null,
+      model: message.model ?? null,
+      executionTree: message.executionTree ?? null,
+      usage: message.usage ?? null,
+      status: message.status,
+      createdAt: now,
+    };
+    row.seq = await this.db.transaction(async (tx) => {
+      const owned = await tx
+        .update(threads)
+        .set({ updatedAt: now })
+        .where(and(eq(threads.id, threadId), eq(threads.userId, userId)))
+        .returning({ id: threads.id });
+      if (owned.length === 0) throw new NotFoundError("thread");
+      const nextSeq = sql<number>`(select coalesce(max(${messages.seq}), 0) + 1 from ${messages} where ${messages.threadId} = ${threadId})`;
+      const [stored] = await tx
+        .insert(messages)
+        .values({ ...toPgMessage(row), seq: nextSeq })
+        .returning({ seq: messages.seq });
+      if (!stored) throw new Error("messages insert returned no row");
+      return stored.seq;
+    });
+    return toStoredMessage(row);
+  }
+}
+
+/** A message row as the Postgres columns hold it (JSON columns as text). */
+function toPgMessage(row: MessageRow): PgMessageRow {
+  return {
+    ...row,
+    content: toJsonText(row.content),
+    toolCalls: toJsonText(row.toolCalls),
+    executionTree: toJsonText(row.executionTree),
+    usage: toJsonText(row.usage),
+  };
+}
+
+/** A Postgres message row with its JSON columns decoded, as the SQLite schema reads it. */
+function fromPgMessage(row: PgMessageRow): MessageRow {
+  return {
+    ...row,
+    content: fromJsonText<MessageRow["content"]>(row.content),
+    toolCalls: fromJsonText<NonNullable<MessageRow["toolCalls"]>>(row.toolCalls),
+    executionTree: fromJsonText<NonNullable<MessageRow["executionTree"]>>(row.executionTree),
+    usage: fromJsonText<NonNullable<MessageRow["usage"]>>(row.usage),
+  };
+}

@@ -1,0 +1,87 @@
+import type { ChatContext, Plan, PlanStatus } from "@agentwire/protocol";
+import { and, asc, eq } from "drizzle-orm";
+import type { PlanRow, PlansRepo } from "../repositories.js";
+import type { PgDb } from "./open-postgres.js";
+import { plans } from "./schema/index.js";
+
+type PgPlanRow = typeof plans.$inferSelect;
+
+/** Plans create_plan made, always scoped by the owning user: another user's plan reads as missing. */
+export class PgPlansRepo implements PlansRepo {
+  constructor(private readonly db: PgDb) {}
+
+  /** Stores a plan made on the user's thread. */
+  async create(
+    userId: string,
+    plan: Pick<
+      PlanRow,
+      "id" | "threadId" | "toolCallId" | "executionMode" | "plan" | "chatContext" | "status"
+    >,
+    now = Date.now(),
+  ): Promise<PlanRow> {
+    const row: PlanRow = { ...plan, userId, createdAt: now, updatedAt: now };
+    await this.db
+      .insert(plans)
+      .values({ ...row, plan: JSON.stringify(row.plan), chatContext: JSON.stringify(row.chatContext) });
+    return row;
+  }
+
+  /** The plan if it exists and belongs to the user. */
+  async get(userId: string, planId: string): Promise<PlanRow | undefined> {
+    const rows = await this.db
+      .select()
+      .from(plans)
+      .where(and(eq(plans.id, planId), eq(plans.userId, userId)))
+      .limit(1);
+    return rows[0] && fromPgPlan(rows[0]);
+  }
+
+  /** The plans of the user's thread, oldest first. */
+  async listForThread(userId: string, threadId: string, status?: PlanStatus): Promise<PlanRow[]> {
+    const rows = await this.db
+      .select()
+      .from(plans)
+      .where(
+        and(
+          eq(plans.threadId, threadId),
+          eq(plans.userId, userId),
+          status === undefined ? undefined : eq(plans.status, status),
+        ),
+      )
+      .orderBy(asc(plans.createdAt), asc(plans.id));
+    return rows.map(fromPgPlan);
+  }
+
+  /** Sets the plan's status; false when the user has no such plan. */
+  async setStatus(userId: string, planId: string, status: PlanStatus, now = Date.now()): Promise<boolean> {
+    const result = await this.db
+      .update(plans)
+      .set({ status, updatedAt: now })
+      .where(and(eq(plans.id, planId), eq(plans.userId, userId)));
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  /** Moves the plan from `from` to `to` only while it is still `from`; false otherwise. */
+  async transition(
+    userId: string,
+    planId: string,
+    from: PlanStatus,
+    to: PlanStatus,
+    now = Date.now(),
+  ): Promise<boolean> {
+    const result = await this.db
+      .update(plans)
+      .set({ status: to, updatedAt: now })
+      .where(and(eq(plans.id, planId), eq(plans.userId, userId), eq(plans.status, from)));
+    return (result.rowCount ?? 0) > 0;
+  }
+}
+
+/** A Postgres plan row with its plan decoded, as the SQLite schema reads it. */
+function fromPgPlan(row: PgPlanRow): PlanRow {
+  return {
+    ...row,
+    plan: JSON.parse(row.plan) as Plan,
+    chatContext: JSON.parse(row.chatContext) as ChatContext,
+  };
+}

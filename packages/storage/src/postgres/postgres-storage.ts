@@ -1,0 +1,27 @@
+import { logFrameErrors } from "../frame-log.js";
+import type { Storage } from "../storage.js";
+import { createPgRepositories } from "./create-pg-repositories.js";
+import type { AgentwirePostgres } from "./open-postgres.js";
+import { PostgresFrameLog } from "./postgres-frame-log.js";
+
+/** A Postgres pool as the server's storage. */
+export function postgresStorage(pg: AgentwirePostgres): Storage & { readonly postgres: AgentwirePostgres } {
+  return {
+    dialect: "postgres",
+    postgres: pg,
+    repos: createPgRepositories(pg.db),
+    createFrameLog: (logger) =>
+      new PostgresFrameLog(pg.pool, {
+        onError: logFrameErrors(logger),
+        onRetry: (err, threadId) =>
+          logger.warn(
+            { err, thread_id: threadId },
+            "frames could not be stored yet; retrying (not sent meanwhile)",
+          ),
+      }),
+    isReady: () => pg.isReady(),
+    claimSoleInstance: () => pg.lockSoleInstance(),
+    poolStats: () => pg.poolStats(),
+    close: () => pg.close(),
+  };
+}

@@ -1,0 +1,55 @@
+import { randomUUID } from "node:crypto";
+import type { ThreadSummary } from "@agentwire/protocol";
+import { and, desc, eq } from "drizzle-orm";
+import { type ThreadRow, type ThreadsRepo, toThreadSummary } from "../repositories.js";
+import type { PgDb } from "./open-postgres.js";
+import { threads } from "./schema/index.js";
+
+/** Threads, always scoped by the owning user: another user's thread reads as missing. */
+export class PgThreadsRepo implements ThreadsRepo {
+  constructor(private readonly db: PgDb) {}
+
+  /** The user's threads, most recently updated first. */
+  async list(userId: string): Promise<ThreadSummary[]> {
+    const rows = await this.db
+      .select()
+      .from(threads)
+      .where(eq(threads.userId, userId))
+      .orderBy(desc(threads.updatedAt), desc(threads.createdAt));
+    return rows.map(toThreadSummary);
+  }
+
+  /** The thread if it exists and belongs to the user. */
+  async get(userId: string, threadId: string): Promise<ThreadRow | undefined> {
+    const rows = await this.db
+      .select()
+      .from(threads)
+      .where(and(eq(threads.id, threadId), eq(threads.userId, userId)))
+      .limit(1);
+    return rows[0];
+  }
+
+  /** Creates a thread for the user. */
+  async create(userId: string, title: string, now = Date.now()): Promise<ThreadRow> {
+    const row: ThreadRow = { id: randomUUID(), userId, title, createdAt: now, updatedAt: now };
+    await this.db.insert(threads).values(row);
+    return row;
+  }
+
+  /** Renames a thread; false when the user has no such thread. */
+  async rename(userId: string, threadId: string, title: string, now = Date.now()): Promise<boolean> {
+    const result = await this.db
+      .update(threads)
+      .set({ title, updatedAt: now })
+      .where(and(eq(threads.id, threadId), eq(threads.userId, userId)));
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  /** Deletes a thread and, by cascade, everything of it (messages, turns, tool grants...); false when not the user's. */
+  async delete(userId: string, threadId: string): Promise<boolean> {
+    const result = await this.db
+      .delete(threads)
+      .where(and(eq(threads.id, threadId), eq(threads.userId, userId)));
+    return (result.rowCount ?? 0) > 0;
+  }
+}

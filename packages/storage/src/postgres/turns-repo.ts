@@ -1,0 +1,144 @@
+import { randomUUID } from "node:crypto";
+import { and, asc, desc, eq, inArray } from "drizzle-orm";
+import type { TurnEnd, TurnRow, TurnStart, TurnsRepo, TurnUpdate } from "../repositories.js";
+import { fromJsonText, toJsonText } from "./json-text.js";
+import type { PgDb } from "./open-postgres.js";
+import { turns } from "./schema/index.js";
+
+type PgTurnRow = typeof turns.$inferSelect;
+
+/** Turns of a thread, always through the owning user. */
+export class PgTurnsRepo implements TurnsRepo {
+  constructor(private readonly db: PgDb) {}
+
+  /** Records a running turn on the user's thread. */
+  async start(userId: string, threadId: string, who: TurnStart = {}, now = Date.now()): Promise<TurnRow> {
+    const row: TurnRow = {
+      id: who.id ?? randomUUID(),
+      threadId,
+      userId,
+      status: "running",
+      usage: null,
+      error: null,
+      suspendedState: null,
+      startedAt: now,
+      endedAt: null,
+      provider: who.provider ?? null,
+      model: who.model ?? null,
+      requestId: who.requestId ?? null,
+    };
+    await this.db.insert(turns).values({
+      id: row.id,
+      threadId,
+      userId,
+      status: "running",
+      startedAt: now,
+      provider: row.provider,
+      model: row.model,
+      requestId: row.requestId,
+    });
+    return row;
+  }
+
+  /** The turn if it belongs to the user. */
+  async get(userId: string, turnId: string): Promise<TurnRow | undefined> {
+    const rows = await this.db
+      .select()
+      .from(turns)
+      .where(and(eq(turns.id, turnId), eq(turns.userId, userId)))
+      .limit(1);
+    return rows[0] && fromPgTurn(rows[0]);
+  }
+
+  /** The user's most recent turn started by a chat_message with this request_id. */
+  async findByRequestId(userId: string, requestId: string): Promise<TurnRow | undefined> {
+    const rows = await this.db
+      .select()
+      .from(turns)
+      .where(and(eq(turns.userId, userId), eq(turns.requestId, requestId)))
+      .orderBy(desc(turns.startedAt))
+      .limit(1);
+    return rows[0] && fromPgTurn(rows[0]);
+  }
+
+  /** The most recent turn of the user's thread. */
+  async latest(userId: string, threadId: string): Promise<TurnRow | undefined> {
+    const rows = await this.db
+      .select()
+      .from(turns)
+      .where(and(eq(turns.threadId, threadId), eq(turns.userId, userId)))
+      .orderBy(desc(turns.startedAt))
+      .limit(1);
+    return rows[0] && fromPgTurn(rows[0]);
+  }
+
+  /** Ends the user's turn: its final status, usage and error; the suspension is cleared. */
+  async end(userId: string, turnId: string, end: TurnEnd): Promise<void> {
+    await this.db
+      .update(turns)
+      .set({
+        status: end.status,
+        usage: toJsonText(end.usage),
+        error: end.error,
+        suspendedState: null,
+        endedAt: end.endedAt,
+      })
+      .where(and(eq(turns.id, turnId), eq(turns.userId, userId)));
+  }
+
+  /** Threads of the user with a turn waiting on them (a question or an approval). */
+  async waitingThreads(userId: string): Promise<string[]> {
+    const rows = await this.db
+      .selectDistinct({ threadId: turns.threadId })
+      .from(turns)
+      .where(and(eq(turns.userId, userId), eq(turns.status, "waiting_user")));
+    return rows.map((r) => r.threadId);
+  }
+
+  /** The user's turns that are running or waiting on them (at most one per thread). */
+  async activeTurns(userId: string): Promise<TurnRow[]> {
+    const rows = await this.db
+      .select()
+      .from(turns)
+      .where(and(eq(turns.userId, userId), inArray(turns.status, ["running", "waiting_user"])));
+    return rows.map(fromPgTurn);
+  }
+
+  /** Updates the user's turn; false when it is not theirs. */
+  async update(userId: string, turnId: string, update: TurnUpdate): Promise<boolean> {
+    const result = await this.db
+      .update(turns)
+      .set(toPgTurnUpdate(update))
+      .where(and(eq(turns.id, turnId), eq(turns.userId, userId)));
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  /** Every turn still marked running, system-wide (restart recovery ends them; not scoped by user). */
+  async listRunning(): Promise<TurnRow[]> {
+    const rows = await this.db
+      .select()
+      .from(turns)
+      .where(eq(turns.status, "running"))
+      .orderBy(asc(turns.startedAt));
+    return rows.map(fromPgTurn);
+  }
+}
+
+/** A Postgres turn row with its JSON columns decoded, as the SQLite schema reads it. */
+function fromPgTurn(row: PgTurnRow): TurnRow {
+  return {
+    ...row,
+    usage: fromJsonText<NonNullable<TurnRow["usage"]>>(row.usage),
+    suspendedState: fromJsonText<NonNullable<TurnRow["suspendedState"]>>(row.suspendedState),
+  };
+}
+
+/** An update's JSON fields as text; a field left undefined stays out of the SET, as drizzle does in SQLite. */
+function toPgTurnUpdate(update: TurnUpdate): Partial<PgTurnRow> {
+  const { usage, suspendedState, ...plain } = update;
+  return {
+    ...plain,
+    ...(usage !== undefined && { usage: toJsonText(usage) }),
+    ...(suspendedState !== undefined && { suspendedState: toJsonText(suspendedState) }),
+  };
+}

@@ -1,0 +1,352 @@
+import type { LlmCallRecord } from "@agentwire/agents";
+import type {
+  ScratchpadEdit,
+  ScratchpadItem,
+  ScratchpadOp,
+  StoredMessage,
+  ThreadSummary,
+  TurnUsage,
+} from "@agentwire/protocol";
+import type {
+  apiTokens,
+  assets,
+  llmCalls,
+  messages,
+  PlanStatus,
+  plans,
+  TurnStatus,
+  threads,
+  turns,
+  workflows,
+} from "./sqlite/schema/index.js";
+import type { SuspendedTurn } from "./suspended-turn.js";
+
+// Row types come from the SQLite schema; the Postgres schema is checked to infer the same ones.
+/** SQLite's `last_seq` is only for the frame log's threads from before it; Postgres has no such column. */
+export type ThreadRow = Omit<typeof threads.$inferSelect, "lastSeq">;
+export type MessageRow = typeof messages.$inferSelect;
+export type TurnRow = typeof turns.$inferSelect;
+export type LlmCallRow = typeof llmCalls.$inferSelect;
+export type WorkflowRow = typeof workflows.$inferSelect;
+export type AssetRow = typeof assets.$inferSelect;
+export type ApiTokenRow = typeof apiTokens.$inferSelect;
+
+/** What a caller supplies to store a row; id, seq and created_at are assigned by the repository. */
+export type NewMessage = Pick<MessageRow, "role" | "status"> &
+  Partial<
+    Pick<
+      MessageRow,
+      | "turnId"
+      | "content"
+      | "toolCalls"
+      | "toolCallId"
+      | "isError"
+      | "provider"
+      | "model"
+      | "executionTree"
+      | "usage"
+    >
+  >;
+
+/** What may change on a turn after it started. */
+export interface TurnUpdate {
+  status?: TurnStatus;
+  usage?: TurnUsage | null;
+  error?: string | null;
+  suspendedState?: SuspendedTurn | null;
+  endedAt?: number | null;
+}
+
+/** The final state of a turn. */
+export interface TurnEnd {
+  status: TurnStatus;
+  usage: TurnUsage;
+  error: string | null;
+  endedAt: number;
+}
+
+/** Users: created on first sight (tokens, local mode). */
+export interface UsersRepo {
+  /** Creates the user if missing. */
+  ensure(userId: string, now?: number): Promise<void>;
+  /** True when the user exists. */
+  exists(userId: string): Promise<boolean>;
+}
+
+/** API tokens, by hash. The one lookup not scoped by user is `findActiveByHash`: it is how a user is found. */
+export interface ApiTokensRepo {
+  /** Stores a token hash for the user; returns the token's id. */
+  create(userId: string, tokenHash: string, now?: number): Promise<string>;
+  /** The unrevoked token with this hash. */
+  findActiveByHash(tokenHash: string): Promise<ApiTokenRow | undefined>;
+  /** Records a use of the token. */
+  touch(id: string, now?: number): Promise<void>;
+  /** Every token, or the user's. */
+  list(userId?: string): Promise<ApiTokenRow[]>;
+  /** Revokes a token; false when there is no such active token. */
+  revoke(id: string, now?: number): Promise<boolean>;
+}
+
+/** Threads, always scoped by the owning user: another user's thread reads as missing. */
+export interface ThreadsRepo {
+  /** The user's threads, most recently updated first. */
+  list(userId: string): Promise<ThreadSummary[]>;
+  /** The thread if it exists and belongs to the user. */
+  get(userId: string, threadId: string): Promise<ThreadRow | undefined>;
+  /** Creates a thread for the user. */
+  create(userId: string, title: string, now?: number): Promise<ThreadRow>;
+  /** Renames a thread; false when the user has no such thread. */
+  rename(userId: string, threadId: string, title: string, now?: number): Promise<boolean>;
+  /** Deletes a thread and, by cascade, everything of it (messages, turns, tool grants...); false when not the user's. */
+  delete(userId: string, threadId: string): Promise<boolean>;
+}
+
+/** Messages of a thread, always through the owning user. */
+export interface MessagesRepo {
+  /** The thread's rows in order; throws not_found when the thread is not the user's. */
+  list(userId: string, threadId: string): Promise<StoredMessage[]>;
+  /**
+   * The thread's rows after the one with id `afterId`, in order (what a rolling summary does not
+   * cover); undefined when the user's thread has no such row.
+   */
+  listAfter(userId: string, threadId: string, afterId: string): Promise<StoredMessage[] | undefined>;
+  /** Stores a row at the end of the thread and returns it as the protocol's StoredMessage. */
+  append(userId: string, threadId: string, message: NewMessage, now?: number): Promise<StoredMessage>;
+}
+
+/** Turns of a thread, always through the owning user (but `listRunning`, for recovery). */
+/** What a new turn row records besides its thread: the id claimed for it, who answers, what asked. */
+export interface TurnStart {
+  id?: string;
+  provider?: string;
+  model?: string;
+  requestId?: string;
+}
+
+export interface TurnsRepo {
+  /** Records a running turn on the user's thread (with the id the caller already claimed it under, if given). */
+  start(userId: string, threadId: string, who?: TurnStart, now?: number): Promise<TurnRow>;
+  /** The turn if it belongs to the user. */
+  get(userId: string, turnId: string): Promise<TurnRow | undefined>;
+  /** The user's most recent turn started by a chat_message with this request_id. */
+  findByRequestId(userId: string, requestId: string): Promise<TurnRow | undefined>;
+  /** The most recent turn of the user's thread. */
+  latest(userId: string, threadId: string): Promise<TurnRow | undefined>;
+  /** Ends the user's turn: its final status, usage and error; the suspension is cleared. */
+  end(userId: string, turnId: string, end: TurnEnd): Promise<void>;
+  /** Threads of the user with a turn waiting on them (a question or an approval). */
+  waitingThreads(userId: string): Promise<string[]>;
+  /** The user's turns that are running or waiting on them (at most one per thread). */
+  activeTurns(userId: string): Promise<TurnRow[]>;
+  /** Updates the user's turn; false when it is not theirs. */
+  update(userId: string, turnId: string, update: TurnUpdate): Promise<boolean>;
+  /** Every turn still marked running, system-wide (recovery ends them; not scoped by user). */
+  listRunning(): Promise<TurnRow[]>;
+}
+
+/** The provider-call ledger: one row per call at any depth, always through the owning user. */
+export interface LlmCallsRepo {
+  /** Records one provider call of a turn. */
+  record(userId: string, threadId: string, turnId: string, call: LlmCallRecord, now?: number): Promise<void>;
+  /** The calls of the user's turn, oldest first. */
+  forTurn(userId: string, turnId: string): Promise<LlmCallRow[]>;
+  /**
+   * What each turn of the user's thread spent, one row per turn and distinct `parent_id`: turns by
+   * start, the nodes of a turn by their first call. Turns without calls have no row.
+   */
+  costByNode(userId: string, threadId: string): Promise<NodeCostRow[]>;
+}
+
+/** The ledger's sums for the calls of one turn made directly under one parent (null: the root). */
+export interface NodeCostRow {
+  turnId: string;
+  parentId: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+  /** Every call of the node was priced. */
+  costKnown: boolean;
+  llmCalls: number;
+}
+
+/** Stored workflow graphs, always scoped by the owning user. */
+export interface WorkflowsRepo {
+  /** The user's workflows, most recently updated first. */
+  list(userId: string): Promise<WorkflowRow[]>;
+  /** The workflow if it belongs to the user. */
+  get(userId: string, workflowId: string): Promise<WorkflowRow | undefined>;
+  /** Stores a new workflow for the user. */
+  create(userId: string, name: string, graph: Record<string, unknown>, now?: number): Promise<WorkflowRow>;
+  /** Replaces name and/or graph; undefined when the user has no such workflow. */
+  update(
+    userId: string,
+    workflowId: string,
+    changes: { name?: string; graph?: Record<string, unknown> },
+    now?: number,
+  ): Promise<WorkflowRow | undefined>;
+  /** Deletes a workflow; false when not the user's. */
+  delete(userId: string, workflowId: string): Promise<boolean>;
+}
+
+/** Generated files' records, always scoped by the owning user. */
+export interface AssetsRepo {
+  /** A fresh asset id (the file is written under it before the row is stored). */
+  newId(): string;
+  /** Records a file already written to `path`. */
+  create(
+    userId: string,
+    asset: { id?: string; threadId: string; mimeType: string; bytes: number; path: string },
+    now?: number,
+  ): Promise<AssetRow>;
+  /** The asset if it exists and belongs to the user. */
+  get(userId: string, assetId: string): Promise<AssetRow | undefined>;
+  /** The assets of one of the user's threads. */
+  listForThread(userId: string, threadId: string): Promise<AssetRow[]>;
+}
+
+/** The agent's long-term memory, per user. */
+export interface MemoriesRepo {
+  /** The user's memory keys. */
+  keys(userId: string): Promise<string[]>;
+  /** One value. */
+  get(userId: string, key: string): Promise<string | undefined>;
+  /** Sets one value. */
+  set(userId: string, key: string, value: string, now?: number): Promise<void>;
+  /** Deletes one key; false when absent. */
+  delete(userId: string, key: string): Promise<boolean>;
+  /** How many keys the user has. */
+  count(userId: string): Promise<number>;
+  /** Every key of the user with its value, sorted by key. */
+  list(userId: string): Promise<{ key: string; value: string; updatedAt: number }[]>;
+  /** Deletes every key of the user; returns how many there were. */
+  clear(userId: string): Promise<number>;
+}
+
+/**
+ * Each thread's agent scratchpad, always through the owning user. Items are deleted only with their
+ * thread or by the user's clear; ids "s1", "s2"… are assigned per thread, and the list keeps insertion order.
+ */
+export interface ScratchpadRepo {
+  /** The thread's items in insertion order; none for another user's thread (owner checks are the caller's). */
+  list(userId: string, threadId: string): Promise<ScratchpadItem[]>;
+  /**
+   * Applies the ops in one transaction, all or nothing, and returns the items they changed, whole, in
+   * scratchpad order. Rejects with ScratchpadOpError (from @agentwire/agents; its message is for the
+   * model) when an op names an id the thread lacks or the scratchpad is full, and with not_found when
+   * the thread is not the user's.
+   */
+  apply(userId: string, threadId: string, ops: ScratchpadOp[], now?: number): Promise<ScratchpadItem[]>;
+  /** Applies the user's edit to one item and returns it whole; undefined when the user's thread has no such item. */
+  edit(
+    userId: string,
+    threadId: string,
+    itemId: string,
+    edit: ScratchpadEdit,
+    now?: number,
+  ): Promise<ScratchpadItem | undefined>;
+  /** Deletes every item of the user's thread; returns how many there were. */
+  clear(userId: string, threadId: string): Promise<number>;
+}
+
+/**
+ * Tools the user allowed for the rest of a thread (`allow_for_thread`), always through the owning user.
+ * A grant lives as long as its thread.
+ */
+export interface ToolGrantsRepo {
+  /** Allows the tool in the user's thread (again is a no-op); throws not_found when the thread is not the user's. */
+  grant(userId: string, threadId: string, toolName: string, now?: number): Promise<void>;
+  /** Whether the user allowed the tool in that thread of theirs. */
+  has(userId: string, threadId: string, toolName: string): Promise<boolean>;
+}
+
+/** A thread's rolling summary and which of its history messages it stands for. */
+export interface ThreadSummaryRecord {
+  summary: string;
+  /** The last history message the summary covers; the messages after it are sent verbatim. */
+  throughMessageId: string;
+  /** How many history messages the summary covers in all (from the thread's start). */
+  messageCount: number;
+}
+
+/** Each thread's rolling summary (one row per thread), always through the owning user. */
+export interface SummariesRepo {
+  /** The thread's summary, or undefined when it has none or the thread is not the user's. */
+  get(userId: string, threadId: string): Promise<ThreadSummaryRecord | undefined>;
+  /** Creates or replaces the thread's summary; throws not_found when the thread is not the user's. */
+  put(userId: string, threadId: string, summary: ThreadSummaryRecord, now?: number): Promise<void>;
+}
+
+export type PlanRow = typeof plans.$inferSelect;
+
+/** Plans create_plan made, always through the owning user: another user's plan reads as missing. */
+export interface PlansRepo {
+  /** Stores a plan made on the user's thread. */
+  create(
+    userId: string,
+    plan: Pick<
+      PlanRow,
+      "id" | "threadId" | "toolCallId" | "executionMode" | "plan" | "chatContext" | "status"
+    >,
+    now?: number,
+  ): Promise<PlanRow>;
+  /** The plan if it exists and belongs to the user. */
+  get(userId: string, planId: string): Promise<PlanRow | undefined>;
+  /** The plans of the user's thread (only those in `status`, when given), oldest first; none for another user's thread. */
+  listForThread(userId: string, threadId: string, status?: PlanStatus): Promise<PlanRow[]>;
+  /** Sets the plan's status; false when the user has no such plan. */
+  setStatus(userId: string, planId: string, status: PlanStatus, now?: number): Promise<boolean>;
+  /** Moves the plan from `from` to `to` only while it is still `from` (one decision wins); false otherwise. */
+  transition(
+    userId: string,
+    planId: string,
+    from: PlanStatus,
+    to: PlanStatus,
+    now?: number,
+  ): Promise<boolean>;
+}
+
+/** The data-access layer: every query the server makes goes through one of these, on either dialect. */
+export interface Repositories {
+  users: UsersRepo;
+  apiTokens: ApiTokensRepo;
+  threads: ThreadsRepo;
+  messages: MessagesRepo;
+  turns: TurnsRepo;
+  llmCalls: LlmCallsRepo;
+  workflows: WorkflowsRepo;
+  assets: AssetsRepo;
+  memories: MemoriesRepo;
+  plans: PlansRepo;
+  scratchpad: ScratchpadRepo;
+  summaries: SummariesRepo;
+  toolGrants: ToolGrantsRepo;
+}
+
+/** A message row as the protocol's StoredMessage (absent optional fields left out, not null). */
+export function toStoredMessage(row: MessageRow): StoredMessage {
+  return {
+    id: row.id,
+    thread_id: row.threadId,
+    role: row.role,
+    content: row.content,
+    ...(row.toolCalls != null && { tool_calls: row.toolCalls }),
+    ...(row.toolCallId != null && { tool_call_id: row.toolCallId }),
+    ...(row.isError != null && { is_error: row.isError }),
+    ...(row.provider != null && { provider: row.provider }),
+    ...(row.model != null && { model: row.model }),
+    ...(row.executionTree != null && { execution_tree: row.executionTree }),
+    ...(row.usage != null && { usage: row.usage }),
+    status: row.status,
+    created_at: new Date(row.createdAt).toISOString(),
+  };
+}
+
+/** A thread row as the protocol's ThreadSummary. */
+export function toThreadSummary(row: ThreadRow): ThreadSummary {
+  return {
+    id: row.id,
+    title: row.title,
+    created_at: new Date(row.createdAt).toISOString(),
+    updated_at: new Date(row.updatedAt).toISOString(),
+  };
+}

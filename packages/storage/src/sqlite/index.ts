@@ -1,0 +1,7 @@
+// SQLite, the embedded default: open a file (migrated), its repositories, its frame log, its Storage.
+export { createSqliteRepositories } from "./create-sqlite-repositories.js";
+export { type AgentwireDatabase, type Db, type OpenDatabaseOptions, openDatabase } from "./open-database.js";
+export * as schema from "./schema/index.js";
+export { SqliteFrameLog, type SqliteFrameLogOptions } from "./sqlite-frame-log.js";
+export { sqliteStorage } from "./sqlite-storage.js";
+export { batchWrites, commitBatch } from "./write-batch.js";

@@ -1,0 +1,115 @@
+import { randomUUID } from "node:crypto";
+import type { StoredMessage } from "@agentwire/protocol";
+import { NotFoundError } from "@agentwire/protocol";
+import { and, asc, eq, sql } from "drizzle-orm";
+import { type MessageRow, type MessagesRepo, type NewMessage, toStoredMessage } from "../repositories.js";
+import type { Db } from "./open-database.js";
+import { preparedInsert } from "./prepared-insert.js";
+import { messages, threads } from "./schema/index.js";
+
+/** Messages of a thread, always through the owning user. */
+export class SqliteMessagesRepo implements MessagesRepo {
+  // Every turn lists the history and appends rows: the statements are prepared once.
+  private readonly ownedStatement;
+  private readonly listStatement;
+  private readonly seqOfStatement;
+  private readonly listAfterStatement;
+  private readonly nextSeqStatement;
+  private readonly insertStatement;
+  private readonly touchStatement;
+  private readonly appendInTransaction: (userId: string, threadId: string, row: MessageRow) => void;
+
+  constructor(db: Db) {
+    const p = sql.placeholder;
+    this.ownedStatement = db
+      .select({ id: threads.id })
+      .from(threads)
+      .where(and(eq(threads.id, p("threadId")), eq(threads.userId, p("userId"))))
+      .prepare();
+    this.listStatement = db
+      .select()
+      .from(messages)
+      .where(and(eq(messages.threadId, p("threadId")), eq(messages.userId, p("userId"))))
+      .orderBy(asc(messages.seq))
+      .prepare();
+    this.seqOfStatement = db
+      .select({ seq: messages.seq })
+      .from(messages)
+      .where(
+        and(eq(messages.id, p("id")), eq(messages.threadId, p("threadId")), eq(messages.userId, p("userId"))),
+      )
+      .prepare();
+    this.listAfterStatement = db
+      .select()
+      .from(messages)
+      .where(
+        and(
+          eq(messages.threadId, p("threadId")),
+          eq(messages.userId, p("userId")),
+          sql`${messages.seq} > ${p("seq")}`,
+        ),
+      )
+      .orderBy(asc(messages.seq))
+      .prepare();
+    this.nextSeqStatement = db
+      .select({ seq: sql<number>`coalesce(max(${messages.seq}), 0) + 1` })
+      .from(messages)
+      .where(eq(messages.threadId, p("threadId")))
+      .prepare();
+    this.insertStatement = preparedInsert(db, messages);
+    this.touchStatement = db
+      .update(threads)
+      .set({ updatedAt: sql`${sql.param(p("now"), threads.updatedAt)}` })
+      .where(eq(threads.id, p("threadId")))
+      .prepare();
+    // One transaction per row: the owner check, the next seq and the insert cannot interleave.
+    this.appendInTransaction = db.$client.transaction((userId: string, threadId: string, row: MessageRow) => {
+      if (!this.ownedStatement.get({ threadId, userId })) throw new NotFoundError("thread");
+      row.seq = this.nextSeqStatement.get({ threadId })?.seq ?? 1;
+      this.insertStatement.run(row);
+      this.touchStatement.run({ now: row.createdAt, threadId });
+    });
+  }
+
+  /** The thread's rows in order; throws not_found when the thread is not the user's. */
+  async list(userId: string, threadId: string): Promise<StoredMessage[]> {
+    if (!this.ownedStatement.get({ threadId, userId })) throw new NotFoundError("thread");
+    return this.listStatement.all({ threadId, userId }).map(toStoredMessage);
+  }
+
+  /** The rows after `afterId` in order; undefined when the user's thread has no such row. */
+  async listAfter(userId: string, threadId: string, afterId: string): Promise<StoredMessage[] | undefined> {
+    const at = this.seqOfStatement.get({ id: afterId, threadId, userId });
+    if (!at) return undefined;
+    return this.listAfterStatement.all({ threadId, userId, seq: at.seq }).map(toStoredMessage);
+  }
+
+  /** Stores a row at the end of the thread and returns it as the protocol's StoredMessage. */
+  async append(
+    userId: string,
+    threadId: string,
+    message: NewMessage,
+    now = Date.now(),
+  ): Promise<StoredMessage> {
+    const row: MessageRow = {
+      id: randomUUID(),
+      threadId,
+      userId,
+      turnId: message.turnId ?? null,
+      seq: 0,
+      role: message.role,
+      content: message.content ?? null,
+      toolCalls: message.toolCalls ?? null,
+      toolCallId: message.toolCallId ?? null,
+      isError: message.isError ?? null,
+      provider: message.provider ?? null,
+      model: message.model ?? null,
+      executionTree: message.executionTree ?? null,
+      usage: message.usage ?? null,
+      status: message.status,
+      createdAt: now,
+    };
+    this.appendInTransaction(userId, threadId, row);
+    return toStoredMessage(row);
+  }
+}

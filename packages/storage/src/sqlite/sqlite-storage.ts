@@ -1,0 +1,35 @@
+import { logFrameErrors } from "../frame-log.js";
+import type { Storage } from "../storage.js";
+import { checkpointInWorker } from "./checkpoint-worker.js";
+import { createSqliteRepositories } from "./create-sqlite-repositories.js";
+import type { AgentwireDatabase } from "./open-database.js";
+import { SqliteFrameLog } from "./sqlite-frame-log.js";
+import { batchWrites } from "./write-batch.js";
+
+/** A SQLite file as the server's storage (repositories with statements prepared once, the local log). */
+export function sqliteStorage(
+  database: AgentwireDatabase,
+): Storage & { readonly database: AgentwireDatabase } {
+  // Before the repositories prepare their statements: every write joins the tick's one transaction.
+  const batch = batchWrites(database.sqlite);
+  let report = (message: string) => console.error(`agentwire: WAL checkpoint failed: ${message}`);
+  const stopCheckpoints = checkpointInWorker(database.sqlite, (message) => report(message));
+  return {
+    dialect: "sqlite",
+    database,
+    repos: createSqliteRepositories(database.db),
+    createFrameLog: (logger) => {
+      batch.onError = (err) => logger.error({ err }, "a batch of writes could not be committed");
+      report = (message) => logger.warn({ message }, "WAL checkpoint failed; retried in half a second");
+      return new SqliteFrameLog(database.sqlite, { onError: logFrameErrors(logger) });
+    },
+    isReady: async () => database.isReady(),
+    claimSoleInstance: async () => true,
+    poolStats: () => undefined,
+    close: async () => {
+      await stopCheckpoints();
+      if (database.sqlite.open) batch.commit();
+      database.close();
+    },
+  };
+}

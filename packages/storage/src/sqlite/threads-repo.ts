@@ -1,0 +1,85 @@
+import { randomUUID } from "node:crypto";
+import type { ThreadSummary } from "@agentwire/protocol";
+import { and, desc, eq, sql } from "drizzle-orm";
+import { type ThreadRow, type ThreadsRepo, toThreadSummary } from "../repositories.js";
+import type { Db } from "./open-database.js";
+import { threads } from "./schema/index.js";
+
+/** A thread row without `last_seq`, which only the frame log reads (see `schema/threads.ts`). */
+const threadColumns = {
+  id: threads.id,
+  userId: threads.userId,
+  title: threads.title,
+  createdAt: threads.createdAt,
+  updatedAt: threads.updatedAt,
+};
+
+/** Threads, always scoped by the owning user: another user's thread reads as missing. */
+export class SqliteThreadsRepo implements ThreadsRepo {
+  // On every turn's start: prepared once, so a turn does not rebuild and re-prepare them.
+  private readonly getStatement;
+  private readonly createStatement;
+
+  constructor(private readonly db: Db) {
+    const p = sql.placeholder;
+    this.getStatement = db
+      .select(threadColumns)
+      .from(threads)
+      .where(and(eq(threads.id, p("threadId")), eq(threads.userId, p("userId"))))
+      .prepare();
+    this.createStatement = db
+      .insert(threads)
+      .values({
+        id: p("id"),
+        userId: p("userId"),
+        title: p("title"),
+        createdAt: p("createdAt"),
+        updatedAt: p("updatedAt"),
+      })
+      .prepare();
+  }
+
+  /** The user's threads, most recently updated first. */
+  async list(userId: string): Promise<ThreadSummary[]> {
+    return this.db
+      .select()
+      .from(threads)
+      .where(eq(threads.userId, userId))
+      .orderBy(desc(threads.updatedAt), desc(threads.createdAt))
+      .all()
+      .map(toThreadSummary);
+  }
+
+  /** The thread if it exists and belongs to the user. */
+  async get(userId: string, threadId: string): Promise<ThreadRow | undefined> {
+    return this.getStatement.get({ threadId, userId });
+  }
+
+  /** Creates a thread for the user. */
+  async create(userId: string, title: string, now = Date.now()): Promise<ThreadRow> {
+    const row: ThreadRow = { id: randomUUID(), userId, title, createdAt: now, updatedAt: now };
+    this.createStatement.run(row);
+    return row;
+  }
+
+  /** Renames a thread; false when the user has no such thread. */
+  async rename(userId: string, threadId: string, title: string, now = Date.now()): Promise<boolean> {
+    return (
+      this.db
+        .update(threads)
+        .set({ title, updatedAt: now })
+        .where(and(eq(threads.id, threadId), eq(threads.userId, userId)))
+        .run().changes > 0
+    );
+  }
+
+  /** Deletes a thread and, by cascade, everything of it (messages, turns, tool grants...); false when not the user's. */
+  async delete(userId: string, threadId: string): Promise<boolean> {
+    return (
+      this.db
+        .delete(threads)
+        .where(and(eq(threads.id, threadId), eq(threads.userId, userId)))
+        .run().changes > 0
+    );
+  }
+}

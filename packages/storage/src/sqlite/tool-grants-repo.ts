@@ -1,0 +1,42 @@
+import { NotFoundError } from "@agentwire/protocol";
+import { and, eq } from "drizzle-orm";
+import type { ToolGrantsRepo } from "../repositories.js";
+import type { Db } from "./open-database.js";
+import { threads, toolGrants } from "./schema/index.js";
+
+/** Tools allowed for the rest of a thread, always through the owning user. */
+export class SqliteToolGrantsRepo implements ToolGrantsRepo {
+  constructor(private readonly db: Db) {}
+
+  /** Allows the tool in the user's thread, in one transaction with the owner check. */
+  async grant(userId: string, threadId: string, toolName: string, now = Date.now()): Promise<void> {
+    this.db.transaction((tx) => {
+      const owned = tx
+        .select({ id: threads.id })
+        .from(threads)
+        .where(and(eq(threads.id, threadId), eq(threads.userId, userId)))
+        .get();
+      if (!owned) throw new NotFoundError("thread");
+      tx.insert(toolGrants)
+        .values({ threadId, toolName, userId, createdAt: now })
+        .onConflictDoNothing()
+        .run();
+    });
+  }
+
+  /** Whether the user allowed the tool in that thread of theirs. */
+  async has(userId: string, threadId: string, toolName: string): Promise<boolean> {
+    const row = this.db
+      .select({ toolName: toolGrants.toolName })
+      .from(toolGrants)
+      .where(
+        and(
+          eq(toolGrants.threadId, threadId),
+          eq(toolGrants.toolName, toolName),
+          eq(toolGrants.userId, userId),
+        ),
+      )
+      .get();
+    return row !== undefined;
+  }
+}

@@ -1,0 +1,151 @@
+import { randomUUID } from "node:crypto";
+import { and, asc, type Column, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
+import type { TurnEnd, TurnRow, TurnStart, TurnsRepo, TurnUpdate } from "../repositories.js";
+import type { Db } from "./open-database.js";
+import { turns } from "./schema/index.js";
+
+/** Turns of a thread, always through the owning user. */
+export class SqliteTurnsRepo implements TurnsRepo {
+  // The calls every turn makes: prepared once.
+  private readonly startStatement;
+  private readonly latestStatement;
+  private readonly endStatement;
+
+  constructor(private readonly db: Db) {
+    const p = sql.placeholder;
+    this.startStatement = db
+      .insert(turns)
+      .values({
+        id: p("id"),
+        threadId: p("threadId"),
+        userId: p("userId"),
+        status: "running",
+        startedAt: p("startedAt"),
+        provider: p("provider"),
+        model: p("model"),
+        requestId: p("requestId"),
+      })
+      .prepare();
+    this.latestStatement = db
+      .select()
+      .from(turns)
+      .where(and(eq(turns.threadId, p("threadId")), eq(turns.userId, p("userId"))))
+      .orderBy(desc(turns.startedAt))
+      .limit(1)
+      .prepare();
+    this.endStatement = db
+      .update(turns)
+      .set({
+        status: bound("status", turns.status),
+        usage: bound("usage", turns.usage),
+        error: bound("error", turns.error),
+        suspendedState: null,
+        endedAt: bound("endedAt", turns.endedAt),
+      })
+      .where(and(eq(turns.id, p("turnId")), eq(turns.userId, p("userId"))))
+      .prepare();
+  }
+
+  /** Records a running turn on the user's thread. */
+  async start(userId: string, threadId: string, who: TurnStart = {}, now = Date.now()): Promise<TurnRow> {
+    const row: TurnRow = {
+      id: who.id ?? randomUUID(),
+      threadId,
+      userId,
+      status: "running",
+      usage: null,
+      error: null,
+      suspendedState: null,
+      startedAt: now,
+      endedAt: null,
+      provider: who.provider ?? null,
+      model: who.model ?? null,
+      requestId: who.requestId ?? null,
+    };
+    this.startStatement.run({
+      id: row.id,
+      threadId,
+      userId,
+      startedAt: now,
+      provider: row.provider,
+      model: row.model,
+      requestId: row.requestId,
+    });
+    return row;
+  }
+
+  /** The turn if it belongs to the user. */
+  async get(userId: string, turnId: string): Promise<TurnRow | undefined> {
+    return this.db
+      .select()
+      .from(turns)
+      .where(and(eq(turns.id, turnId), eq(turns.userId, userId)))
+      .get();
+  }
+
+  /** The user's most recent turn started by a chat_message with this request_id. */
+  async findByRequestId(userId: string, requestId: string): Promise<TurnRow | undefined> {
+    return this.db
+      .select()
+      .from(turns)
+      .where(and(eq(turns.userId, userId), eq(turns.requestId, requestId)))
+      .orderBy(desc(turns.startedAt))
+      .limit(1)
+      .get();
+  }
+
+  /** The most recent turn of the user's thread. */
+  async latest(userId: string, threadId: string): Promise<TurnRow | undefined> {
+    return this.latestStatement.get({ threadId, userId });
+  }
+
+  /** Ends the user's turn: its final status, usage and error; the suspension is cleared. */
+  async end(userId: string, turnId: string, end: TurnEnd): Promise<void> {
+    this.endStatement.run({ ...end, turnId, userId });
+  }
+
+  /** Threads of the user with a turn waiting on them (a question or an approval). */
+  async waitingThreads(userId: string): Promise<string[]> {
+    return this.db
+      .selectDistinct({ threadId: turns.threadId })
+      .from(turns)
+      .where(and(eq(turns.userId, userId), eq(turns.status, "waiting_user")))
+      .all()
+      .map((r) => r.threadId);
+  }
+
+  /** The user's turns that are running or waiting on them (at most one per thread). */
+  async activeTurns(userId: string): Promise<TurnRow[]> {
+    return this.db
+      .select()
+      .from(turns)
+      .where(and(eq(turns.userId, userId), inArray(turns.status, ["running", "waiting_user"])))
+      .all();
+  }
+
+  /** Updates the user's turn; false when it is not theirs. */
+  async update(userId: string, turnId: string, update: TurnUpdate): Promise<boolean> {
+    return (
+      this.db
+        .update(turns)
+        .set(update)
+        .where(and(eq(turns.id, turnId), eq(turns.userId, userId)))
+        .run().changes > 0
+    );
+  }
+
+  /** Every turn still marked running, system-wide (restart recovery ends them; not scoped by user). */
+  async listRunning(): Promise<TurnRow[]> {
+    return this.db
+      .select()
+      .from(turns)
+      .where(eq(turns.status, "running"))
+      .orderBy(asc(turns.startedAt))
+      .all();
+  }
+}
+
+/** A placeholder in an UPDATE's SET, encoded like the column (JSON columns too) when it runs. */
+function bound(name: string, column: Column): SQL {
+  return sql`${sql.param(sql.placeholder(name), column)}`;
+}
