@@ -7,6 +7,7 @@ export {
   openPostgres,
   type PgDb,
 } from "./open-postgres.js";
-export { PostgresFrameLog, type PostgresFrameLogOptions } from "./postgres-frame-log.js";
+export { PostgresBatchStore } from "./postgres-batch-store.js";
+export { PostgresFrameLog } from "./postgres-frame-log.js";
 export { postgresStorage } from "./postgres-storage.js";
 export * as pgSchema from "./schema/index.js";

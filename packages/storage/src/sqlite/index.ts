@@ -2,6 +2,7 @@
 export { createSqliteRepositories } from "./create-sqlite-repositories.js";
 export { type AgentwireDatabase, type Db, type OpenDatabaseOptions, openDatabase } from "./open-database.js";
 export * as schema from "./schema/index.js";
-export { SqliteFrameLog, type SqliteFrameLogOptions } from "./sqlite-frame-log.js";
+export { SqliteBatchStore } from "./sqlite-batch-store.js";
+export { SqliteFrameLog } from "./sqlite-frame-log.js";
 export { sqliteStorage } from "./sqlite-storage.js";
 export { batchWrites, commitBatch } from "./write-batch.js";

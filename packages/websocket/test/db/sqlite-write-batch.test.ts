@@ -66,6 +66,7 @@ describe("sqliteStorage: the writes of one event-loop turn share one transaction
     await repos.users.ensure("u");
     const t = await repos.threads.create("u", "t");
     const turn = await repos.turns.start("u", t.id);
+    await log.claim(t.id);
     const seenAtDelivery: number[] = [];
     log.subscribe(t.id, {
       id: "s",

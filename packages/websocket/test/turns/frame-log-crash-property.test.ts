@@ -69,6 +69,11 @@ describe("SqliteFrameLog under appends, group commits, crashes and resumes", () 
           const open = () =>
             new SqliteFrameLog(database.sqlite, { schedule: (commit) => scheduled.push(commit) });
           let log = open();
+          // A process claims a thread before it appends (each turn does).
+          const claimAll = async () => {
+            for (const thread of threads) await log.claim(thread.id);
+          };
+          await claimAll();
           // What the model knows was committed (seq → json), per thread.
           const committed = threads.map(() => new Map<number, string>());
           let counter = 0;
@@ -112,6 +117,7 @@ describe("SqliteFrameLog under appends, group commits, crashes and resumes", () 
                 // kill -9: the uncommitted tail is gone, every socket with it.
                 scheduled = [];
                 log = open();
+                await claimAll();
                 break;
               case "disconnect":
                 log.unsubscribe((threads[step.thread] as (typeof threads)[number]).id, `c${step.client}`);

@@ -49,6 +49,7 @@ describe("SqliteFrameLog", () => {
   it("stamps per-thread seqs into the JSON, and delivers only after the commit, in one batch", async () => {
     const { threadId, turnId } = await thread();
     const log = openLog();
+    await log.claim(threadId);
     const { sub, got } = recorder();
     log.subscribe(threadId, sub);
     const first = log.append(threadId, turnId, chunk("a"));
@@ -64,6 +65,7 @@ describe("SqliteFrameLog", () => {
   it("holds what is appended after hold until release; frames before the hold still go out", async () => {
     const { threadId, turnId } = await thread();
     const log = openLog();
+    await log.claim(threadId);
     const { sub, got } = recorder();
     log.subscribe(threadId, sub);
     log.append(threadId, turnId, chunk("before"));
@@ -83,6 +85,7 @@ describe("SqliteFrameLog", () => {
   it("endSubscriptions: subscribers get what was appended before it, then nothing", async () => {
     const { threadId, turnId } = await thread();
     const log = openLog();
+    await log.claim(threadId);
     const { sub, got } = recorder();
     log.subscribe(threadId, sub);
     log.append(threadId, turnId, chunk("last"));
@@ -96,10 +99,12 @@ describe("SqliteFrameLog", () => {
   it("a restart continues after the last committed seq and replays from disk; a new turn prunes the old one", async () => {
     const { threadId, turnId, repos } = await thread();
     const log = openLog();
+    await log.claim(threadId);
     for (const c of ["a", "b", "c"]) log.append(threadId, turnId, chunk(c));
     commit();
     log.append(threadId, turnId, chunk("lost in the crash"));
     const again = openLog({ maxRecentFrames: 2 });
+    await again.claim(threadId);
     expect(again.lastSeq(threadId)).toBe(3);
     expect((await again.readTurn(threadId, turnId)).map((f) => JSON.parse(f.json).content)).toEqual([
       "a",
@@ -118,12 +123,16 @@ describe("SqliteFrameLog", () => {
     const b = await thread();
     const errors: string[] = [];
     const log = openLog({ onError: (_e: unknown, threadId: string) => errors.push(threadId) });
+    await log.claim(a.threadId);
+    await log.claim(b.threadId);
     const { sub, got } = recorder();
     log.subscribe(b.threadId, sub);
     log.append(a.threadId, a.turnId, chunk("x"));
     log.append(b.threadId, b.turnId, chunk("y"));
     await a.repos.threads.delete("u", a.threadId);
     commit();
+    // After a failed transaction the log writes thread by thread, asynchronously.
+    await log.flush();
     expect(errors).toEqual([a.threadId]);
     expect(got.map((f) => JSON.parse(f.json).content)).toEqual(["y"]);
   });
@@ -131,6 +140,7 @@ describe("SqliteFrameLog", () => {
   it("close commits what is pending, and appends afterwards throw", async () => {
     const { threadId, turnId } = await thread();
     const log = openLog();
+    await log.claim(threadId);
     log.append(threadId, turnId, chunk("a"));
     log.close();
     expect(() => log.append(threadId, turnId, chunk("b"))).toThrow();
