@@ -12,9 +12,9 @@ export {
   type OpenStorageOptions,
   openStorage,
   type PoolStats,
+  type PostgresPoolOptions,
   type Storage,
   type StorageLogger,
-  sqliteHandle,
 } from "./storage.js";
 export { readSuspendedTurn, SuspendedTurn } from "./suspended-turn.js";
 // The in-memory core every frame log is built on (the Redis log of @agentwire/cluster too).

@@ -1,35 +1,28 @@
 import type { LlmCallRecord } from "@agentwire/agents";
 import type {
+  PlanStatus,
   ScratchpadEdit,
   ScratchpadItem,
   ScratchpadOp,
   StoredMessage,
   ThreadSummary,
+  TurnStatus,
   TurnUsage,
 } from "@agentwire/protocol";
 import type {
-  apiTokens,
-  assets,
-  llmCalls,
-  messages,
-  PlanStatus,
-  plans,
-  TurnStatus,
-  threads,
-  turns,
-  workflows,
-} from "./sqlite/schema/index.js";
+  ApiTokenRow,
+  AssetRow,
+  LlmCallRow,
+  MessageRow,
+  PlanRow,
+  ThreadRow,
+  TurnRow,
+  WorkflowRow,
+} from "./rows.js";
 import type { SuspendedTurn } from "./suspended-turn.js";
 
-// Row types come from the SQLite schema; the Postgres schema is checked to infer the same ones.
-/** SQLite's `last_seq` is only for the frame log's threads from before it; Postgres has no such column. */
-export type ThreadRow = Omit<typeof threads.$inferSelect, "lastSeq">;
-export type MessageRow = typeof messages.$inferSelect;
-export type TurnRow = typeof turns.$inferSelect;
-export type LlmCallRow = typeof llmCalls.$inferSelect;
-export type WorkflowRow = typeof workflows.$inferSelect;
-export type AssetRow = typeof assets.$inferSelect;
-export type ApiTokenRow = typeof apiTokens.$inferSelect;
+// The contract's rows are its own (rows.ts), in the protocol's types; each dialect's schema is held to them.
+export type * from "./rows.js";
 
 /** What a caller supplies to store a row; id, seq and created_at are assigned by the repository. */
 export type NewMessage = Pick<MessageRow, "role" | "status"> &
@@ -275,8 +268,6 @@ export interface SummariesRepo {
   /** Creates or replaces the thread's summary; throws not_found when the thread is not the user's. */
   put(userId: string, threadId: string, summary: ThreadSummaryRecord, now?: number): Promise<void>;
 }
-
-export type PlanRow = typeof plans.$inferSelect;
 
 /** Plans create_plan made, always through the owning user: another user's plan reads as missing. */
 export interface PlansRepo {

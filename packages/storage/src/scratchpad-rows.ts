@@ -1,8 +1,7 @@
 import type { ScratchpadItem } from "@agentwire/protocol";
-import type { scratchpadItems } from "./sqlite/schema/index.js";
+import type { ScratchpadRow } from "./rows.js";
 
-/** A scratchpad row as the SQLite schema reads it (the Postgres repo decodes related_ids to the same). */
-export type ScratchpadRow = typeof scratchpadItems.$inferSelect;
+export type { ScratchpadRow };
 
 /** A stored row as the protocol's ScratchpadItem (absent optional fields left out, not null). */
 export function toScratchpadItem(row: ScratchpadRow): ScratchpadItem {

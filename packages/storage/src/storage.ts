@@ -1,7 +1,5 @@
 import type { FrameLog } from "./frame-log.js";
-import type { OpenPostgresOptions } from "./postgres/open-postgres.js";
 import type { Repositories } from "./repositories.js";
-import type { AgentwireDatabase } from "./sqlite/open-database.js";
 
 /** Where a storage reports what goes wrong in the background (a pino or Fastify logger fits). */
 export interface StorageLogger {
@@ -33,10 +31,16 @@ export interface Storage {
   close(): Promise<void>;
 }
 
-/** The raw SQLite handle of a SQLite storage (tests reach below the repositories with it); throws for Postgres. */
-export function sqliteHandle(storage: Storage): AgentwireDatabase["sqlite"] {
-  if (!("database" in storage)) throw new Error(`${storage.dialect} storage has no SQLite handle`);
-  return (storage as Storage & { database: AgentwireDatabase }).database.sqlite;
+/** How the server's Postgres pool is set up (the URL aside). */
+export interface PostgresPoolOptions {
+  /** Most connections the pool opens (default 10). */
+  poolSize?: number;
+  /** Server-side limit on one statement, in milliseconds; unset means none. */
+  statementTimeoutMs?: number;
+  /** disable: plain TCP; require: TLS without checking the certificate; verify-full: TLS, certificate checked. */
+  sslMode?: "disable" | "require" | "verify-full";
+  /** The Postgres migrations folder itself; by default `postgres/migrations` of this package. */
+  migrationsFolder?: string;
 }
 
 /** What `openStorage` needs: a Postgres URL (with its pool settings) or a SQLite file. */
@@ -44,7 +48,7 @@ export interface OpenStorageOptions {
   /** `postgres://…` selects Postgres; absent, the SQLite file at `databasePath`. */
   databaseUrl?: string | undefined;
   databasePath: string;
-  postgres?: Omit<OpenPostgresOptions, "url">;
+  postgres?: PostgresPoolOptions;
 }
 
 /**

@@ -12,9 +12,9 @@ import {
   ServerFrame as ServerFrameSchema,
   type ServerFrameType,
 } from "@agentwire/protocol";
-import { type Repositories, type Storage, sqliteHandle } from "@agentwire/storage";
+import type { Repositories, Storage } from "@agentwire/storage";
 import { openPostgres, postgresStorage } from "@agentwire/storage/postgres";
-import { openDatabase, sqliteStorage } from "@agentwire/storage/sqlite";
+import { openDatabase, sqliteHandle, sqliteStorage } from "@agentwire/storage/sqlite";
 import type { FastifyInstance } from "fastify";
 import pg from "pg";
 import { inject } from "vitest";

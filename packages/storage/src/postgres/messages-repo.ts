@@ -3,11 +3,8 @@ import type { StoredMessage } from "@agentwire/protocol";
 import { NotFoundError } from "@agentwire/protocol";
 import { and, asc, eq, gt, sql } from "drizzle-orm";
 import { type MessageRow, type MessagesRepo, type NewMessage, toStoredMessage } from "../repositories.js";
-import { fromJsonText, toJsonText } from "./json-text.js";
 import type { PgDb } from "./open-postgres.js";
 import { messages, threads } from "./schema/index.js";
-
-type PgMessageRow = typeof messages.$inferSelect;
 
 /** Messages of a thread, always through the owning user. */
 export class PgMessagesRepo implements MessagesRepo {
@@ -26,7 +23,7 @@ export class PgMessagesRepo implements MessagesRepo {
       .from(messages)
       .where(and(eq(messages.threadId, threadId), eq(messages.userId, userId)))
       .orderBy(asc(messages.seq));
-    return rows.map((row) => toStoredMessage(fromPgMessage(row)));
+    return rows.map(toStoredMessage);
   }
 
   /** The rows after `afterId` in order; undefined when the user's thread has no such row. */
@@ -44,7 +41,7 @@ export class PgMessagesRepo implements MessagesRepo {
         and(eq(messages.threadId, threadId), eq(messages.userId, userId), gt(messages.seq, at[0]?.seq ?? 0)),
       )
       .orderBy(asc(messages.seq));
-    return rows.map((row) => toStoredMessage(fromPgMessage(row)));
+    return rows.map(toStoredMessage);
   }
 
   /**
@@ -87,33 +84,11 @@ export class PgMessagesRepo implements MessagesRepo {
       const nextSeq = sql<number>`(select coalesce(max(${messages.seq}), 0) + 1 from ${messages} where ${messages.threadId} = ${threadId})`;
       const [stored] = await tx
         .insert(messages)
-        .values({ ...toPgMessage(row), seq: nextSeq })
+        .values({ ...row, seq: nextSeq })
         .returning({ seq: messages.seq });
       if (!stored) throw new Error("messages insert returned no row");
       return stored.seq;
     });
     return toStoredMessage(row);
   }
-}
-
-/** A message row as the Postgres columns hold it (JSON columns as text). */
-function toPgMessage(row: MessageRow): PgMessageRow {
-  return {
-    ...row,
-    content: toJsonText(row.content),
-    toolCalls: toJsonText(row.toolCalls),
-    executionTree: toJsonText(row.executionTree),
-    usage: toJsonText(row.usage),
-  };
-}
-
-/** A Postgres message row with its JSON columns decoded, as the SQLite schema reads it. */
-function fromPgMessage(row: PgMessageRow): MessageRow {
-  return {
-    ...row,
-    content: fromJsonText<MessageRow["content"]>(row.content),
-    toolCalls: fromJsonText<NonNullable<MessageRow["toolCalls"]>>(row.toolCalls),
-    executionTree: fromJsonText<NonNullable<MessageRow["executionTree"]>>(row.executionTree),
-    usage: fromJsonText<NonNullable<MessageRow["usage"]>>(row.usage),
-  };
 }

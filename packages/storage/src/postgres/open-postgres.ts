@@ -4,6 +4,7 @@ import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
 import { findMigrationsFolder } from "../find-migrations-folder.js";
+import type { PostgresPoolOptions } from "../storage.js";
 import * as schema from "./schema/index.js";
 
 export type AgentwirePgSchema = typeof schema;
@@ -25,17 +26,10 @@ export interface AgentwirePostgres {
   lockSoleInstance(): Promise<boolean>;
 }
 
-export interface OpenPostgresOptions {
+/** Where and how to open the pool. */
+export interface OpenPostgresOptions extends PostgresPoolOptions {
   /** `postgres://user:password@host:port/database`; an `sslmode` in it wins over `sslMode`. */
   url: string;
-  /** Most connections the pool opens (default 10). */
-  poolSize?: number;
-  /** Server-side limit on one statement, in milliseconds; unset means none. */
-  statementTimeoutMs?: number;
-  /** disable: plain TCP; require: TLS without checking the certificate; verify-full: TLS, certificate checked. */
-  sslMode?: "disable" | "require" | "verify-full";
-  /** The Postgres migrations folder itself; by default `postgres/migrations` of this package. */
-  migrationsFolder?: string;
 }
 
 /** Opens a pool on the database and applies pending migrations, one server instance at a time. */

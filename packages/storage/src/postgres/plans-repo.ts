@@ -1,10 +1,8 @@
-import type { ChatContext, Plan, PlanStatus } from "@agentwire/protocol";
+import type { PlanStatus } from "@agentwire/protocol";
 import { and, asc, eq } from "drizzle-orm";
 import type { PlanRow, PlansRepo } from "../repositories.js";
 import type { PgDb } from "./open-postgres.js";
 import { plans } from "./schema/index.js";
-
-type PgPlanRow = typeof plans.$inferSelect;
 
 /** Plans create_plan made, always scoped by the owning user: another user's plan reads as missing. */
 export class PgPlansRepo implements PlansRepo {
@@ -20,9 +18,7 @@ export class PgPlansRepo implements PlansRepo {
     now = Date.now(),
   ): Promise<PlanRow> {
     const row: PlanRow = { ...plan, userId, createdAt: now, updatedAt: now };
-    await this.db
-      .insert(plans)
-      .values({ ...row, plan: JSON.stringify(row.plan), chatContext: JSON.stringify(row.chatContext) });
+    await this.db.insert(plans).values(row);
     return row;
   }
 
@@ -33,12 +29,12 @@ export class PgPlansRepo implements PlansRepo {
       .from(plans)
       .where(and(eq(plans.id, planId), eq(plans.userId, userId)))
       .limit(1);
-    return rows[0] && fromPgPlan(rows[0]);
+    return rows[0];
   }
 
   /** The plans of the user's thread, oldest first. */
   async listForThread(userId: string, threadId: string, status?: PlanStatus): Promise<PlanRow[]> {
-    const rows = await this.db
+    return this.db
       .select()
       .from(plans)
       .where(
@@ -49,7 +45,6 @@ export class PgPlansRepo implements PlansRepo {
         ),
       )
       .orderBy(asc(plans.createdAt), asc(plans.id));
-    return rows.map(fromPgPlan);
   }
 
   /** Sets the plan's status; false when the user has no such plan. */
@@ -75,13 +70,4 @@ export class PgPlansRepo implements PlansRepo {
       .where(and(eq(plans.id, planId), eq(plans.userId, userId), eq(plans.status, from)));
     return (result.rowCount ?? 0) > 0;
   }
-}
-
-/** A Postgres plan row with its plan decoded, as the SQLite schema reads it. */
-function fromPgPlan(row: PgPlanRow): PlanRow {
-  return {
-    ...row,
-    plan: JSON.parse(row.plan) as Plan,
-    chatContext: JSON.parse(row.chatContext) as ChatContext,
-  };
 }

@@ -3,12 +3,10 @@ import type { ScratchpadEdit, ScratchpadItem, ScratchpadOp } from "@agentwire/pr
 import { NotFoundError } from "@agentwire/protocol";
 import { and, asc, eq } from "drizzle-orm";
 import type { ScratchpadRepo } from "../repositories.js";
-import { type ScratchpadRow, toScratchpadItem, toScratchpadRow } from "../scratchpad-rows.js";
-import { fromJsonText, toJsonText } from "./json-text.js";
+import { toScratchpadItem, toScratchpadRow } from "../scratchpad-rows.js";
 import type { PgDb } from "./open-postgres.js";
 import { scratchpadItems, threads } from "./schema/index.js";
 
-type PgScratchpadRow = typeof scratchpadItems.$inferSelect;
 type Reader = Pick<PgDb, "select">;
 
 /** Scratchpad rows of a thread, always through the owning user. */
@@ -42,7 +40,7 @@ export class PgScratchpadRepo implements ScratchpadRepo {
       const result = applyScratchpadOps(current, ops, now);
       if (!result.ok) throw new ScratchpadOpError(result.message);
       for (const item of result.updated) {
-        const row = toPgRow(toScratchpadRow(userId, threadId, item, 0));
+        const row = toScratchpadRow(userId, threadId, item, 0);
         await tx
           .update(scratchpadItems)
           .set({
@@ -59,9 +57,7 @@ export class PgScratchpadRepo implements ScratchpadRepo {
         await tx
           .insert(scratchpadItems)
           .values(
-            result.added.map((item, i) =>
-              toPgRow(toScratchpadRow(userId, threadId, item, current.length + i + 1)),
-            ),
+            result.added.map((item, i) => toScratchpadRow(userId, threadId, item, current.length + i + 1)),
           );
       }
       return [...result.updated, ...result.added];
@@ -84,7 +80,7 @@ export class PgScratchpadRepo implements ScratchpadRepo {
       );
       const [row] = await tx.select().from(scratchpadItems).where(where).for("update");
       if (!row) return undefined;
-      const item = editScratchpadItem(toScratchpadItem(fromPgRow(row)), edit, now);
+      const item = editScratchpadItem(toScratchpadItem(row), edit, now);
       const next = toScratchpadRow(userId, threadId, item, row.position);
       await tx
         .update(scratchpadItems)
@@ -115,15 +111,5 @@ async function read(db: Reader, userId: string, threadId: string): Promise<Scrat
     .from(scratchpadItems)
     .where(and(eq(scratchpadItems.threadId, threadId), eq(scratchpadItems.userId, userId)))
     .orderBy(asc(scratchpadItems.position));
-  return rows.map((row) => toScratchpadItem(fromPgRow(row)));
-}
-
-/** A row as the Postgres columns hold it (related_ids as JSON text). */
-function toPgRow(row: ScratchpadRow): PgScratchpadRow {
-  return { ...row, relatedIds: toJsonText(row.relatedIds) };
-}
-
-/** A Postgres row with related_ids decoded, as the SQLite schema reads it. */
-function fromPgRow(row: PgScratchpadRow): ScratchpadRow {
-  return { ...row, relatedIds: fromJsonText<string[]>(row.relatedIds) };
+  return rows.map(toScratchpadItem);
 }

@@ -1,11 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import type { TurnEnd, TurnRow, TurnStart, TurnsRepo, TurnUpdate } from "../repositories.js";
-import { fromJsonText, toJsonText } from "./json-text.js";
 import type { PgDb } from "./open-postgres.js";
 import { turns } from "./schema/index.js";
-
-type PgTurnRow = typeof turns.$inferSelect;
 
 /** Turns of a thread, always through the owning user. */
 export class PgTurnsRepo implements TurnsRepo {
@@ -47,7 +44,7 @@ export class PgTurnsRepo implements TurnsRepo {
       .from(turns)
       .where(and(eq(turns.id, turnId), eq(turns.userId, userId)))
       .limit(1);
-    return rows[0] && fromPgTurn(rows[0]);
+    return rows[0];
   }
 
   /** The user's most recent turn started by a chat_message with this request_id. */
@@ -58,7 +55,7 @@ export class PgTurnsRepo implements TurnsRepo {
       .where(and(eq(turns.userId, userId), eq(turns.requestId, requestId)))
       .orderBy(desc(turns.startedAt))
       .limit(1);
-    return rows[0] && fromPgTurn(rows[0]);
+    return rows[0];
   }
 
   /** The most recent turn of the user's thread. */
@@ -69,7 +66,7 @@ export class PgTurnsRepo implements TurnsRepo {
       .where(and(eq(turns.threadId, threadId), eq(turns.userId, userId)))
       .orderBy(desc(turns.startedAt))
       .limit(1);
-    return rows[0] && fromPgTurn(rows[0]);
+    return rows[0];
   }
 
   /** Ends the user's turn: its final status, usage and error; the suspension is cleared. */
@@ -78,7 +75,7 @@ export class PgTurnsRepo implements TurnsRepo {
       .update(turns)
       .set({
         status: end.status,
-        usage: toJsonText(end.usage),
+        usage: end.usage,
         error: end.error,
         suspendedState: null,
         endedAt: end.endedAt,
@@ -97,48 +94,23 @@ export class PgTurnsRepo implements TurnsRepo {
 
   /** The user's turns that are running or waiting on them (at most one per thread). */
   async activeTurns(userId: string): Promise<TurnRow[]> {
-    const rows = await this.db
+    return this.db
       .select()
       .from(turns)
       .where(and(eq(turns.userId, userId), inArray(turns.status, ["running", "waiting_user"])));
-    return rows.map(fromPgTurn);
   }
 
   /** Updates the user's turn; false when it is not theirs. */
   async update(userId: string, turnId: string, update: TurnUpdate): Promise<boolean> {
     const result = await this.db
       .update(turns)
-      .set(toPgTurnUpdate(update))
+      .set(update)
       .where(and(eq(turns.id, turnId), eq(turns.userId, userId)));
     return (result.rowCount ?? 0) > 0;
   }
 
   /** Every turn still marked running, system-wide (restart recovery ends them; not scoped by user). */
   async listRunning(): Promise<TurnRow[]> {
-    const rows = await this.db
-      .select()
-      .from(turns)
-      .where(eq(turns.status, "running"))
-      .orderBy(asc(turns.startedAt));
-    return rows.map(fromPgTurn);
+    return this.db.select().from(turns).where(eq(turns.status, "running")).orderBy(asc(turns.startedAt));
   }
-}
-
-/** A Postgres turn row with its JSON columns decoded, as the SQLite schema reads it. */
-function fromPgTurn(row: PgTurnRow): TurnRow {
-  return {
-    ...row,
-    usage: fromJsonText<NonNullable<TurnRow["usage"]>>(row.usage),
-    suspendedState: fromJsonText<NonNullable<TurnRow["suspendedState"]>>(row.suspendedState),
-  };
-}
-
-/** An update's JSON fields as text; a field left undefined stays out of the SET, as drizzle does in SQLite. */
-function toPgTurnUpdate(update: TurnUpdate): Partial<PgTurnRow> {
-  const { usage, suspendedState, ...plain } = update;
-  return {
-    ...plain,
-    ...(usage !== undefined && { usage: toJsonText(usage) }),
-    ...(suspendedState !== undefined && { suspendedState: toJsonText(suspendedState) }),
-  };
 }

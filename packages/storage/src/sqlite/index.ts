@@ -4,5 +4,5 @@ export { type AgentwireDatabase, type Db, type OpenDatabaseOptions, openDatabase
 export * as schema from "./schema/index.js";
 export { SqliteBatchStore } from "./sqlite-batch-store.js";
 export { SqliteFrameLog } from "./sqlite-frame-log.js";
-export { sqliteStorage } from "./sqlite-storage.js";
+export { sqliteHandle, sqliteStorage } from "./sqlite-storage.js";
 export { batchWrites, commitBatch } from "./write-batch.js";

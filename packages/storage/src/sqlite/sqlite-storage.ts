@@ -33,3 +33,9 @@ export function sqliteStorage(
     },
   };
 }
+
+/** The raw SQLite handle of a SQLite storage (tests reach below the repositories with it); throws for Postgres. */
+export function sqliteHandle(storage: Storage): AgentwireDatabase["sqlite"] {
+  if (!("database" in storage)) throw new Error(`${storage.dialect} storage has no SQLite handle`);
+  return (storage as Storage & { database: AgentwireDatabase }).database.sqlite;
+}

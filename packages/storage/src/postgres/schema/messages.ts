@@ -1,13 +1,18 @@
-import type { MessageRole, MessageStatus } from "@agentwire/protocol";
+import type {
+  ExecutionTreeSnapshot,
+  MessageContent,
+  MessageRole,
+  MessageStatus,
+  StoredToolCall,
+  TurnUsage,
+} from "@agentwire/protocol";
 import { bigint, boolean, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { jsonText } from "./json-text.js";
 import { threads } from "./threads.js";
 import { turns } from "./turns.js";
 import { users } from "./users.js";
 
-/**
- * One stored row of a thread; the Postgres twin of `schema/messages.ts`. The JSON columns (content,
- * tool_calls, execution_tree, usage) are text holding JSON, as in SQLite: the repositories serialise.
- */
+/** One stored row of a thread; the Postgres twin of `schema/messages.ts` (JSON columns as text, as there). */
 export const messages = pgTable(
   "messages",
   {
@@ -21,14 +26,14 @@ export const messages = pgTable(
     turnId: text("turn_id").references(() => turns.id, { onDelete: "set null" }),
     seq: bigint({ mode: "number" }).notNull(),
     role: text().$type<MessageRole>().notNull(),
-    content: text(),
-    toolCalls: text("tool_calls"),
+    content: jsonText().$type<MessageContent | null>(),
+    toolCalls: jsonText("tool_calls").$type<StoredToolCall[]>(),
     toolCallId: text("tool_call_id"),
     isError: boolean("is_error"),
     provider: text(),
     model: text(),
-    executionTree: text("execution_tree"),
-    usage: text(),
+    executionTree: jsonText("execution_tree").$type<ExecutionTreeSnapshot>(),
+    usage: jsonText().$type<TurnUsage>(),
     status: text().$type<MessageStatus>().notNull(),
     createdAt: bigint("created_at", { mode: "number" }).notNull(),
   },

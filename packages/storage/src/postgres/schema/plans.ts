@@ -1,10 +1,11 @@
-import type { PlanExecutionMode } from "@agentwire/protocol";
+import type { ChatContext, Plan, PlanExecutionMode } from "@agentwire/protocol";
 import { PlanStatus } from "@agentwire/protocol";
 import { bigint, index, pgTable, text } from "drizzle-orm/pg-core";
+import { jsonText } from "./json-text.js";
 import { threads } from "./threads.js";
 import { users } from "./users.js";
 
-/** A plan create_plan made; the Postgres twin of `schema/plans.ts`. plan is text holding JSON. */
+/** A plan create_plan made; the Postgres twin of `schema/plans.ts` (JSON columns as text, as there). */
 export const plans = pgTable(
   "plans",
   {
@@ -17,8 +18,8 @@ export const plans = pgTable(
       .references(() => users.id, { onDelete: "cascade" }),
     toolCallId: text("tool_call_id").notNull(),
     executionMode: text("execution_mode").$type<PlanExecutionMode>().notNull(),
-    plan: text().notNull(),
-    chatContext: text("chat_context").notNull(),
+    plan: jsonText().$type<Plan>().notNull(),
+    chatContext: jsonText("chat_context").$type<ChatContext>().notNull(),
     status: text({ enum: PlanStatus.options as [PlanStatus, ...PlanStatus[]] }).notNull(),
     createdAt: bigint("created_at", { mode: "number" }).notNull(),
     updatedAt: bigint("updated_at", { mode: "number" }).notNull(),

@@ -1,9 +1,10 @@
 import { ScratchpadKind, ScratchpadStatus } from "@agentwire/protocol";
 import { bigint, index, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+import { jsonText } from "./json-text.js";
 import { threads } from "./threads.js";
 import { users } from "./users.js";
 
-/** One scratchpad item; the Postgres twin of `schema/scratchpad-items.ts`. related_ids is text holding JSON. */
+/** One scratchpad item; the Postgres twin of `schema/scratchpad-items.ts`. related_ids is JSON as text, as there. */
 export const scratchpadItems = pgTable(
   "scratchpad_items",
   {
@@ -18,7 +19,7 @@ export const scratchpadItems = pgTable(
     title: text().notNull(),
     details: text(),
     status: text({ enum: ScratchpadStatus.options as [ScratchpadStatus, ...ScratchpadStatus[]] }).notNull(),
-    relatedIds: text("related_ids"),
+    relatedIds: jsonText("related_ids").$type<string[]>(),
     position: bigint({ mode: "number" }).notNull(),
     createdAt: bigint("created_at", { mode: "number" }).notNull(),
     updatedAt: bigint("updated_at", { mode: "number" }).notNull(),

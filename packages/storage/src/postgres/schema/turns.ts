@@ -1,11 +1,13 @@
-import { TurnStatus } from "@agentwire/protocol";
+import { TurnStatus, type TurnUsage } from "@agentwire/protocol";
 import { bigint, index, pgTable, text } from "drizzle-orm/pg-core";
+import type { SuspendedTurn } from "../../suspended-turn.js";
+import { jsonText } from "./json-text.js";
 import { threads } from "./threads.js";
 import { users } from "./users.js";
 
 export type { TurnStatus };
 
-/** One chat turn; the Postgres twin of `schema/turns.ts`. usage and suspended_state are text holding JSON. */
+/** One chat turn; the Postgres twin of `schema/turns.ts`. usage and suspended_state are JSON as text, as there. */
 export const turns = pgTable(
   "turns",
   {
@@ -17,9 +19,9 @@ export const turns = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
     status: text({ enum: TurnStatus.options as [TurnStatus, ...TurnStatus[]] }).notNull(),
-    usage: text(),
+    usage: jsonText().$type<TurnUsage>(),
     error: text(),
-    suspendedState: text("suspended_state"),
+    suspendedState: jsonText("suspended_state").$type<SuspendedTurn>(),
     startedAt: bigint("started_at", { mode: "number" }).notNull(),
     endedAt: bigint("ended_at", { mode: "number" }),
     provider: text(),

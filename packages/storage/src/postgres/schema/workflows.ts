@@ -1,7 +1,8 @@
 import { bigint, index, pgTable, text } from "drizzle-orm/pg-core";
+import { jsonText } from "./json-text.js";
 import { users } from "./users.js";
 
-/** A saved workflow graph (text holding JSON); the Postgres twin of `schema/workflows.ts`. */
+/** A saved workflow graph (JSON as text); the Postgres twin of `schema/workflows.ts`. */
 export const workflows = pgTable(
   "workflows",
   {
@@ -10,7 +11,7 @@ export const workflows = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
     name: text().notNull(),
-    graph: text().notNull(),
+    graph: jsonText().$type<Record<string, unknown>>().notNull(),
     createdAt: bigint("created_at", { mode: "number" }).notNull(),
     updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
   },
