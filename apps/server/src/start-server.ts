@@ -1,13 +1,13 @@
+import { RedisThreadStateRelay, startCluster } from "@agentwire/cluster";
 import { openStorage, type Storage } from "@agentwire/storage";
 import {
   type AgentwireServices,
   type CommandHandlers,
   createLogger,
   createServer,
-  RedisThreadStateRelay,
   recoverInterruptedTurns,
+  recoverTurn,
   type ServerLimitsInput,
-  startCluster,
 } from "@agentwire/websocket";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
@@ -149,9 +149,12 @@ export async function startServer(config: Config, options: StartServerOptions = 
       }
       // Another instance may be running any stored turn: only those whose lease lapsed are ended.
       const { uiTools } = built.services;
-      await cluster.serve(chat.turns, repos, {
+      await cluster.serve({
+        turns: chat.turns,
+        repos,
+        // Its user's subscribers see the thread go idle, here and (through the relay) elsewhere.
+        recoverTurn: (turn) => recoverTurn(cluster.frames, repos, logger, turn, chat.threadStates),
         ...(uiTools && { uiTools }),
-        threadStates: chat.threadStates,
       });
     } else {
       // Alone on the database: ending every running turn and numbering frames in memory are only

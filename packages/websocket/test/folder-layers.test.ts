@@ -16,8 +16,8 @@ describe("the folders of packages/websocket", () => {
     expect(reaches("server", "ws") && reaches("server", "commands") && reaches("chat", "turns")).toBe(true);
   });
 
-  it("import no database driver: storage is @agentwire/storage's", () => {
-    const drivers = /from "(pg|better-sqlite3|drizzle-orm[^"]*)"/;
+  it("import no database or Redis driver: storage is @agentwire/storage's, Redis @agentwire/cluster's", () => {
+    const drivers = /from "(pg|better-sqlite3|drizzle-orm[^"]*|ioredis)"/;
     const files = readdirSync(src, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts"));
     expect(files.length).toBeGreaterThan(50);
     expect(files.filter((f) => drivers.test(readFileSync(join(src, f), "utf8")))).toEqual([]);

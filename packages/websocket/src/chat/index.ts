@@ -6,6 +6,5 @@ export * from "./create-chat-services.js";
 export * from "./run-chat-agent.js";
 export * from "./thread-context.js";
 export * from "./thread-history.js";
-export * from "./thread-states/redis-thread-state-relay.js";
 export * from "./thread-states/thread-states.js";
 export * from "./tool-policy.js";

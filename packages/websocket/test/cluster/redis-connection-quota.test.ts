@@ -1,6 +1,6 @@
+import { RedisConnectionQuota } from "@agentwire/cluster";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { RedisConnectionQuota } from "../../src/cluster/redis-connection-quota.js";
 import { redisMissing, startRedis, type TestRedis } from "../support/redis-server.js";
 import { skipMissingService } from "../support/skip-missing-service.js";
 import { until } from "../support/until.js";

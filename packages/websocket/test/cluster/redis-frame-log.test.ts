@@ -1,7 +1,7 @@
+import { RedisFrameLog } from "@agentwire/cluster";
 import type { FrameSubscriber, LoggedFrame } from "@agentwire/storage";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { RedisFrameLog } from "../../src/cluster/redis-frame-log.js";
 import { redisMissing, startRedis, type TestRedis } from "../support/redis-server.js";
 import { skipMissingService } from "../support/skip-missing-service.js";
 

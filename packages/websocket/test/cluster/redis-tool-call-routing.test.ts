@@ -2,13 +2,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ToolOutcome } from "@agentwire/agents";
+import { type Cluster, startCluster } from "@agentwire/cluster";
 import type { ServerFrame } from "@agentwire/protocol";
 import type { Storage } from "@agentwire/storage";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type Cluster, startCluster } from "../../src/cluster/start-cluster.js";
 import { createLogger } from "../../src/logging/create-logger.js";
 import { UIToolProxy } from "../../src/tools/ui-tool-proxy.js";
+import { recoverTurn } from "../../src/turns/recover-turns.js";
 import { TurnRegistry } from "../../src/turns/turn-registry.js";
 import { openTestStorage } from "../harness.js";
 import { redisMissing, startRedis, type TestRedis } from "../support/redis-server.js";
@@ -43,15 +44,22 @@ type Node = { cluster: Cluster; proxy: UIToolProxy };
 
 /** One instance: its own cluster connections and client tool proxy, served like start-server does. */
 async function node(name: string, reconnectGraceMs = 5_000): Promise<Node> {
+  const logger = createLogger({ level: "silent" });
   const cluster = await startCluster({
     url: server!.url,
-    logger: createLogger({ level: "silent" }),
+    logger,
     instanceId: `${name}-${Date.now()}`,
     leaseMs: 60_000,
   });
   clusters.push(cluster);
   const proxy = new UIToolProxy({ reconnectGraceMs, timeoutMs: 20_000 });
-  await cluster.serve(new TurnRegistry(), storage!.repos, { uiTools: proxy });
+  const repos = storage!.repos;
+  await cluster.serve({
+    turns: new TurnRegistry(),
+    repos,
+    recoverTurn: (turn) => recoverTurn(cluster.frames, repos, logger, turn),
+    uiTools: proxy,
+  });
   return { cluster, proxy };
 }
 

@@ -1,6 +1,6 @@
+import { RedisUserRateLimit } from "@agentwire/cluster";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { RedisUserRateLimit } from "../../src/cluster/redis-user-rate-limit.js";
 import { LocalUserRateLimit } from "../../src/ws/user-rate-limit.js";
 import { redisMissing, startRedis, type TestRedis } from "../support/redis-server.js";
 import { skipMissingService } from "../support/skip-missing-service.js";

@@ -1,6 +1,6 @@
+import { RedisThreadStateRelay } from "@agentwire/cluster";
 import type { ServerFrame } from "@agentwire/protocol";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { RedisThreadStateRelay } from "../../src/chat/thread-states/redis-thread-state-relay.js";
 import { ThreadStates } from "../../src/chat/thread-states/thread-states.js";
 import { redisMissing, startRedis, type TestRedis } from "../support/redis-server.js";
 import { skipMissingService } from "../support/skip-missing-service.js";

@@ -1,6 +1,6 @@
+import { TurnLeases } from "@agentwire/cluster";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TurnLeases } from "../../src/cluster/turn-leases.js";
 import { redisMissing, startRedis, type TestRedis } from "../support/redis-server.js";
 import { skipMissingService } from "../support/skip-missing-service.js";
 import { until } from "../support/until.js";

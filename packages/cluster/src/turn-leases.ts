@@ -1,5 +1,7 @@
 import type { Redis } from "ioredis";
-import type { TurnCoordination, TurnOwner } from "../turns/turn-coordination.js";
+
+/** Where a thread's turn runs when another instance runs it (the turn lifecycle's `TurnOwner`). */
+export type TurnOwner = { instanceId: string; turnId: string };
 
 export interface TurnLeasesOptions {
   instanceId: string;
@@ -18,9 +20,10 @@ const DROP = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("D
 /**
  * Turn ownership across instances: one Redis key per thread, `<instance> <turn>`, set only if absent
  * and renewed by a heartbeat at a third of the lease. A turn whose lease cannot be renewed is told
- * (`onLost`), so it stops rather than run beside the instance that recovered it.
+ * (`onLost`), so it stops rather than run beside the instance that recovered it. The server's turn
+ * lifecycle takes it as its `TurnCoordination` (checked where the server is put together).
  */
-export class TurnLeases implements TurnCoordination {
+export class TurnLeases {
   private readonly held = new Map<string, { value: string; onLost: () => void }>();
   private readonly leaseMs: number;
   private readonly prefix: string;
@@ -47,6 +50,7 @@ export class TurnLeases implements TurnCoordination {
     return `${this.prefix}lease:${threadId}`;
   }
 
+  /** Takes the thread's lease for the turn; false when another instance holds it. */
   async claim(threadId: string, turnId: string, onLost: () => void): Promise<boolean> {
     const value = `${this.options.instanceId} ${turnId}`;
     const set = await this.redis.set(this.key(threadId), value, "PX", this.leaseMs, "NX");
@@ -55,12 +59,14 @@ export class TurnLeases implements TurnCoordination {
     return true;
   }
 
+  /** Drops the lease if this turn still holds it. */
   async release(threadId: string, turnId: string): Promise<void> {
     const value = `${this.options.instanceId} ${turnId}`;
     if (this.held.get(threadId)?.value === value) this.held.delete(threadId);
     await this.redis.eval(DROP, 1, this.key(threadId), value);
   }
 
+  /** The instance holding the thread's lease, when it is another one. */
   async remoteOwner(threadId: string): Promise<TurnOwner | undefined> {
     const value = await this.redis.get(this.key(threadId));
     if (!value) return undefined;
@@ -68,6 +74,7 @@ export class TurnLeases implements TurnCoordination {
     return instanceId === this.options.instanceId ? undefined : { instanceId, turnId };
   }
 
+  /** Asks the owning instance, over the command bus, to stop its turn. */
   stopRemote(owner: TurnOwner, threadId: string): Promise<void> {
     return this.options.sendStop(owner, threadId);
   }

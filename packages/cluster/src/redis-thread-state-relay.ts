@@ -1,8 +1,15 @@
 import { ThreadTurnState } from "@agentwire/protocol";
 import { Redis } from "ioredis";
 import { z } from "zod";
-import type { ThreadStateChange } from "../../turns/thread-state-notifier.js";
-import type { ThreadStateRelay } from "./thread-states.js";
+
+/** A thread's new live state (the server's `ThreadStateChange`), as it travels between instances. */
+export type ThreadStateChange = {
+  userId: string;
+  threadId: string;
+  state: ThreadTurnState;
+  /** The ask_user question a waiting turn asks. */
+  question?: string;
+};
 
 export interface RedisThreadStateRelayOptions {
   url: string;
@@ -27,8 +34,9 @@ const Published = z.object({
  * Thread live-state changes across instances on one Redis pub/sub channel, `<prefix>thread-states`:
  * a turn running on instance A shows on the user's subscribed sockets on B. Fire and forget: a lost
  * message only leaves a stale mark until the next change or the client's next GET /api/threads.
+ * The server's thread states take it as their `ThreadStateRelay` (`relayVia`).
  */
-export class RedisThreadStateRelay implements ThreadStateRelay {
+export class RedisThreadStateRelay {
   private readonly channel: string;
 
   private constructor(
@@ -54,11 +62,13 @@ export class RedisThreadStateRelay implements ThreadStateRelay {
     return new RedisThreadStateRelay(publisher, subscriber, options);
   }
 
+  /** Sends this instance's change to the others (fire and forget). */
   publish(change: ThreadStateChange): void {
     const message = JSON.stringify({ origin: this.options.instanceId, change });
     this.publisher.publish(this.channel, message).catch((error: unknown) => this.options.onError?.(error));
   }
 
+  /** Starts receiving the other instances' changes. */
   async listen(deliver: (change: ThreadStateChange) => void): Promise<void> {
     this.subscriber.on("message", (channel: string, text: string) => {
       if (channel !== this.channel) return;
@@ -70,6 +80,7 @@ export class RedisThreadStateRelay implements ThreadStateRelay {
     await this.subscriber.subscribe(this.channel);
   }
 
+  /** Closes both connections. */
   async close(): Promise<void> {
     await Promise.all([this.publisher, this.subscriber].map((c) => c.quit().catch(() => c.disconnect())));
   }

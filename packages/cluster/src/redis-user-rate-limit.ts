@@ -1,5 +1,4 @@
 import type { Redis } from "ioredis";
-import type { UserRate, UserRateLimit } from "../ws/user-rate-limit.js";
 import { REDIS_NOW } from "./redis-time.js";
 
 // A token bucket in one script (read, refill, take, write), timed by Redis's clock so the instances'
@@ -20,14 +19,20 @@ redis.call("HSET", KEYS[1], "tokens", tostring(tokens), "at", tostring(now))
 redis.call("PEXPIRE", KEYS[1], math.ceil((burst - tokens) * 60000 / perMinute) + 1000)
 return taken`;
 
+/** A token bucket's shape: `burst` at once, refilled at `perMinute`. */
+export type UserRate = { perMinute: number; burst: number };
+
 export interface RedisUserRateLimitOptions {
   prefix?: string;
   /** Names the bucket, so different limits of one user do not share it (default `turns`). */
   name?: string;
 }
 
-/** A per-user token bucket shared by every instance: `<prefix>rate:<name>:<user>` in Redis. */
-export class RedisUserRateLimit implements UserRateLimit {
+/**
+ * A per-user token bucket shared by every instance: `<prefix>rate:<name>:<user>` in Redis. The server
+ * takes it as its `UserRateLimit`.
+ */
+export class RedisUserRateLimit {
   private readonly prefix: string;
 
   constructor(
@@ -42,6 +47,7 @@ export class RedisUserRateLimit implements UserRateLimit {
     return `${this.prefix}${userId}`;
   }
 
+  /** Takes one token from the user's bucket; false when it is empty. */
   async take(userId: string, rate: UserRate): Promise<boolean> {
     return (await this.redis.eval(TAKE, 1, this.key(userId), rate.perMinute, rate.burst)) === 1;
   }

@@ -1,10 +1,23 @@
 import { randomUUID } from "node:crypto";
-import { AgentwireError } from "@agentwire/protocol";
+import { AgentwireError, type ToolResultData } from "@agentwire/protocol";
 import type { Redis } from "ioredis";
-import type { RoutedToolCall, ToolCallRouting } from "../tools/tool-call-routing.js";
-import type { ClientToolResult, UIToolProxy } from "../tools/ui-tool-proxy.js";
-import type { TurnOwner } from "../turns/turn-coordination.js";
+import type { z } from "zod";
 import type { ClusterCommand, ToolResultCommand, ToolResultReply } from "./cluster-command.js";
+import type { TurnOwner } from "./turn-leases.js";
+
+/** A client tool call waiting for its answer: whose it is and which thread's turn runs it. */
+export type RoutedToolCall = { userId: string; toolCallId: string; threadId: string };
+
+/** A user's answer to a client tool call (`tool_result`'s data; the server's `ClientToolResult`). */
+export type ClientToolResult = z.infer<typeof ToolResultData>;
+
+/** The server's client tool proxy, as far as answers routed between instances go. */
+export interface RoutedToolProxy {
+  /** Hands the proxy the routing for answers that wait on no socket of this instance. */
+  routeVia: (routing: RedisToolCallRouting) => void;
+  /** Resolves a call of the user whose socket closed (in its grace); true when one was answered. */
+  resolveOrphaned(userId: string, data: ClientToolResult, threadId?: string): boolean;
+}
 
 export interface RedisToolCallRoutingOptions {
   instanceId: string;
@@ -26,8 +39,9 @@ const DROP = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("D
  * thread; an answer given elsewhere looks it up, finds the instance whose lease holds the thread, and
  * sends it there as `tool_result`; that instance resolves the call (if its socket closed and it is in
  * its grace) and replies `tool_result_reply`, so the sender is answered as it would be locally.
+ * The server's client tool proxy takes it as its `ToolCallRouting`.
  */
-export class RedisToolCallRouting implements ToolCallRouting {
+export class RedisToolCallRouting {
   private readonly prefix: string;
   private readonly replyTimeoutMs: number;
   private readonly waiting = new Map<string, (resolved: boolean) => void>();
@@ -45,6 +59,7 @@ export class RedisToolCallRouting implements ToolCallRouting {
     return `${this.prefix}toolcall:${userId}:${toolCallId}`;
   }
 
+  /** Records where a call waits, for up to `ttlMs`. Never rejects (a failure only loses the routing). */
   async register(call: RoutedToolCall, ttlMs: number): Promise<void> {
     try {
       await this.redis.set(this.key(call.userId, call.toolCallId), entry(call), "PX", ttlMs);
@@ -53,6 +68,7 @@ export class RedisToolCallRouting implements ToolCallRouting {
     }
   }
 
+  /** Forgets a call that ended. Never rejects. */
   async unregister(call: RoutedToolCall): Promise<void> {
     try {
       await this.redis.eval(DROP, 1, this.key(call.userId, call.toolCallId), entry(call));
@@ -61,6 +77,7 @@ export class RedisToolCallRouting implements ToolCallRouting {
     }
   }
 
+  /** Delivers a user's answer to the instance where its call waits; true when it answered a call there. */
   async forward(userId: string, data: ClientToolResult): Promise<boolean> {
     let owner: TurnOwner | undefined;
     let threadId: string | undefined;
@@ -103,7 +120,7 @@ export class RedisToolCallRouting implements ToolCallRouting {
   }
 
   /** On the instance running the turn: resolves a routed answer with `proxy` and replies to the sender. */
-  async handle(command: ToolResultCommand, proxy: UIToolProxy | undefined): Promise<void> {
+  async handle(command: ToolResultCommand, proxy: RoutedToolProxy | undefined): Promise<void> {
     const resolved = proxy?.resolveOrphaned(command.userId, command.data, command.threadId) ?? false;
     const reply: ToolResultReply = { type: "tool_result_reply", requestId: command.requestId, resolved };
     await this.options.send(command.replyTo, reply);

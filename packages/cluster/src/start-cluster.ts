@@ -1,29 +1,45 @@
 import { randomUUID } from "node:crypto";
 import { USER_STOP } from "@agentwire/agents";
-import type { Repositories, TurnRow } from "@agentwire/storage";
+import type { Repositories, StorageLogger, TurnRow } from "@agentwire/storage";
 import { logFrameErrors } from "@agentwire/storage";
-import type { FastifyBaseLogger } from "fastify";
 import { Redis } from "ioredis";
-import type { UIToolProxy } from "../tools/ui-tool-proxy.js";
-import { recoverTurn } from "../turns/recover-turns.js";
-import type { ThreadStateNotifier } from "../turns/thread-state-notifier.js";
-import type { TurnOwner } from "../turns/turn-coordination.js";
-import type { TurnRegistry } from "../turns/turn-registry.js";
 import { type ClusterCommand, parseClusterCommand } from "./cluster-command.js";
 import { RedisConnectionQuota } from "./redis-connection-quota.js";
 import { RedisFrameLog } from "./redis-frame-log.js";
-import { RedisToolCallRouting } from "./redis-tool-call-routing.js";
+import { RedisToolCallRouting, type RoutedToolProxy } from "./redis-tool-call-routing.js";
 import { RedisUserRateLimit } from "./redis-user-rate-limit.js";
-import { TurnLeases } from "./turn-leases.js";
+import { TurnLeases, type TurnOwner } from "./turn-leases.js";
 
 export interface ClusterOptions {
   url: string;
-  logger: FastifyBaseLogger;
+  logger: StorageLogger;
   /** Defaults to a random id per process. */
   instanceId?: string;
   /** How long a dead instance's turns stay running before another instance ends them. */
   leaseMs?: number;
   prefix?: string;
+}
+
+/** A turn this instance runs (the server's `RunningTurn`): what a stop command and the dead-turn sweep look at. */
+export type LocalTurn = {
+  readonly turnId: string;
+  readonly active: boolean;
+  readonly status: string;
+  readonly abort: AbortController;
+};
+
+/** What `serve` needs of the server it runs in. */
+export interface ClusterServeOptions {
+  /** The turns of this instance by thread (the server's `TurnRegistry`). */
+  turns: { get(threadId: string): LocalTurn | undefined };
+  repos: Repositories;
+  /**
+   * Ends, from the shared log, a turn stored as running whose instance died, as a restart would end
+   * its own (the server's `recoverTurn`, which also tells the thread's live state).
+   */
+  recoverTurn: (turn: TurnRow) => Promise<void>;
+  /** The client tool proxy: answers routed here resolve in it, and its own are routed from here. */
+  uiTools?: RoutedToolProxy;
 }
 
 /** This instance's part of a cluster on Redis: the shared frame log, turn leases, the command bus. */
@@ -41,11 +57,7 @@ export interface Cluster {
    * Stops this instance's running turns on request of another instance, resolves client tool answers
    * routed here (with `uiTools`, whose answers it then routes too), and ends dead instances' turns.
    */
-  serve(
-    registry: TurnRegistry,
-    repos: Repositories,
-    options?: { uiTools?: UIToolProxy; threadStates?: ThreadStateNotifier },
-  ): Promise<void>;
+  serve(options: ClusterServeOptions): Promise<void>;
   /** True while Redis answers. */
   isReady(): Promise<boolean>;
   /** Each Redis connection's state and the threads followed on the stream (metrics). */
@@ -96,8 +108,6 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   });
   let sweeper: ReturnType<typeof setInterval> | undefined;
   let sweeping = false;
-  /** Told when a dead instance's turn is ended here, so its user's subscribers see the thread go idle. */
-  let threadStates: ThreadStateNotifier | undefined;
 
   return {
     instanceId,
@@ -106,15 +116,14 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     connectionQuota,
     userRateLimit,
     toolCalls,
-    async serve(registry, repos, serveOptions = {}) {
-      const { uiTools } = serveOptions;
-      threadStates = serveOptions.threadStates;
+    async serve(host) {
+      const { turns, uiTools } = host;
       uiTools?.routeVia(toolCalls);
       bus.on("message", (_channel: string, text: string) => {
         const command = parseClusterCommand(text);
         switch (command?.type) {
           case "stop": {
-            const turn = registry.get(command.threadId);
+            const turn = turns.get(command.threadId);
             if (turn?.active && turn.turnId === command.turnId && turn.status === "running")
               turn.abort.abort(USER_STOP);
             return;
@@ -134,7 +143,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         if (sweeping) return;
         sweeping = true;
         try {
-          await endDeadTurns(registry, repos);
+          await endDeadTurns(host);
         } catch (err) {
           logger.warn({ err }, "could not check for turns of dead instances");
         } finally {
@@ -169,9 +178,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
    * A turn stored as running whose lease is gone ran on an instance that died (a live one renews
    * it): one surviving instance, chosen by a lock, ends it from the shared log like a restart would.
    */
-  async function endDeadTurns(registry: TurnRegistry, repos: Repositories): Promise<void> {
-    const rows = (await repos.turns.listRunning()).filter((row) => {
-      const local = registry.get(row.threadId);
+  async function endDeadTurns(host: ClusterServeOptions): Promise<void> {
+    const rows = (await host.repos.turns.listRunning()).filter((row) => {
+      const local = host.turns.get(row.threadId);
       return !(local?.active && local.turnId === row.id);
     });
     if (rows.length === 0) return;
@@ -183,18 +192,18 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     // A few at a time: a thousand turns of a dead instance are ended in seconds, not one after another.
     const queue = [...dead];
     const worker = async () => {
-      for (let row = queue.shift(); row; row = queue.shift()) await endDeadTurn(repos, row);
+      for (let row = queue.shift(); row; row = queue.shift()) await endDeadTurn(host, row);
     };
     await Promise.all(Array.from({ length: Math.min(8, queue.length) }, worker));
   }
 
-  async function endDeadTurn(repos: Repositories, row: TurnRow): Promise<void> {
+  async function endDeadTurn(host: ClusterServeOptions, row: TurnRow): Promise<void> {
     const lock = await redis.set(`${prefix}recover:${row.id}`, instanceId, "PX", leases.lease * 4, "NX");
     if (lock !== "OK") return;
     // It may have ended between the list and the lock.
-    const fresh = await repos.turns.get(row.userId, row.id);
+    const fresh = await host.repos.turns.get(row.userId, row.id);
     if (fresh?.status !== "running") return;
     logger.warn({ thread_id: row.threadId, turn_id: row.id }, "turn of a dead instance ended as interrupted");
-    await recoverTurn(frames, repos, logger, fresh, threadStates);
+    await host.recoverTurn(fresh);
   }
 }

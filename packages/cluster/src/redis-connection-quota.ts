@@ -1,5 +1,4 @@
 import type { Redis } from "ioredis";
-import type { ConnectionQuota } from "../ws/connection-quota.js";
 import { REDIS_NOW } from "./redis-time.js";
 
 export interface RedisConnectionQuotaOptions {
@@ -35,8 +34,9 @@ return #ARGV - 1`;
  * The per-user connection cap across instances: one sorted set per user, `<prefix>conns:<user>`, of
  * connection ids scored by when they lapse. Each instance refreshes its own sockets' entries on a
  * heartbeat, so a dead instance's entries lapse within the TTL and its users get their slots back.
+ * The server takes it as its `ConnectionQuota`.
  */
-export class RedisConnectionQuota implements ConnectionQuota {
+export class RedisConnectionQuota {
   private readonly held = new Map<string, Set<string>>();
   private readonly prefix: string;
   private readonly heartbeat: ReturnType<typeof setInterval>;
@@ -55,6 +55,7 @@ export class RedisConnectionQuota implements ConnectionQuota {
     return `${this.prefix}conns:${userId}`;
   }
 
+  /** Counts the connection for the user unless they already have `max` open (false: nothing counted). */
   async acquire(userId: string, connectionId: string, max: number): Promise<boolean> {
     const admitted = await this.redis.eval(
       ACQUIRE,
@@ -74,6 +75,7 @@ export class RedisConnectionQuota implements ConnectionQuota {
     return true;
   }
 
+  /** Stops counting the connection (idempotent). */
   async release(userId: string, connectionId: string): Promise<void> {
     const held = this.held.get(userId);
     if (held?.delete(connectionId) && held.size === 0) this.held.delete(userId);
