@@ -9,7 +9,6 @@ import { ScriptedProvider, type ScriptedResponder } from "@agentwire/agents/test
 import { PROTOCOL_V1, PROTOCOL_V1_NESTED } from "@agentwire/protocol/subprotocols";
 import {
   type ChatServices,
-  chatCommandHandlers,
   createChatServices,
   createLogger,
   createServer,
@@ -82,7 +81,6 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     allowedOrigins: [],
     limits: { ...BENCH_SERVER_LIMITS, ...options.limits },
     services: { chat },
-    handlers: chatCommandHandlers,
   });
   await app.listen({ host: "127.0.0.1", port: 0 });
   const address = app.server.address();

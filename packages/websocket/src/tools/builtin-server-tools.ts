@@ -12,10 +12,10 @@ import {
   type WebSearchOptions,
   type WorkspaceLimits,
 } from "@agentwire/agents";
-import type { ToolScope } from "../chat/chat-services.js";
-import type { ToolPolicy } from "../chat/tool-policy.js";
 import type { MemoriesRepo } from "../db/repositories.js";
 import { RepoMemoryStore } from "./repo-memory-store.js";
+import type { ToolPolicy } from "./tool-policy.js";
+import type { ToolScope } from "./tool-scope.js";
 
 /** The part of a pino/Fastify logger the factory uses. */
 export type ToolsLogger = {

@@ -5,8 +5,8 @@ import {
   type Tool,
   WorkflowGraph,
 } from "@agentwire/agents";
-import type { ToolScope } from "../chat/chat-services.js";
 import type { Repositories } from "../db/repositories.js";
+import type { ToolScope } from "../tools/tool-scope.js";
 
 export type EditorToolsOptions = {
   registry: NodeRegistry;
