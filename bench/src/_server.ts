@@ -11,7 +11,6 @@ import type { Repositories } from "@agentwire/storage";
 import { openDatabase, sqliteStorage } from "@agentwire/storage/sqlite";
 import {
   type ChatServices,
-  chatCommandHandlers,
   createChatServices,
   createLogger,
   createServer,
@@ -81,7 +80,6 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     allowedOrigins: [],
     limits: { ...BENCH_SERVER_LIMITS, ...options.limits },
     services: { chat },
-    handlers: chatCommandHandlers,
   });
   await app.listen({ host: "127.0.0.1", port: 0 });
   const address = app.server.address();

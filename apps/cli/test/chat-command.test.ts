@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { createProviderRegistry } from "@agentwire/agents";
-import { chatCommandHandlers, createChatServices } from "@agentwire/websocket";
+import { createChatServices } from "@agentwire/websocket";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ChatTestServer, startChatServer } from "../../../packages/websocket/test/chat/chat-harness.js";
 import { startTestServer, type TestServer } from "../../../packages/websocket/test/harness.js";
@@ -127,7 +127,6 @@ describe("agentwire chat", () => {
   it("says before the first message that the server has no provider, and which variables set one", async () => {
     noProvider = await startTestServer({
       services: { chat: createChatServices({ providers: createProviderRegistry({}) }) },
-      handlers: chatCommandHandlers,
     });
     const run = cli(["hi", "--url", noProvider.wsUrl]);
     expect(await run.exit).toBe(1);

@@ -76,11 +76,7 @@ export async function createServices(
   const chat = createChatServices({
     turns,
     admission,
-    ...(workflows && {
-      workflows: { registry: workflows },
-      editorTools: createEditorTools({ registry: workflows, repos, providers }),
-    }),
-    ...(media && { media }),
+    ...(workflows && { editorTools: createEditorTools({ registry: workflows, repos, providers }) }),
     providers,
     limits: config.budget,
     context: config.context,
@@ -124,7 +120,13 @@ export async function createServices(
     await mcp?.close();
     await tracing?.shutdown();
   };
-  return { services: { chat, uiTools }, metrics, close };
+  const services: AgentwireServices = {
+    chat,
+    uiTools,
+    ...(workflows && { workflows: { registry: workflows } }),
+    ...(media && { media }),
+  };
+  return { services, metrics, close };
 }
 
 /** The node registry of saved workflows and build_workflow, unless WORKFLOWS_ENABLED=false. */

@@ -3,7 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createProviderRegistry } from "@agentwire/agents";
 import { afterEach, describe, expect, it } from "vitest";
-import { chatCommandHandlers, createChatServices } from "../../../packages/websocket/src/index.js";
+import { createChatServices } from "../../../packages/websocket/src/index.js";
 import { startTestServer, type TestServer } from "../../../packages/websocket/test/harness.js";
 import { loadConfig } from "../../server/src/config.js";
 import { createHttpApi } from "../src/net/http-api.js";
@@ -39,7 +39,7 @@ async function serverFor(env: Record<string, string>): Promise<TestServer> {
     providers,
     defaults: { provider: config.defaultProvider, model: config.defaultModel },
   });
-  return startTestServer({ services: { chat }, handlers: chatCommandHandlers });
+  return startTestServer({ services: { chat } });
 }
 
 describe("the server's default model, as GET /api/providers names it and the web page starts with it", () => {

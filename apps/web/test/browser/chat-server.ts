@@ -1,6 +1,6 @@
 import { type BudgetLimits, type ContextSettings, createProviderRegistry } from "@agentwire/agents";
 import type { ScriptedResponder } from "@agentwire/agents/testing";
-import { chatCommandHandlers, createChatServices } from "../../../../packages/websocket/src/index.js";
+import { createChatServices } from "../../../../packages/websocket/src/index.js";
 import { startChatServer as startScriptedChatServer } from "../../../../packages/websocket/test/chat/chat-harness.js";
 import { startTestServer, type TestServer } from "../../../../packages/websocket/test/harness.js";
 import { lookupPriceTool, saveNoteTool } from "./test-tools.js";
@@ -41,6 +41,5 @@ export function startServerWithoutProviders(): Promise<TestServer> {
   return startTestServer({
     allowedOrigins: ["*"],
     services: { chat },
-    handlers: chatCommandHandlers,
   });
 }

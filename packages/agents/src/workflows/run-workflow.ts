@@ -8,6 +8,7 @@ import {
   type UnstampedFrame,
 } from "@agentwire/protocol";
 import type { z } from "zod";
+import type { BudgetBreach } from "../budget/turn-budget.js";
 import { abortedStatus } from "../loop/aborted-status.js";
 import { AsyncQueue } from "./async-queue.js";
 import { invokeNode, type NodeSettlement } from "./invoke-node.js";
@@ -21,7 +22,7 @@ import type { WorkflowNode } from "./workflow-graph.js";
 export type WorkflowFrame = UnstampedFrame<JobUpdateFrame> | UnstampedFrame<NodeUpdateFrame>;
 /**
  * How a run ended, in turn words: `complete`; `error` (a node failed, or the graph is invalid);
- * `budget_exceeded` (its wall clock ran out); `stopped` or `interrupted` (its signal fired). job_update
+ * `budget_exceeded` (its turn's budget tripped); `stopped` or `interrupted` (its signal fired). job_update
  * frames carry the wire's words for them (jobStatusOnWire).
  */
 export const WorkflowRunStatus = TurnStatus.extract([
@@ -51,15 +52,19 @@ export type RunWorkflowOptions = {
   input: WorkflowRunInput;
   /** Aborting it stops the run (→ stopped or interrupted, by its reason). */
   signal: AbortSignal;
-  /** Wall-clock budget of the whole run (→ budget_exceeded). */
-  wallClockMs: number;
+  /**
+   * The turn's budget (a TurnBudget): its first breach ends the run as budget_exceeded. The turn's
+   * driver owns the one wall-clock timer; absent, the run has no budget of its own.
+   */
+  budget?: RunBudget;
   jobId?: string;
   workflowId?: string;
   /** Returns false when the turn's budget refuses another LLM call; default: always allowed. */
   countLlmCall?: () => boolean;
-  /** Timer seam for tests; returns a cancel function. */
-  setTimer?: (fn: () => void, ms: number) => () => void;
 };
+
+/** What a run watches of its turn's budget: the signal a breach aborts, and the breach. */
+export type RunBudget = { readonly signal: AbortSignal; readonly breach: BudgetBreach | null };
 
 type Event =
   | { kind: "settled"; id: string; settlement: NodeSettlement }
@@ -68,11 +73,6 @@ type Event =
 type NodeState = "waiting" | NodeUpdateFrame["status"];
 // node_update previews are card headers in the editor: shorter than the stored tree's previews.
 const NODE_PREVIEW_CHARS = 200;
-
-const defaultTimer = (fn: () => void, ms: number) => {
-  const t = setTimeout(fn, ms);
-  return () => clearTimeout(t);
-};
 
 /**
  * Runs a workflow DAG: a node starts as soon as all its inputs are ready, so independent branches
@@ -120,10 +120,10 @@ export async function* runWorkflow(
   };
   const onStop = () => end(abortedStatus(opts.signal), "workflow stopped");
   opts.signal.addEventListener("abort", onStop, { once: true });
-  const cancelTimer = (opts.setTimer ?? defaultTimer)(
-    () => end("budget_exceeded", `workflow exceeded its wall-clock budget of ${opts.wallClockMs} ms`),
-    opts.wallClockMs,
-  );
+  const budget = opts.budget;
+  const onBreach = () => end("budget_exceeded", exceeded(budget?.breach ?? null));
+  budget?.signal.addEventListener("abort", onBreach, { once: true });
+  if (budget?.signal.aborted) onBreach();
   if (opts.signal.aborted) onStop();
 
   const update = (
@@ -210,7 +210,7 @@ export async function* runWorkflow(
       yield update(id, "skipped");
     }
   } finally {
-    cancelTimer();
+    budget?.signal.removeEventListener("abort", onBreach);
     opts.signal.removeEventListener("abort", onStop);
     // A consumer that stops iterating early must not leave nodes running.
     if (!jobAbort.signal.aborted) jobAbort.abort();
@@ -229,4 +229,11 @@ export async function* runWorkflow(
   const final = ending ?? { status: "complete" as const };
   yield job(final.status, ending?.error);
   return { status: final.status, outputs, text, ...(ending && { error: ending.error }) };
+}
+
+/** The job's error for a budget breach (the wall clock is the one a workflow run can trip). */
+function exceeded(breach: BudgetBreach | null): string {
+  if (!breach) return "workflow exceeded its budget";
+  if (breach.reason === "wall_clock") return `workflow exceeded its wall-clock budget of ${breach.limit} ms`;
+  return `workflow exceeded its ${breach.reason} budget of ${breach.limit}`;
 }

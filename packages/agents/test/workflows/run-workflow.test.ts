@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { TurnBudget } from "../../src/budget/turn-budget.js";
 import { USER_STOP } from "../../src/loop/aborted-status.js";
 import { nodeError, nodeOk } from "../../src/workflows/node-type.js";
 import { runWorkflow } from "../../src/workflows/run-workflow.js";
 import { deferred, drain, edge, nodeStatuses, stringRegistry, testNode } from "./helpers.js";
 
 const input = { text: "hello" };
-const base = { input, wallClockMs: 10_000, jobId: "job-1" };
+const base = { input, jobId: "job-1" };
 const live = () => new AbortController().signal;
 
 /** Waits until aborted, like a well-behaved slow node. */
@@ -211,20 +212,17 @@ describe("runWorkflow", () => {
     expect(siblingAborted).toBe(true);
   });
 
-  it("applies the wall-clock budget even to a node that ignores its signal", async () => {
+  it("ends on the turn budget's breach even when a node ignores its signal", async () => {
     const started = deferred();
     const stuck = testNode("stuck", async () => {
       started.resolve();
       return new Promise<never>(() => {});
     });
-    let fire: (() => void) | undefined;
+    let now = 0;
+    const budget = new TurnBudget({ MAX_WALL_CLOCK_MS: 500 }, { now: () => now, wallClockTimer: false });
     const gen = runWorkflow({
       ...base,
-      wallClockMs: 500,
-      setTimer: (fn) => {
-        fire = fn;
-        return () => {};
-      },
+      budget,
       registry: stringRegistry([stuck]),
       signal: live(),
       graph: { nodes: [{ id: "w", type: "stuck", properties: { in: "x" } }] },
@@ -232,7 +230,8 @@ describe("runWorkflow", () => {
     const first = [(await gen.next()).value, (await gen.next()).value];
     expect(first[1]).toMatchObject({ node_id: "w", status: "running" });
     await started.promise;
-    fire?.();
+    now = 501;
+    expect(budget.checkWallClock()).toMatchObject({ reason: "wall_clock", limit: 500 });
     const { frames, result } = await drain(gen);
     const error = "workflow exceeded its wall-clock budget of 500 ms";
     expect(frames).toEqual([
@@ -242,12 +241,12 @@ describe("runWorkflow", () => {
     expect(result.status).toBe("budget_exceeded");
   });
 
-  it("applies a real (tiny) wall-clock budget", async () => {
+  it("ends when the budget's own (tiny, real) wall-clock timer fires", async () => {
     const wait = testNode("wait", (_i, _c, signal) => untilAborted(signal));
     const { result } = await drain(
       runWorkflow({
         ...base,
-        wallClockMs: 5,
+        budget: new TurnBudget({ MAX_WALL_CLOCK_MS: 5 }),
         registry: stringRegistry([wait]),
         signal: live(),
         graph: { nodes: [{ id: "w", type: "wait", properties: { in: "x" } }] },

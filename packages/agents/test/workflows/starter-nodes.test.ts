@@ -35,7 +35,6 @@ describe("starter nodes", () => {
         registry,
         input: { text: "a long story", provider: "scripted", model: "m-1" },
         signal,
-        wallClockMs: 10_000,
         countLlmCall: () => {
           llmCalls++;
           return true;
@@ -75,7 +74,6 @@ describe("starter nodes", () => {
           registry,
           input: { text: "t" },
           signal,
-          wallClockMs: 10_000,
           ...(countLlmCall && { countLlmCall }),
         }),
       );
@@ -118,7 +116,6 @@ describe("starter nodes", () => {
         registry,
         input: { text: JSON.stringify({ items: [{ name: "a" }, { name: "b" }] }) },
         signal,
-        wallClockMs: 10_000,
       }),
     );
     expect(result).toEqual({

@@ -1,33 +1,12 @@
-import type {
-  BudgetLimits,
-  ContextSettings,
-  MediaGenerator,
-  NodeRegistry,
-  ProviderRegistry,
-  Tool,
-} from "@agentwire/agents";
-import type { ChatContext, PlanExecutionMode } from "@agentwire/protocol";
+import type { BudgetLimits, ContextSettings, ProviderRegistry, Tool } from "@agentwire/agents";
+import type { ToolPolicy } from "../tools/tool-policy.js";
+import type { ToolScope } from "../tools/tool-scope.js";
 import type { AdmissionQueue } from "../turns/admission-queue.js";
 import type { TurnObserver } from "../turns/turn-observer.js";
 import type { TurnRegistry } from "../turns/turn-registry.js";
 import type { TurnServices } from "../turns/turn-run.js";
 import type { ContextScopes } from "./context-scopes.js";
 import type { ThreadStates } from "./thread-states/thread-states.js";
-import type { ToolPolicy } from "./tool-policy.js";
-
-/** What the tools of one turn are built for. */
-export type ToolScope = {
-  userId: string;
-  threadId: string;
-  chatContext: ChatContext;
-  /** The socket that started (or resumed) the turn; client UI tools run there. */
-  connectionId: string;
-  /** The turn's resolved provider id and model (build_workflow plans with the same model). */
-  provider?: string;
-  model?: string;
-  /** The context scope's default execution mode for create_plan (operator config); auto_execute when unset. */
-  planMode?: PlanExecutionMode;
-};
 
 /** What the chat turn needs from the process: providers, the turn registry, limits, policy, tools. */
 export interface ChatServices extends TurnServices {
@@ -54,16 +33,6 @@ export interface ChatServices extends TurnServices {
    * user message is stored and before its expensive work; absent: every turn starts at once.
    */
   admission?: AdmissionQueue;
-  /** Route 1 (saved workflows) and the workflows HTTP API; absent: route 1 answers `unavailable`. */
-  workflows?: { registry: NodeRegistry };
-  /** Route 2 (media generation) and `GET /api/assets/:id`; absent: route 2 answers `unavailable`. */
-  media?: {
-    generators: MediaGenerator[];
-    /** Assets are written under `<dataDir>/assets/<user>/<id>`. */
-    dataDir: string;
-    /** Cap on the bytes of one generated asset; default 25 MiB. */
-    maxAssetBytes?: number;
-  };
   /** Extra system-prompt instructions of the deployment. */
   systemPromptExtra?: string;
   /**
@@ -72,10 +41,4 @@ export interface ChatServices extends TurnServices {
    * history is sent (pruned at MAX_HISTORY_TOKENS) as before.
    */
   context?: ContextSettings;
-}
-
-declare module "../ws/agentwire-services.js" {
-  interface AgentwireServices {
-    chat?: ChatServices;
-  }
 }

@@ -1,7 +1,7 @@
 import type { Tool } from "@agentwire/agents";
 import type { ChatContext } from "@agentwire/protocol";
+import { type ContextKind, ruleFor, type ToolPolicy } from "../tools/tool-policy.js";
 import type { ContextScope } from "./context-scopes.js";
-import { type ContextKind, ruleFor, type ToolPolicy } from "./tool-policy.js";
 
 /** Tool names that only exist with memory enabled. */
 const memoryToolNames = new Set(["memory_list", "memory_read", "memory_write"]);

@@ -1,7 +1,7 @@
 import { BudgetLimits } from "@agentwire/agents";
 import { CONTEXT_KIND, PlanExecutionMode } from "@agentwire/protocol";
 import { z } from "zod";
-import type { ContextKind } from "./tool-policy.js";
+import type { ContextKind } from "../tools/tool-policy.js";
 
 const toolNames = z.array(z.string().min(1).max(200)).max(200);
 

@@ -1,6 +1,7 @@
 import { sendUpdateTool, type Tool } from "@agentwire/agents";
 import type { Repositories } from "@agentwire/storage";
-import type { ChatServices, ToolScope } from "./chat-services.js";
+import type { ToolScope } from "../tools/tool-scope.js";
+import type { ChatServices } from "./chat-services.js";
 import { planTool } from "./plan-tools.js";
 import { scratchpadTool } from "./scratchpad-tool.js";
 

@@ -5,11 +5,11 @@ import {
   type ProviderRegistry,
   runSubtaskTool,
 } from "@agentwire/agents";
+import { resolveToolPolicy, type ToolPolicyConfig } from "../tools/tool-policy.js";
 import { TurnRegistry } from "../turns/turn-registry.js";
 import type { ChatServices } from "./chat-services.js";
 import { ContextScopes } from "./context-scopes.js";
 import { ThreadStates } from "./thread-states/thread-states.js";
-import { resolveToolPolicy, type ToolPolicyConfig } from "./tool-policy.js";
 
 export type ChatServicesOptions = Partial<Omit<ChatServices, "providers" | "limits" | "policyFor">> & {
   providers: ProviderRegistry;

@@ -1,12 +1,10 @@
 import { AgentwireError } from "@agentwire/protocol";
 import { ownThread } from "../turns/watch-turn.js";
-import type { CommandHandler } from "../ws/command-router.js";
-import { requireChat } from "./chat-connection.js";
+import type { ChatCommandHandler } from "./chat-command-handler.js";
 import { continueTurn, waitingTurn } from "./continue-turn.js";
 
 /** `answer`: the user's reply to a pending `question`; the suspended turn continues where it was, at any depth. */
-export const handleAnswer: CommandHandler<"answer"> = async (frame, conn) => {
-  const chat = requireChat(conn);
+export const handleAnswer: ChatCommandHandler<"answer"> = async (frame, conn, chat) => {
   const thread = await ownThread(conn, frame.data.thread_id);
   const waiting = await waitingTurn(conn, chat, thread.id);
   const state = waiting?.saved.state;

@@ -1,8 +1,7 @@
 import type { ChatMessageData } from "@agentwire/protocol";
 import { AgentwireError } from "@agentwire/protocol";
 import { ownThread } from "../turns/watch-turn.js";
-import type { CommandHandler } from "../ws/command-router.js";
-import { requireChat } from "./chat-connection.js";
+import type { ChatCommandHandler } from "./chat-command-handler.js";
 import { repoPlanStore } from "./plan-tools.js";
 import { runChatAgent } from "./run-chat-agent.js";
 
@@ -14,8 +13,7 @@ const REVISE = "Please revise the plan.";
  * stored plan (nested under a create_plan node) and the model answers with its result; revise → a new
  * turn whose user message is the feedback, so the model can plan again. Owner only; one decision per plan.
  */
-export const handlePlanDecision: CommandHandler<"plan_decision"> = async (frame, conn) => {
-  const chat = requireChat(conn);
+export const handlePlanDecision: ChatCommandHandler<"plan_decision"> = async (frame, conn, chat) => {
   const { repos, userId } = conn;
   const { plan_id: planId, decision, feedback } = frame.data;
   const thread = await ownThread(conn, frame.data.thread_id);
@@ -46,7 +44,7 @@ export const handlePlanDecision: CommandHandler<"plan_decision"> = async (frame,
       ? { plan: row.plan, store: repoPlanStore(repos, userId, thread.id, row.chatContext) }
       : undefined;
   try {
-    await runChatAgent(data, conn, frame.request_id, approved && { approvedPlan: approved });
+    await runChatAgent(data, conn, chat, frame.request_id, approved && { approvedPlan: approved });
   } catch (error) {
     // Nothing ran: the draft waits for a decision again.
     await repos.plans.transition(userId, planId, next, "pending_review").catch(() => undefined);

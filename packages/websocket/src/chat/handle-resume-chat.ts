@@ -1,8 +1,7 @@
 import { type ChatResumedFrame, chatResumedStatusOnWire } from "@agentwire/protocol";
 import type { RunningTurn } from "../turns/running-turn.js";
 import { ownThread } from "../turns/watch-turn.js";
-import type { CommandHandler } from "../ws/command-router.js";
-import { requireChat } from "./chat-connection.js";
+import type { ChatCommandHandler } from "./chat-command-handler.js";
 import { waitingTurn } from "./continue-turn.js";
 
 /**
@@ -11,8 +10,7 @@ import { waitingTurn } from "./continue-turn.js";
  * while the turn is active the socket keeps receiving it live. A turn that waits on the user since a
  * restart has its question sent again.
  */
-export const handleResumeChat: CommandHandler<"resume_chat"> = async (frame, conn) => {
-  const chat = requireChat(conn);
+export const handleResumeChat: ChatCommandHandler<"resume_chat"> = async (frame, conn, chat) => {
   const thread = await ownThread(conn, frame.data.thread_id);
   const found = chat.turns.get(thread.id);
   let turn: RunningTurn | undefined = found?.active ? found : undefined;

@@ -1,13 +1,11 @@
 import { USER_STOP } from "@agentwire/agents";
 import { AgentwireError } from "@agentwire/protocol";
 import { ownThread } from "../turns/watch-turn.js";
-import type { CommandHandler } from "../ws/command-router.js";
-import { requireChat } from "./chat-connection.js";
+import type { ChatCommandHandler } from "./chat-command-handler.js";
 import { stopWaitingTurn, waitingTurn } from "./continue-turn.js";
 
 /** `stop`: aborts the thread's running turn (provider request and tools) or ends the one waiting on the user. */
-export const handleStop: CommandHandler<"stop"> = async (frame, conn) => {
-  const chat = requireChat(conn);
+export const handleStop: ChatCommandHandler<"stop"> = async (frame, conn, chat) => {
   const thread = await ownThread(conn, frame.data.thread_id);
   const live = chat.turns.get(thread.id);
   if (live && live.status === "running") {

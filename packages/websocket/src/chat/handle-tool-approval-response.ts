@@ -1,7 +1,6 @@
 import { AgentwireError } from "@agentwire/protocol";
-import type { CommandHandler } from "../ws/command-router.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
-import { requireChat } from "./chat-connection.js";
+import type { ChatCommandHandler } from "./chat-command-handler.js";
 import type { ChatServices } from "./chat-services.js";
 import { continueTurn, type WaitingTurn, waitingTurn } from "./continue-turn.js";
 
@@ -11,8 +10,11 @@ import { continueTurn, type WaitingTurn, waitingTurn } from "./continue-turn.js"
  * thread's owner can answer, and only once. The approved call runs inside the resumed turn, exactly
  * as an ungated call would, under the turn's signal: closing the approving socket does not stop it.
  */
-export const handleToolApprovalResponse: CommandHandler<"tool_approval_response"> = async (frame, conn) => {
-  const chat = requireChat(conn);
+export const handleToolApprovalResponse: ChatCommandHandler<"tool_approval_response"> = async (
+  frame,
+  conn,
+  chat,
+) => {
   const { approval_id: approvalId, decision } = frame.data;
   const waiting = await findApproval(conn, chat, approvalId);
   if (!waiting) throw new AgentwireError("not_found", "no pending approval with that id");

@@ -1,5 +1,6 @@
 export * from "./approval-gate.js";
-export type { ChatServices, ToolScope } from "./chat-services.js";
+export type { ChatCommandHandler } from "./chat-command-handler.js";
+export type { ChatServices } from "./chat-services.js";
 export * from "./compose-toolbelt.js";
 export * from "./context-scopes.js";
 export * from "./create-chat-services.js";
@@ -7,4 +8,3 @@ export * from "./run-chat-agent.js";
 export * from "./thread-context.js";
 export * from "./thread-history.js";
 export * from "./thread-states/thread-states.js";
-export * from "./tool-policy.js";

@@ -8,7 +8,7 @@ import { driveTurn } from "../turns/drive-turn.js";
 import type { TurnRun } from "../turns/turn-run.js";
 import { editorContextSection } from "../workflows/editor-context.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
-import { requireChat } from "./chat-connection.js";
+import type { ChatServices } from "./chat-services.js";
 import { pendingDraftsSection } from "./pending-drafts.js";
 import { type ApprovedPlan, rootLoop } from "./plan-tools.js";
 import { summarizerModel, summarizeThread } from "./summarize-thread.js";
@@ -24,10 +24,10 @@ export type RunChatOptions = {
 export async function runChatAgent(
   data: ChatMessageData,
   conn: ConnectionContext,
+  chat: ChatServices,
   requestId?: string,
   options: RunChatOptions = {},
 ): Promise<void> {
-  const chat = requireChat(conn);
   // A scope's model replaces the server's default; the message's own choice still wins.
   const defaults = chat.scopes.defaultsFor(chat.defaults, data.chat_context?.kind ?? "thread");
   const resolved = chat.providers.resolve({ provider: data.provider, model: data.model }, defaults);

@@ -1,6 +1,6 @@
 import { createScratchpadUpdateTool, type Tool } from "@agentwire/agents";
 import type { Repositories } from "@agentwire/storage";
-import type { ToolScope } from "./chat-services.js";
+import type { ToolScope } from "../tools/tool-scope.js";
 
 /**
  * scratchpad_update bound to the turn's own user and thread: the ids come from the scope the server

@@ -1,8 +1,9 @@
 import { agentSystemPrompt, RUN_SUBTASK, type Tool } from "@agentwire/agents";
 import type { Repositories } from "@agentwire/storage";
 import type { FastifyBaseLogger } from "fastify";
+import type { ToolScope } from "../tools/tool-scope.js";
 import { withApproval } from "./approval-gate.js";
-import type { ChatServices, ToolScope } from "./chat-services.js";
+import type { ChatServices } from "./chat-services.js";
 import { composeToolbelt } from "./compose-toolbelt.js";
 import { conversationTools } from "./conversation-tools.js";
 

@@ -1,19 +1,30 @@
+import type { ClientCommandName } from "@agentwire/protocol";
+import type { ChatCommandHandler } from "../chat/chat-command-handler.js";
+import type { ChatServices } from "../chat/chat-services.js";
 import { handleAnswer } from "../chat/handle-answer.js";
 import { handlePlanDecision } from "../chat/handle-plan-decision.js";
 import { handleResumeChat } from "../chat/handle-resume-chat.js";
 import { handleStop } from "../chat/handle-stop.js";
 import { handleToolApprovalResponse } from "../chat/handle-tool-approval-response.js";
 import { handleSubscribeThreads } from "../chat/thread-states/handle-subscribe-threads.js";
-import type { CommandHandlers } from "../ws/command-router.js";
-import { handleChatMessage } from "./handle-chat-message.js";
+import type { CommandHandler, CommandHandlers } from "../ws/command-router.js";
+import type { AgentwireServices } from "./agentwire-services.js";
+import { chatMessageHandler } from "./handle-chat-message.js";
 
-/** The chat turn's entries of the command table; pass to `createServer({ handlers })`. */
-export const chatCommandHandlers = {
-  chat_message: handleChatMessage,
-  stop: handleStop,
-  resume_chat: handleResumeChat,
-  answer: handleAnswer,
-  tool_approval_response: handleToolApprovalResponse,
-  subscribe_threads: handleSubscribeThreads,
-  plan_decision: handlePlanDecision,
-} satisfies Partial<CommandHandlers>;
+/** The chat turn's entries of the command table, bound to the chat services (and the routes' own). */
+export function chatCommandHandlers(services: AgentwireServices & { chat: ChatServices }): CommandHandlers {
+  const { chat } = services;
+  const bind =
+    <C extends ClientCommandName>(handler: ChatCommandHandler<C>): CommandHandler<C> =>
+    (frame, conn) =>
+      handler(frame, conn, chat);
+  return {
+    chat_message: chatMessageHandler(services),
+    stop: bind(handleStop),
+    resume_chat: bind(handleResumeChat),
+    answer: bind(handleAnswer),
+    tool_approval_response: bind(handleToolApprovalResponse),
+    subscribe_threads: bind(handleSubscribeThreads),
+    plan_decision: bind(handlePlanDecision),
+  };
+}

@@ -1,43 +1,47 @@
 import { AgentwireError, type ChatMessageData, isBlankContent } from "@agentwire/protocol";
-import { ContextScopes } from "../chat/context-scopes.js";
+import type { ChatServices } from "../chat/chat-services.js";
 import { runChatAgent } from "../chat/run-chat-agent.js";
 import { runMediaTurn } from "../media/run-media-turn.js";
 import { runWorkflowTurn } from "../workflows/run-workflow-turn.js";
 import type { CommandHandler } from "../ws/command-router.js";
+import type { AgentwireServices } from "./agentwire-services.js";
 
 /**
  * `chat_message`: routes to the saved-workflow runner (route 1), media generation (route 2), or the
- * unified chat agent (route 3). Each route answers `unavailable` itself when its services are absent.
+ * unified chat agent (route 3). Each route is given its own services and answers `unavailable` itself
+ * when they are absent; every route's turn runs on the chat services' turn lifecycle.
  */
-export const handleChatMessage: CommandHandler<"chat_message"> = async (frame, conn) => {
-  const data = frame.data;
-  logDeprecated(data, conn.logger);
-  const requestId = frame.request_id;
-  // Before routing and before anything is stored: on every route a message must say something.
-  if (isBlankContent(data.content))
-    throw new AgentwireError("bad_request", "content: empty or whitespace-only text and no image");
-  const kind = data.chat_context?.kind ?? "thread";
-  // Before routing: an unknown scope is the client's mistake whichever route the message takes.
-  const scopes = conn.services.chat?.scopes ?? builtinScopes;
-  const scope = scopes.get(kind);
-  if (!scope)
-    throw new AgentwireError(
-      "bad_request",
-      `chat_context.kind: no context scope named ${JSON.stringify(kind)} (known: ${scopes.kinds().join(", ")})`,
-    );
-  if (data.chat_context?.workflow_id !== undefined && scope.base !== "editor")
-    throw new AgentwireError(
-      "bad_request",
-      `chat_context.workflow_id: the scope ${JSON.stringify(kind)} is not based on the editor, so it takes no workflow_id`,
-    );
-  if (data.workflow_target === "workflow") return runWorkflowTurn(data, conn, requestId);
-  if (data.media_generation && data.media_generation.mode !== "chat")
-    return runMediaTurn(data, conn, requestId);
-  await runChatAgent(data, conn, requestId);
-};
-
-/** Without chat services only the built-in scopes exist. */
-const builtinScopes = ContextScopes.from();
+export function chatMessageHandler(
+  services: AgentwireServices & { chat: ChatServices },
+): CommandHandler<"chat_message"> {
+  const { chat, media, workflows } = services;
+  return async (frame, conn) => {
+    const data = frame.data;
+    logDeprecated(data, conn.logger);
+    const requestId = frame.request_id;
+    // Before routing and before anything is stored: on every route a message must say something.
+    if (isBlankContent(data.content))
+      throw new AgentwireError("bad_request", "content: empty or whitespace-only text and no image");
+    const kind = data.chat_context?.kind ?? "thread";
+    // Before routing: an unknown scope is the client's mistake whichever route the message takes.
+    const scope = chat.scopes.get(kind);
+    if (!scope)
+      throw new AgentwireError(
+        "bad_request",
+        `chat_context.kind: no context scope named ${JSON.stringify(kind)} (known: ${chat.scopes.kinds().join(", ")})`,
+      );
+    if (data.chat_context?.workflow_id !== undefined && scope.base !== "editor")
+      throw new AgentwireError(
+        "bad_request",
+        `chat_context.workflow_id: the scope ${JSON.stringify(kind)} is not based on the editor, so it takes no workflow_id`,
+      );
+    if (data.workflow_target === "workflow")
+      return runWorkflowTurn(data, conn, { turns: chat, workflows }, requestId);
+    if (data.media_generation && data.media_generation.mode !== "chat")
+      return runMediaTurn(data, conn, { turns: chat, media }, requestId);
+    await runChatAgent(data, conn, chat, requestId);
+  };
+}
 
 function logDeprecated(data: ChatMessageData, logger: { debug: (o: object, m: string) => void }): void {
   const fields = (["agent_mode", "tools", "collections"] as const).filter((f) => data[f] !== undefined);

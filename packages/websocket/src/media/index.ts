@@ -1,2 +1,3 @@
 export * from "./asset-store.js";
+export type { MediaServices } from "./media-services.js";
 export * from "./run-media-turn.js";

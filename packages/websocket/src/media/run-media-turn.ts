@@ -1,6 +1,7 @@
 import {
   abortedStatus,
   generateMedia,
+  type LoopContext,
   type MediaGenerator,
   type MediaOptions,
   type MediaOutcome,
@@ -8,15 +9,13 @@ import {
 } from "@agentwire/agents";
 import { AgentwireError, type ChatMessageData, contentText } from "@agentwire/protocol";
 import type { AssetRow } from "@agentwire/storage";
-import { requireChat } from "../chat/chat-connection.js";
-import type { ChatServices } from "../chat/chat-services.js";
 import { beginTurn } from "../turns/begin-turn.js";
-import { countedUsage, endTurn } from "../turns/end-turn.js";
-import type { TurnRun } from "../turns/turn-run.js";
+import { driveTurn, type TurnSource, type TurnSourceResult } from "../turns/drive-turn.js";
+import { countedUsage } from "../turns/end-turn.js";
+import type { TurnRun, TurnServices } from "../turns/turn-run.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import { AssetTooLargeError, assetUrl, DEFAULT_MAX_ASSET_BYTES, storeAsset } from "./asset-store.js";
-
-type MediaServices = NonNullable<ChatServices["media"]>;
+import type { MediaServices } from "./media-services.js";
 
 /**
  * Route 2: `chat_message {media_generation: {mode: "image"|"speech", ...}}`. Options and the
@@ -28,10 +27,10 @@ type MediaServices = NonNullable<ChatServices["media"]>;
 export async function runMediaTurn(
   data: ChatMessageData,
   conn: ConnectionContext,
+  services: { turns: TurnServices; media: MediaServices | undefined },
   requestId?: string,
 ): Promise<void> {
-  const chat = requireChat(conn);
-  const media = chat.media;
+  const { media } = services;
   if (!media) throw new AgentwireError("unavailable", "media generation is not enabled on this server");
   // Without a provider named, the first configured media generator serves (the chat default may
   // be a provider that has none).
@@ -54,25 +53,29 @@ export async function runMediaTurn(
     );
   }
   const who = { provider: providerId, model: options.model ?? "default" };
-  const run = await beginTurn(conn, chat, data, who, requestId);
+  const run = await beginTurn(conn, services.turns, data, who, requestId);
   // The socket's frame queue must not wait for the generation: `stop` has to get through.
-  void driveMedia(run, media, options);
+  void driveTurn(run, async (ctx) => generation(run, media, options, ctx));
 }
 
-/** Generates, stores the assets and ends the turn; never throws. */
-async function driveMedia(run: TurnRun, media: MediaServices, options: MediaOptions): Promise<void> {
-  const { turn, limits } = run;
-  turn.emit({ type: "agent_state", state: "executing", detail: `${options.mode} generation` });
+/** The media turn as a source of the turn driver: generates, stores the assets, returns the answer. */
+async function* generation(
+  run: TurnRun,
+  media: MediaServices,
+  options: MediaOptions,
+  ctx: LoopContext,
+): TurnSource {
+  const { turn } = run;
+  yield { type: "agent_state", state: "executing", detail: `${options.mode} generation` };
   run.logger.info({ provider: options.provider, mode: options.mode }, "media turn started");
-  const budget = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    budget.abort("wall_clock");
-  }, limits.MAX_WALL_CLOCK_MS);
-  const started = performance.now();
-  const signal = AbortSignal.any([turn.abort.signal, budget.signal]);
+  // The driver's budget holds the turn's wall clock: its breach cancels the generation.
+  const signal = AbortSignal.any([turn.abort.signal, ctx.budget.signal]);
   const usage = countedUsage({ toolCalls: 0 }, false);
+  const ended = (result: Omit<TurnSourceResult, "messages" | "usage">): TurnSourceResult => ({
+    ...result,
+    messages: [],
+    usage,
+  });
   const generators = new Map<string, MediaGenerator>(media.generators.map((g) => [g.providerId, g]));
   let outcome: MediaOutcome;
   try {
@@ -80,23 +83,15 @@ async function driveMedia(run: TurnRun, media: MediaServices, options: MediaOpti
   } catch (error) {
     run.logger.error({ err: error }, "media generation threw");
     outcome = { ok: false, error: { kind: "provider_error", message: "media generation failed" } };
-  } finally {
-    clearTimeout(timer);
   }
 
   if (!outcome.ok) {
-    if (timedOut) {
-      const limit = limits.MAX_WALL_CLOCK_MS;
-      const observed = Math.max(limit, Math.round(performance.now() - started));
-      turn.emit({ type: "budget_exceeded", reason: "wall_clock", limit, observed });
-      await endTurn(run, { status: "budget_exceeded", usage }, "");
-    } else if (outcome.error.kind === "cancelled" || turn.abort.signal.aborted) {
-      await endTurn(run, { status: abortedStatus(turn.abort.signal), usage }, "");
-    } else {
-      const message = outcome.error.message;
-      await endTurn(run, { status: "error", usage, error: { code: "provider_error", message } }, "");
+    if (ctx.budget.breach) return ended({ status: "budget_exceeded", text: "" });
+    if (outcome.error.kind === "cancelled" || turn.abort.signal.aborted) {
+      return ended({ status: abortedStatus(turn.abort.signal), text: "" });
     }
-    return;
+    const error = { code: "provider_error" as const, message: outcome.error.message };
+    return ended({ status: "error", text: "", error });
   }
 
   const stored: AssetRow[] = [];
@@ -120,11 +115,10 @@ async function driveMedia(run: TurnRun, media: MediaServices, options: MediaOpti
     if (!tooLarge) run.logger.error({ err: error }, "could not store a generated asset");
     const message = tooLarge ? error.message : "could not store the generated file";
     const code = tooLarge ? ("provider_error" as const) : ("internal" as const);
-    await endTurn(run, { status: "error", usage, error: { code, message } }, assetText(options, stored));
-    return;
+    return ended({ status: "error", text: assetText(options, stored), error: { code, message } });
   }
   run.logger.info({ assets: stored.map((a) => a.id) }, "media turn ended");
-  await endTurn(run, { status: "complete", usage }, assetText(options, stored));
+  return ended({ status: "complete", text: assetText(options, stored) });
 }
 
 /** The assistant message: one markdown link per asset (an image link for images). */

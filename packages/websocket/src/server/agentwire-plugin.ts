@@ -7,6 +7,7 @@ import type { WebSocket } from "ws";
 import { selectSubprotocol } from "../auth/extract-token.js";
 import { hostAllowlist } from "../auth/host-allowlist.js";
 import { createUserResolver } from "../auth/resolve-user.js";
+import type { AgentwireServices } from "../commands/agentwire-services.js";
 import { assetsRoutes } from "../http/assets-routes.js";
 import { authenticate } from "../http/authenticate.js";
 import { guardRequests } from "../http/guard-requests.js";
@@ -19,7 +20,6 @@ import { scratchpadRoutes } from "../http/scratchpad-routes.js";
 import { threadsRoutes } from "../http/threads-routes.js";
 import { usageRoutes } from "../http/usage-routes.js";
 import { workflowsRoutes } from "../http/workflows-routes.js";
-import type { AgentwireServices } from "../ws/agentwire-services.js";
 import { type CommandHandlers, CommandRouter } from "../ws/command-router.js";
 import { type ConnectionQuota, LocalConnectionQuota } from "../ws/connection-quota.js";
 import { ConnectionRegistry } from "../ws/connection-registry.js";
@@ -140,15 +140,14 @@ async function agentwirePlugin(app: FastifyInstance, opts: AgentwirePluginOption
     await api.register(plansRoutes, { repos: opts.repos });
     await api.register(usageRoutes, { repos: opts.repos });
     await api.register(memoryRoutes, { repos: opts.repos });
-    const { workflows, media, providers } = opts.services.chat ?? {};
-    if (providers) await api.register(providersRoutes, { providers, defaults: opts.services.chat?.defaults });
+    const { chat, workflows, media } = opts.services;
+    if (chat) await api.register(providersRoutes, { providers: chat.providers, defaults: chat.defaults });
     if (workflows) await api.register(workflowsRoutes, { repos: opts.repos, registry: workflows.registry });
     if (media) await api.register(assetsRoutes, { repos: opts.repos });
   });
   await app.register(wsRoute, {
     settings,
     repos: opts.repos,
-    services: opts.services,
     registry,
     quota: opts.connectionQuota ?? new LocalConnectionQuota(),
     frames: opts.frames,

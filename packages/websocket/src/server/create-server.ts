@@ -2,10 +2,10 @@ import { randomUUID } from "node:crypto";
 import type { FrameLog, Repositories, Storage } from "@agentwire/storage";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { type AuthSettings, LOCAL_USER_ID } from "../auth/resolve-user.js";
+import type { AgentwireServices } from "../commands/agentwire-services.js";
 import { commandTable } from "../commands/command-table.js";
 import type { ReadinessChecks } from "../http/health-routes.js";
 import { QuietRequestLogs } from "../logging/quiet-request-logs.js";
-import type { AgentwireServices } from "../ws/agentwire-services.js";
 import type { CommandHandlers } from "../ws/command-router.js";
 import type { ConnectionQuota } from "../ws/connection-quota.js";
 import { limitTurnStarts } from "../ws/limit-turn-starts.js";
@@ -25,7 +25,7 @@ export interface CreateServerOptions {
   allowedHosts?: readonly string[];
   /** Production defaults for anything left out. */
   limits?: ServerLimitsInput;
-  /** Services for handlers (provider registry, turn registry, ...), see AgentwireServices. */
+  /** The process's services (chat, workflows, media, client tools), bound to the handlers and routes that use them. */
   services?: AgentwireServices;
   /** Replaces entries of the command table built from `services`. */
   handlers?: CommandHandlers;
@@ -74,7 +74,7 @@ export async function createServer(options: CreateServerOptions): Promise<Agentw
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
     },
   });
-  const services = options.services ?? ({} as AgentwireServices);
+  const services: AgentwireServices = options.services ?? {};
   const frames = options.frameLog ?? options.storage.createFrameLog(options.logger);
   const handlers = limitTurnStarts(
     { ...commandTable(services), ...options.handlers },

@@ -13,9 +13,9 @@ import {
   type WorkspaceLimits,
 } from "@agentwire/agents";
 import type { MemoriesRepo } from "@agentwire/storage";
-import type { ToolScope } from "../chat/chat-services.js";
-import type { ToolPolicy } from "../chat/tool-policy.js";
 import { RepoMemoryStore } from "./repo-memory-store.js";
+import type { ToolPolicy } from "./tool-policy.js";
+import type { ToolScope } from "./tool-scope.js";
 
 /** The part of a pino/Fastify logger the factory uses. */
 export type ToolsLogger = {

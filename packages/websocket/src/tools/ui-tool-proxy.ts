@@ -1,9 +1,9 @@
 import { createAjv, type Tool, type ToolContext, type ToolOutcome } from "@agentwire/agents";
 import type { ClientToolSpec, ServerFrame } from "@agentwire/protocol";
 import type { CodeOptions, ValidateFunction } from "ajv";
-import type { ToolScope } from "../chat/chat-services.js";
 import { builtinServerToolNames } from "./builtin-server-tools.js";
 import type { RoutedToolCall, ToolCallRouting } from "./tool-call-routing.js";
+import type { ToolScope } from "./tool-scope.js";
 
 /** Options of UIToolProxy. */
 export type UIToolProxyOptions = {

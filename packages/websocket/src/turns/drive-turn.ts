@@ -6,29 +6,49 @@ import {
   type LoopResult,
   type ModelMessage,
   UsageAccumulator,
+  type WorkflowFrame,
 } from "@agentwire/agents";
-import { endTurn, queueWrite, settleWrites, storeRow, suspendTurn, totalUsage } from "./end-turn.js";
+import {
+  endTurn,
+  queueWrite,
+  settleWrites,
+  storeRow,
+  suspendTurn,
+  type TurnResult,
+  totalUsage,
+} from "./end-turn.js";
 import { rootRow } from "./root-row.js";
 import type { TurnRun } from "./turn-run.js";
 
-/**
- * Builds the turn's loop (toolbelt, history...) and returns it unstarted; the driver iterates it
- * directly, so a chunk passes through no wrapper generator of the driver's own.
- */
-type LoopStart = (ctx: LoopContext) => Promise<AsyncGenerator<LoopEvent, LoopResult>>;
+/** What a turn's source yields: the agent loop's events, or a workflow run's job and node updates. */
+export type TurnEvent = LoopEvent | WorkflowFrame;
+
+/** How a turn's source ended; `rowError` is stored on the turn's row without an `error` frame. */
+export type TurnSourceResult = LoopResult & Pick<TurnResult, "rowError">;
+
+/** The events of one turn segment: the agent loop (chat), a media generation or a workflow run. */
+export type TurnSource = AsyncGenerator<TurnEvent, TurnSourceResult>;
 
 /**
- * Runs one segment of an agent turn: adds every event to the tree and appends it to the thread's
- * frame log, stores root-level rows as they happen and one ledger row per provider call, and at the
- * end suspends the turn or ends it (final message, tree, usage, status, the one `done`). Never throws.
+ * Builds the turn's source (toolbelt, history...) and returns it unstarted; the driver iterates it
+ * directly, so a chunk passes through no wrapper generator of the driver's own.
  */
-export function driveTurn(run: TurnRun, start: LoopStart): Promise<void> {
+type TurnStart = (ctx: LoopContext) => Promise<TurnSource>;
+
+/**
+ * Runs one segment of a turn on any route: adds every event to the tree and appends it to the
+ * thread's frame log, stores root-level rows as they happen and one ledger row per provider call,
+ * holds the turn's one budget (its wall-clock timer included) and reports its breach once, and at
+ * the end suspends the turn or ends it (final message, tree, usage, status, the one `done`). Never
+ * throws.
+ */
+export function driveTurn(run: TurnRun, start: TurnStart): Promise<void> {
   const driving = drive(run, start);
   run.turn.driving = driving;
   return driving;
 }
 
-async function drive(run: TurnRun, start: LoopStart): Promise<void> {
+async function drive(run: TurnRun, start: TurnStart): Promise<void> {
   const { turn, repos, tree, observer } = run;
   let finalAssistant: Extract<ModelMessage, { role: "assistant" }> | undefined;
   const ctx = createLoopContext(run.limits, {
@@ -47,16 +67,19 @@ async function drive(run: TurnRun, start: LoopStart): Promise<void> {
       queueWrite(run, () => storeRow(run, rootRow(message, turn.turnId, run.provider, run.model)));
     },
   });
-  const relay = (event: LoopEvent) => {
-    tree.add(event);
-    observer?.event(event);
+  const relay = (event: TurnEvent) => {
+    // A workflow's job and node updates are its own progress: no tool call of the tree, no operation.
+    if (event.type !== "job_update" && event.type !== "node_update") {
+      tree.add(event);
+      observer?.event(event);
+    }
     turn.emit(event);
   };
   // Text chunks reach the log straight from the provider's read while the driver waits for the loop
   // with no write pending: every event before them has been handled then, so none is overtaken.
   let parked = false;
   ctx.direct = { ready: () => parked && run.writes === undefined, deliver: relay };
-  let result: LoopResult;
+  let result: TurnSourceResult;
   try {
     const loop = await start(ctx);
     for (;;) {
@@ -80,6 +103,11 @@ async function drive(run: TurnRun, start: LoopStart): Promise<void> {
     const usage = new UsageAccumulator().snapshot();
     result = { status: "error", text: finalAssistant?.text ?? "", messages: [], usage, error: internal };
   }
+  ctx.budget.dispose();
+  // The breach is reported once per turn: the agent loop reports its own as it stops; a source that
+  // only watches the budget's signal (media, workflows) has it reported here.
+  const breach = result.status === "budget_exceeded" ? ctx.budget.claimReport() : null;
+  if (breach) relay({ type: "budget_exceeded", ...breach });
   if (result.status === "waiting_user" && result.pending) {
     try {
       await suspendTurn(run, {

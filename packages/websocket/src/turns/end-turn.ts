@@ -4,7 +4,11 @@ import type { NewMessage, SuspendedTurn } from "@agentwire/storage";
 import type { TurnRun } from "./turn-run.js";
 
 /** How a turn ended (every route reports its end this way): the status it is stored and sent with. */
-export type TurnResult = Pick<LoopResult, "usage" | "error"> & { status: EndedTurnStatus };
+export type TurnResult = Pick<LoopResult, "usage" | "error"> & {
+  status: EndedTurnStatus;
+  /** Why it ended, stored on the turn's row when no `error` frame says it (a workflow's failing node). */
+  rowError?: string | undefined;
+};
 
 /** Stores one row of the thread and sends it as a `message` frame. */
 export async function storeRow(
@@ -108,7 +112,7 @@ async function finish(run: TurnRun, result: TurnResult, text: string): Promise<v
   await repos.turns.end(turn.userId, turn.turnId, {
     status,
     usage,
-    error: result.error?.message ?? null,
+    error: result.error?.message ?? result.rowError ?? null,
     endedAt: Date.now(),
   });
   endFrames(run, usage, status);

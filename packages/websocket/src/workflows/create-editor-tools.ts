@@ -6,7 +6,7 @@ import {
   WorkflowGraph,
 } from "@agentwire/agents";
 import type { Repositories } from "@agentwire/storage";
-import type { ToolScope } from "../chat/chat-services.js";
+import type { ToolScope } from "../tools/tool-scope.js";
 
 export type EditorToolsOptions = {
   registry: NodeRegistry;

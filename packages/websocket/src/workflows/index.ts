@@ -1,3 +1,4 @@
 export * from "./create-editor-tools.js";
 export * from "./editor-context.js";
 export * from "./run-workflow-turn.js";
+export type { WorkflowServices } from "./workflow-services.js";

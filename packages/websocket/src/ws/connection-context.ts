@@ -1,13 +1,14 @@
 import type { ServerFrame } from "@agentwire/protocol";
 import type { TurnConnection } from "../turns/turn-connection.js";
-import type { AgentwireServices } from "./agentwire-services.js";
 import type { ConnectionRegistry } from "./connection-registry.js";
 import type { ServerSettings } from "./server-settings.js";
 
-/** Everything a command handler may use; handlers get no other access to the socket or the server. */
+/**
+ * What a command handler knows of its socket; the services it uses are bound to it by the command
+ * table, and it gets no other access to the socket or the server.
+ */
 export interface ConnectionContext extends TurnConnection {
   readonly connectionId: string;
-  readonly services: AgentwireServices;
   readonly settings: ServerSettings;
   /** All open connections, e.g. to send a turn's frames to every socket of the user. */
   readonly connections: ConnectionRegistry;

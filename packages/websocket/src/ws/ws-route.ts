@@ -8,7 +8,6 @@ import { isOriginAllowed } from "../auth/is-origin-allowed.js";
 import type { UserResolver } from "../auth/resolve-user.js";
 import { authenticate } from "../http/authenticate.js";
 import { SOCKET_PATH } from "../http/guard-requests.js";
-import type { AgentwireServices } from "./agentwire-services.js";
 import { CloseCode } from "./close-codes.js";
 import type { CommandRouter } from "./command-router.js";
 import { Connection, type SocketLike } from "./connection.js";
@@ -22,7 +21,6 @@ import type { ServerSettings } from "./server-settings.js";
 export interface WsRouteOptions {
   settings: ServerSettings;
   repos: Repositories;
-  services: AgentwireServices;
   registry: ConnectionRegistry;
   /** Counts the user's open sockets against maxConnectionsPerUser (across instances with Redis). */
   quota: ConnectionQuota;
@@ -117,7 +115,6 @@ export async function wsRoute(app: FastifyInstance, opts: WsRouteOptions) {
         userId: connection.userId,
         logger,
         repos: opts.repos,
-        services: opts.services,
         settings,
         frames: opts.frames,
         subscriber: { id: connection.id, deliver: (frames) => connection.deliver(frames) },

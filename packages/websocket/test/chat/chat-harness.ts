@@ -6,11 +6,9 @@ import { expect } from "vitest";
 import {
   AdmissionQueue,
   type ChatServices,
-  chatCommandHandlers,
   createChatServices,
   type ToolPolicyConfig,
   type TurnObserver,
-  toolCommandHandlers,
   type UIToolProxy,
 } from "../../src/index.js";
 import { startTestServer, type TestServer, type TestServerOptions } from "../harness.js";
@@ -79,7 +77,6 @@ export async function startChatServer(
     ...rest,
     ...(serverLimits && { limits: serverLimits }),
     services: { chat, ...(uiTools && { uiTools }) },
-    handlers: uiTools ? { ...chatCommandHandlers, ...toolCommandHandlers } : chatCommandHandlers,
   });
   return Object.assign(server, { provider, chat });
 }

@@ -1,7 +1,7 @@
 import { ok, type PermissionClass, permissionClasses, type Tool } from "@agentwire/agents";
 import { describe, expect, it } from "vitest";
 import { composeToolbelt } from "../../src/chat/compose-toolbelt.js";
-import { resolveToolPolicy } from "../../src/chat/tool-policy.js";
+import { resolveToolPolicy } from "../../src/tools/tool-policy.js";
 
 const tool = (name: string, permissionClass: PermissionClass): Tool => ({
   name,

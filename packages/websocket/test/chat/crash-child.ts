@@ -8,7 +8,7 @@ import { createProviderRegistry } from "@agentwire/agents";
 import { ScriptedProvider } from "@agentwire/agents/testing";
 import { loadConfig } from "../../../../apps/server/src/config.js";
 import { startServer } from "../../../../apps/server/src/start-server.js";
-import { chatCommandHandlers, createChatServices, createLogger } from "../../src/index.js";
+import { createChatServices, createLogger } from "../../src/index.js";
 import { echoTool } from "./test-tools.js";
 
 const provider = new ScriptedProvider([
@@ -28,7 +28,6 @@ const chat = createChatServices({
 const config = loadConfig({ DATABASE_PATH: process.env.DATABASE_PATH, PORT: "0", LOG_LEVEL: "silent" });
 const server = await startServer(config, {
   services: { chat },
-  handlers: chatCommandHandlers,
   logger: createLogger({ level: "silent" }),
 });
 process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);

@@ -9,7 +9,7 @@ import type { StoredMessage } from "@agentwire/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../../apps/server/src/config.js";
 import { type RunningServer, startServer } from "../../../../apps/server/src/start-server.js";
-import { chatCommandHandlers, createChatServices, createLogger } from "../../src/index.js";
+import { createChatServices, createLogger } from "../../src/index.js";
 import { TestClient } from "../harness.js";
 import { expectWellFormedTurn, isDone } from "./chat-harness.js";
 
@@ -85,7 +85,6 @@ describe("a crash in the middle of a turn", { timeout: 60_000 }, () => {
     );
     fresh = await startServer(loadConfig({ DATABASE_PATH: dbPath, PORT: "0", LOG_LEVEL: "silent" }), {
       services: { chat: createChatServices({ providers, defaults: { provider: "scripted" } }) },
-      handlers: chatCommandHandlers,
       logger: createLogger({ level: "silent" }),
     });
     const repos = fresh.storage.repos;

@@ -20,14 +20,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { turnToolbelt } from "../../src/chat/turn-toolbelt.js";
 import {
   type ChatServices,
-  chatCommandHandlers,
   createBuiltinServerTools,
   createChatServices,
   createEditorTools,
   resolveToolPolicy,
   ruleFor,
   ToolPolicyConfig,
-  toolCommandHandlers,
   UIToolProxy,
 } from "../../src/index.js";
 import { startTestServer, type TestClient, type TestServer } from "../harness.js";
@@ -136,7 +134,6 @@ async function startGatedServer(rule: Rule): Promise<GatedServer> {
     providers,
     defaults: { provider: "scripted" },
     policy: { ...policyOf(rule), allowedMcpServers: gatedClasses.map(mcpServerOf) },
-    workflows: { registry },
     editorTools: (scope) => createEditorTools({ registry, repos: repos as Repositories, providers })(scope),
     serverTools: (scope) =>
       createBuiltinServerTools({
@@ -150,8 +147,7 @@ async function startGatedServer(rule: Rule): Promise<GatedServer> {
     clientTools: (scope) => uiTools.clientTools(scope),
   });
   const server = await startTestServer({
-    services: { chat, uiTools },
-    handlers: { ...chatCommandHandlers, ...toolCommandHandlers },
+    services: { chat, uiTools, workflows: { registry } },
   });
   repos = server.repos;
   return Object.assign(server, { chat, uiTools, workspace });

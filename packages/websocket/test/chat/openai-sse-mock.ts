@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { createProviderRegistry, type Tool } from "@agentwire/agents";
 import type { ServerFrame } from "@agentwire/protocol";
 import { loadConfig } from "../../../../apps/server/src/config.js";
-import { chatCommandHandlers, createChatServices } from "../../src/index.js";
+import { createChatServices } from "../../src/index.js";
 import {
   startTestServer,
   type TestClient,
@@ -198,7 +198,6 @@ export async function startOpenAIChatServer(
   });
   return startTestServer({
     services: { chat },
-    handlers: chatCommandHandlers,
     ...(options.serverLimits && { limits: options.serverLimits }),
   });
 }

@@ -11,7 +11,7 @@ import { createProviderRegistry } from "@agentwire/agents";
 import type { ServerFrame } from "@agentwire/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../../apps/server/src/config.js";
-import { chatCommandHandlers, createChatServices } from "../../src/index.js";
+import { createChatServices } from "../../src/index.js";
 import { startTestServer, type TestServer } from "../harness.js";
 import { expectWellFormedTurn, isDone } from "./chat-harness.js";
 import { storedMessages, threadOf } from "./turn-helpers.js";
@@ -73,7 +73,7 @@ async function startServerFor(stalling: StallingProvider): Promise<TestServer> {
   expect(config.providers.idleTimeoutMs).toBe(IDLE_MS);
   const providers = createProviderRegistry(config.providers);
   const chat = createChatServices({ providers, defaults: { provider: "stall", model: "m" } });
-  return startTestServer({ services: { chat }, handlers: chatCommandHandlers });
+  return startTestServer({ services: { chat } });
 }
 
 const errorOf = (frames: ServerFrame[]) => frames.find((f) => f.type === "error");

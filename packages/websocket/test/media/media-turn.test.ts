@@ -226,6 +226,52 @@ describe("route 2: media generation", () => {
     ).toEqual([]);
   });
 
+  it("ends with one budget_exceeded when the generation outlives the wall clock, and cancels it", async () => {
+    let cancelled = false;
+    const stuck: MediaGenerator = {
+      providerId: "stuck",
+      generateImage: (_options, signal) =>
+        new Promise((resolve) =>
+          signal.addEventListener(
+            "abort",
+            () => {
+              cancelled = true;
+              resolve({ ok: false, error: { kind: "cancelled", message: "aborted" } });
+            },
+            { once: true },
+          ),
+        ),
+    };
+    server = await startRouteServer([], {
+      limits: { MAX_WALL_CLOCK_MS: 50 },
+      media: { generators: [stuck], dataDir },
+    });
+    const client = await server.connect();
+    client.command("chat_message", { content: "x", media_generation: { mode: "image", provider: "stuck" } });
+    const frames = await client.collectUntil(isDone);
+    expectWellFormedTurn(frames);
+    expect(cancelled).toBe(true);
+    expect(frames.map((f) => f.type)).toEqual([
+      "thread",
+      "message",
+      "agent_state",
+      "budget_exceeded",
+      "message",
+      "usage",
+      "agent_state",
+      "chunk",
+    ]);
+    const [report] = ofType(frames, "budget_exceeded");
+    expect(report).toMatchObject({ reason: "wall_clock", limit: 50 });
+    expect(report?.observed).toBeGreaterThanOrEqual(50);
+    expect(ofType(frames, "message").at(-1)?.message).toMatchObject({
+      status: "budget_exceeded",
+      content: "",
+    });
+    const turn = await server.repos.turns.latest("local", (frames[0] as { thread_id: string }).thread_id);
+    expect(turn?.status).toBe("budget_exceeded");
+  });
+
   it("is unavailable without media services, and GET /api/assets is not served", async () => {
     server = await startRouteServer([]);
     const client = await server.connect();

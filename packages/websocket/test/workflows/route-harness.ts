@@ -9,7 +9,6 @@ import { ScriptedProvider, type ScriptedResponder, type ScriptedStep } from "@ag
 import type { Repositories } from "@agentwire/storage";
 import {
   type ChatServices,
-  chatCommandHandlers,
   createChatServices,
   createEditorTools,
   type ToolPolicyConfig,
@@ -58,12 +57,13 @@ export async function startRouteServer(
     ...(limits && { limits }),
     ...(policy && { policy }),
     ...(withWorkflows && {
-      workflows: { registry },
       editorTools: (scope) => createEditorTools({ registry, repos: repos as Repositories, providers })(scope),
     }),
-    ...(media && { media }),
   });
-  const server = await startTestServer({ ...rest, services: { chat }, handlers: chatCommandHandlers });
+  const server = await startTestServer({
+    ...rest,
+    services: { chat, ...(withWorkflows && { workflows: { registry } }), ...(media && { media }) },
+  });
   repos = server.repos;
   return Object.assign(server, { provider, registry, chat });
 }

@@ -144,9 +144,26 @@ describe("route 1: a saved workflow as a chat turn", () => {
     client.command("chat_message", { content: "Hello", workflow_target: "workflow", workflow_id: wf.id });
     const frames = await client.collectUntil(isDone);
     expectWellFormedTurn(frames);
-    expect(ofType(frames, "budget_exceeded")[0]).toMatchObject({ reason: "wall_clock", limit: 50 });
+    const reports = ofType(frames, "budget_exceeded");
+    expect(reports).toHaveLength(1);
+    expect(reports[0]).toMatchObject({ reason: "wall_clock", limit: 50 });
+    expect(reports[0]?.observed).toBeGreaterThanOrEqual(50);
     expect(ofType(frames, "job_update").at(-1)).toMatchObject({ status: "failed" });
+    // After the run's last frame and before the ending, as on every route.
+    const types = frames.map((f) => f.type);
+    expect(types.slice(types.lastIndexOf("job_update") + 1)).toEqual([
+      "budget_exceeded",
+      "message",
+      "usage",
+      "agent_state",
+      "chunk",
+    ]);
     expect(ofType(frames, "message").at(-1)?.message).toMatchObject({ status: "budget_exceeded" });
+    const turn = await server.repos.turns.latest("local", (frames[0] as { thread_id: string }).thread_id);
+    expect(turn).toMatchObject({
+      status: "budget_exceeded",
+      error: "workflow exceeded its wall-clock budget of 50 ms",
+    });
   });
 
   it("answers not_found for a missing or someone else's workflow, storing nothing", async () => {
