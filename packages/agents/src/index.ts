@@ -1,54 +1,111 @@
-export * from "./budget/budget-limits.js";
-export * from "./budget/turn-budget.js";
-export * from "./context/index.js";
-export * from "./loop/aborted-status.js";
-export * from "./loop/drain-loop.js";
-export * from "./loop/exclusive-locks.js";
-export * from "./loop/loop-context.js";
-export * from "./loop/loop-result.js";
-export * from "./loop/parallel-permits.js";
-export * from "./loop/prune-history.js";
-export * from "./loop/run-loop-params.js";
-export * from "./loop/run-unified-agent-loop.js";
-export * from "./loop/truncate-result.js";
-export * from "./media/index.js";
-export * from "./plan/create-plan-tool.js";
-export * from "./plan/draft-plan.js";
-export * from "./plan/execute-plan.js";
-export * from "./plan/plan-store.js";
+export { BudgetLimits, defaultBudgetLimits } from "./budget/budget-limits.js";
+export type { BudgetUsed, TurnBudgetOptions } from "./budget/turn-budget.js";
+export {
+  type AssembledContext,
+  assembleContext,
+  type CompressionJob,
+  type ContextEntry,
+  type ContextReport,
+  ContextSettings,
+  contextReport,
+  joinSideWork,
+  MAX_SUMMARY_CHARS,
+  parseSummarizerOutput,
+  pinnedDocuments,
+  type SideChannel,
+  SUMMARIZER_SYSTEM_PROMPT,
+  summarizeHistory,
+  verbatimStart,
+} from "./context/index.js";
+export { abortedStatus, USER_STOP } from "./loop/aborted-status.js";
+export { drainLoop } from "./loop/drain-loop.js";
+export { createLoopContext, type LoopContext } from "./loop/loop-context.js";
+export type { LoopResult } from "./loop/loop-result.js";
+export { estimateTextTokens, estimateTokens, pruneHistory } from "./loop/prune-history.js";
+export type { RunLoopParams } from "./loop/run-loop-params.js";
+export { runUnifiedAgentLoop } from "./loop/run-unified-agent-loop.js";
+export { truncateResult } from "./loop/truncate-result.js";
+export {
+  createOpenAIMediaGenerator,
+  generateMedia,
+  type MediaAsset,
+  type MediaGenerator,
+  MediaOptions,
+  type MediaOutcome,
+  parseMediaOptions,
+} from "./media/index.js";
+export { CREATE_PLAN, createPlanTool } from "./plan/create-plan-tool.js";
+export type { PlanStore } from "./plan/plan-store.js";
 export { PlanResumeState } from "./plan/plan-suspension.js";
-export * from "./plan/review-plan.js";
-export * from "./plan/run-approved-plan.js";
-export * from "./plan/run-plan.js";
-export * from "./plan/validate-plan.js";
-export * from "./prompts/agent-system-prompt.js";
-export * from "./prompts/subtask-system-prompt.js";
-export * from "./providers/index.js";
-export * from "./providers/model-message.js";
-export * from "./providers/provider.js";
-export * from "./providers/provider-event.js";
-export * from "./providers/provider-request.js";
-export * from "./scratchpad/apply-scratchpad-ops.js";
-export * from "./scratchpad/edit-scratchpad-item.js";
-export * from "./scratchpad/render-scratchpad.js";
-export * from "./scratchpad/scratchpad-store.js";
-export * from "./scratchpad/scratchpad-update-tool.js";
-export * from "./subtask/finish-subtask-tool.js";
-export * from "./subtask/run-subtask-tool.js";
-export * from "./suspend/ask-deferred.js";
-export * from "./suspend/resume-unified-agent-loop.js";
-export * from "./tools/ask-user-tool.js";
-export * from "./tools/builtin/index.js";
-export * from "./tools/create-ajv.js";
-export * from "./tools/define-tool.js";
-export * from "./tools/send-update-tool.js";
-export * from "./tools/tool.js";
-export * from "./tree/execution-tree-builder.js";
-export * from "./turn/loop-event.js";
-export * from "./turn/permission-class.js";
-export * from "./turn/suspended-state.js";
-export * from "./turn/suspension.js";
-export * from "./usage/llm-call-record.js";
-export * from "./usage/prices.js";
-export * from "./usage/usage-accumulator.js";
-export * from "./workflows/index.js";
+export { runApprovedPlan } from "./plan/run-approved-plan.js";
+export { agentSystemPrompt } from "./prompts/agent-system-prompt.js";
+export {
+  CompatEndpointsSchema,
+  createProviderRegistry,
+  type ModelDefaults,
+  type ProviderListEntry,
+  type ProviderRegistry,
+  providerRegistryConfigFromEnv,
+} from "./providers/index.js";
+export type {
+  AssistantModelMessage,
+  ModelMessage,
+  ThinkingBlock,
+  ToolModelMessage,
+} from "./providers/model-message.js";
+export type { Provider } from "./providers/provider.js";
+export type { ProviderErrorInfo, ProviderEvent } from "./providers/provider-event.js";
+export type { ProviderRequest, ToolSpec } from "./providers/provider-request.js";
+export { applyScratchpadOps } from "./scratchpad/apply-scratchpad-ops.js";
+export { editScratchpadItem } from "./scratchpad/edit-scratchpad-item.js";
+export { renderScratchpad } from "./scratchpad/render-scratchpad.js";
+export { ScratchpadOpError } from "./scratchpad/scratchpad-store.js";
+export { createScratchpadUpdateTool } from "./scratchpad/scratchpad-update-tool.js";
+export { RUN_SUBTASK, runSubtaskTool } from "./subtask/run-subtask-tool.js";
+export { waitingCalls } from "./suspend/ask-deferred.js";
+export { type ResumeAnswer, resumeUnifiedAgentLoop } from "./suspend/resume-unified-agent-loop.js";
+export { askUserTool } from "./tools/ask-user-tool.js";
+export {
+  createMemoryTools,
+  createWebFetchTool,
+  createWebSearchTool,
+  createWorkspaceTools,
+  InMemoryPinStore,
+  JsonFilePinStore,
+  loadMcpServersConfig,
+  McpManager,
+  type MemoryLimits,
+  type MemoryStore,
+  parseMcpServersConfig,
+  searchBackendNames,
+  userDirName,
+  type WebFetchOptions,
+  WebSearchBackendConfig,
+  type WebSearchOptions,
+  type WorkspaceLimits,
+} from "./tools/builtin/index.js";
+export { createAjv } from "./tools/create-ajv.js";
+export { defineTool, ok } from "./tools/define-tool.js";
+export { sendUpdateTool } from "./tools/send-update-tool.js";
+export type { Tool, ToolContext, ToolOutcome } from "./tools/tool.js";
+export { buildExecutionTree, ExecutionTreeBuilder } from "./tree/execution-tree-builder.js";
+export type { LoopEvent, ToolCallUpdateEvent } from "./turn/loop-event.js";
+export { type PermissionClass, permissionClasses } from "./turn/permission-class.js";
+export type { SuspendedState } from "./turn/suspended-state.js";
+export { buildLlmCallRecord, type LlmCallRecord } from "./usage/llm-call-record.js";
+export { UsageAccumulator } from "./usage/usage-accumulator.js";
+export {
+  createBuildWorkflowTool,
+  createDefaultNodeRegistry,
+  DESCRIBE_MAX_NODES,
+  describeWorkflow,
+  formatIssues,
+  loadNodePlugin,
+  NodeRegistry,
+  runWorkflow,
+  validateWorkflow,
+  type WorkflowFrame,
+  WorkflowGraph,
+  WorkflowIssue,
+  type WorkflowRunInput,
+} from "./workflows/index.js";

@@ -1,20 +1,94 @@
-export * from "./agentwire-error.js";
-export * from "./client-commands.js";
-export * from "./content.js";
-export * from "./error-codes.js";
-export * from "./execution-tree.js";
+export { AgentwireError, NotFoundError, toAgentwireError } from "./agentwire-error.js";
+export {
+  AnswerData,
+  AnswerFrame,
+  ChatContext,
+  ChatMessageData,
+  ChatMessageFrame,
+  type ClientCommandName,
+  ClientFrame,
+  type ClientFrameOf,
+  ClientToolSpec,
+  ClientToolsManifestData,
+  ClientToolsManifestFrame,
+  CONTEXT_KIND,
+  clientCommandData,
+  clientCommandNames,
+  MediaGeneration,
+  PingData,
+  PingFrame,
+  PlanDecisionData,
+  PlanDecisionFrame,
+  ResumeChatData,
+  ResumeChatFrame,
+  StopData,
+  StopFrame,
+  SubscribeThreadsData,
+  SubscribeThreadsFrame,
+  ToolApprovalResponseData,
+  ToolApprovalResponseFrame,
+  ToolResultData,
+  ToolResultFrame,
+} from "./client-commands.js";
+export { ContentPart, contentText, ImagePart, isBlankContent, MessageContent, TextPart } from "./content.js";
+export { ErrorCode } from "./error-codes.js";
+export { ExecutionTreeNode, ExecutionTreeSnapshot } from "./execution-tree.js";
 export { findTooDeep, MAX_JSON_DEPTH } from "./json-depth.js";
 export { contractJsonSchema } from "./json-schema.js";
-export * from "./memory-entry.js";
-export * from "./message.js";
-export * from "./parse-client-frame.js";
-export * from "./plan.js";
-export * from "./preview.js";
+export { MemoryEntry } from "./memory-entry.js";
+export {
+  MessageRole,
+  MessageStatus,
+  StoredMessage,
+  StoredToolCall,
+  ThreadLiveState,
+  ThreadSummary,
+} from "./message.js";
+export { describeIssue, type ParseError, type ParseResult, parseClientFrame } from "./parse-client-frame.js";
+export { Plan, PlanExecutionMode, PlanStage, PlanStatus, PlanStep, StoredPlan } from "./plan.js";
+export { PREVIEW_MAX_CHARS, preview } from "./preview.js";
 export { isPrintable, printable, stripControl } from "./printable.js";
-export * from "./scratchpad.js";
-export * from "./server-frames.js";
-export * from "./subprotocols.js";
-export * from "./thread-usage.js";
-export * from "./turn-status.js";
-export * from "./turn-status-on-wire.js";
-export * from "./usage.js";
+export {
+  ScratchpadEdit,
+  ScratchpadItem,
+  ScratchpadKind,
+  ScratchpadOp,
+  ScratchpadStatus,
+} from "./scratchpad.js";
+export {
+  AgentStateFrame,
+  AgentStateName,
+  BudgetExceededFrame,
+  BudgetReason,
+  ChatResumedFrame,
+  ChunkFrame,
+  ContextUsageFrame,
+  ErrorFrame,
+  GenerationStoppedFrame,
+  JobUpdateFrame,
+  MessageFrame,
+  NodeUpdateFrame,
+  PlanCreatedFrame,
+  PlanReadyForReviewFrame,
+  PlanReviewFrame,
+  PongFrame,
+  ProgressUpdateFrame,
+  QuestionFrame,
+  ScratchpadPatchFrame,
+  ServerFrame,
+  type ServerFrameOf,
+  type ServerFrameType,
+  type StampedFrame,
+  ThreadFrame,
+  ThreadStateFrame,
+  ToolApprovalRequestFrame,
+  ToolCallFrame,
+  ToolCallUpdateFrame,
+  type UnstampedFrame,
+  UsageFrame,
+} from "./server-frames.js";
+export { BEARER_PROTOCOL_PREFIX, PROTOCOL_V1, PROTOCOL_V1_NESTED } from "./subprotocols.js";
+export { NodeCost, ThreadUsage, TurnCost } from "./thread-usage.js";
+export { ActiveTurnStatus, EndedTurnStatus, ThreadTurnState, TurnStatus } from "./turn-status.js";
+export { chatResumedStatusOnWire, jobStatusOnWire, threadLiveStateOnWire } from "./turn-status-on-wire.js";
+export { TurnUsage } from "./usage.js";

@@ -1,35 +1,64 @@
-export * from "./auth/api-token.js";
-export * from "./auth/extract-token.js";
-export * from "./auth/host-allowlist.js";
-export * from "./auth/is-origin-allowed.js";
-export * from "./auth/resolve-user.js";
-export * from "./chat/index.js";
+// The server's public surface: createServer and its options, the services an app builds at start-up
+// (chat, tools, admission, metrics, tracing), and the interfaces a coordinator (@agentwire/cluster)
+// fills in for several instances.
+export { generateApiToken, hashApiToken } from "./auth/api-token.js";
+export { isLoopbackHost, parseHost } from "./auth/host-allowlist.js";
+export { type AuthSettings, createUserResolver, type StaticToken } from "./auth/resolve-user.js";
+export {
+  type ChatServices,
+  ContextScopes,
+  createChatServices,
+  loadThreadContext,
+  parseContextScopes,
+} from "./chat/index.js";
+export type { ThreadStateRelay } from "./chat/thread-states/thread-states.js";
 export type { AgentwireServices } from "./commands/agentwire-services.js";
-export * from "./commands/chat-command-handlers.js";
-export * from "./commands/command-table.js";
-export * from "./commands/handle-chat-message.js";
 export type { ReadinessChecks } from "./http/health-routes.js";
-export * from "./logging/create-logger.js";
-export * from "./logging/redact-url.js";
-export * from "./media/index.js";
-export * from "./metrics/index.js";
-export type { AgentwirePluginOptions } from "./server/agentwire-plugin.js";
-export { default as agentwirePlugin } from "./server/agentwire-plugin.js";
-export * from "./server/create-server.js";
-export * from "./tools/index.js";
-export * from "./tracing/index.js";
-export * from "./turns/index.js";
-export * from "./turns/turn-coordination.js";
-export * from "./workflows/index.js";
-export * from "./ws/close-codes.js";
-export * from "./ws/command-router.js";
-export * from "./ws/connection.js";
-export type { ConnectionContext } from "./ws/connection-context.js";
-export * from "./ws/connection-quota.js";
-export * from "./ws/connection-registry.js";
-export * from "./ws/limit-turn-starts.js";
-export * from "./ws/rate-limiter.js";
-export * from "./ws/relay-times.js";
-export * from "./ws/server-limits.js";
+export { createLogger } from "./logging/create-logger.js";
+export { redactUrl } from "./logging/redact-url.js";
+export {
+  AgentwireMetrics,
+  type MetricsAccess,
+  type MetricsSources,
+  metricsRoute,
+  metricsTokenAccess,
+} from "./metrics/index.js";
+export { type AgentwireServer, type CreateServerOptions, createServer } from "./server/create-server.js";
+export {
+  type BuiltinServerToolsOptions,
+  createBuiltinServerTools,
+  mcpPinsPath,
+  RepoMemoryStore,
+  resolveToolPolicy,
+  ruleFor,
+  ToolPolicyConfig,
+  type ToolScope,
+  UIToolProxy,
+} from "./tools/index.js";
+export type { ToolCallRouting } from "./tools/tool-call-routing.js";
+export { createTurnTracer } from "./tracing/index.js";
+export {
+  ADMISSION_TICK_MS,
+  AdmissionLimits,
+  type AdmissionObserver,
+  AdmissionQueue,
+  type AdmissionRejection,
+  AdmissionTicket,
+  admissionDefaults,
+  RunningTurn,
+  recoverInterruptedTurns,
+  recoverTurn,
+  type TurnObserver,
+  TurnRegistry,
+  turnObserverOf,
+  watchEventLoopLag,
+} from "./turns/index.js";
+export type { TurnCoordination } from "./turns/turn-coordination.js";
+export { createEditorTools } from "./workflows/index.js";
+export type { CommandHandlers } from "./ws/command-router.js";
+export { Connection, type SocketLike } from "./ws/connection.js";
+export type { ConnectionQuota } from "./ws/connection-quota.js";
+export { RateLimiter } from "./ws/rate-limiter.js";
+export type { ServerLimitsInput } from "./ws/server-limits.js";
 export type { ServerSettings } from "./ws/server-settings.js";
-export * from "./ws/user-rate-limit.js";
+export type { UserRateLimit } from "./ws/user-rate-limit.js";
