@@ -41,6 +41,22 @@ export type NewMessage = Pick<MessageRow, "role" | "status"> &
     >
   >;
 
+/** What a caller supplies to record a generated file (the id it was written under, if it claimed one). */
+export type NewAsset = Pick<AssetRow, "threadId" | "mimeType" | "bytes" | "path"> &
+  Partial<Pick<AssetRow, "id">>;
+
+/** What create_plan supplies to store a plan; the user and times are the repository's. */
+export type NewPlan = Pick<
+  PlanRow,
+  "id" | "threadId" | "toolCallId" | "executionMode" | "plan" | "chatContext" | "status"
+>;
+
+/** What a workflow update may replace; absent fields stay as they are. */
+export interface WorkflowChanges {
+  name?: string;
+  graph?: Record<string, unknown>;
+}
+
 /** What may change on a turn after it started. */
 export interface TurnUpdate {
   status?: TurnStatus;
@@ -174,7 +190,7 @@ export interface WorkflowsRepo {
   update(
     userId: string,
     workflowId: string,
-    changes: { name?: string; graph?: Record<string, unknown> },
+    changes: WorkflowChanges,
     now?: number,
   ): Promise<WorkflowRow | undefined>;
   /** Deletes a workflow; false when not the user's. */
@@ -186,11 +202,7 @@ export interface AssetsRepo {
   /** A fresh asset id (the file is written under it before the row is stored). */
   newId(): string;
   /** Records a file already written to `path`. */
-  create(
-    userId: string,
-    asset: { id?: string; threadId: string; mimeType: string; bytes: number; path: string },
-    now?: number,
-  ): Promise<AssetRow>;
+  create(userId: string, asset: NewAsset, now?: number): Promise<AssetRow>;
   /** The asset if it exists and belongs to the user. */
   get(userId: string, assetId: string): Promise<AssetRow | undefined>;
   /** The assets of one of the user's threads. */
@@ -272,14 +284,7 @@ export interface SummariesRepo {
 /** Plans create_plan made, always through the owning user: another user's plan reads as missing. */
 export interface PlansRepo {
   /** Stores a plan made on the user's thread. */
-  create(
-    userId: string,
-    plan: Pick<
-      PlanRow,
-      "id" | "threadId" | "toolCallId" | "executionMode" | "plan" | "chatContext" | "status"
-    >,
-    now?: number,
-  ): Promise<PlanRow>;
+  create(userId: string, plan: NewPlan, now?: number): Promise<PlanRow>;
   /** The plan if it exists and belongs to the user. */
   get(userId: string, planId: string): Promise<PlanRow | undefined>;
   /** The plans of the user's thread (only those in `status`, when given), oldest first; none for another user's thread. */
@@ -311,33 +316,4 @@ export interface Repositories {
   scratchpad: ScratchpadRepo;
   summaries: SummariesRepo;
   toolGrants: ToolGrantsRepo;
-}
-
-/** A message row as the protocol's StoredMessage (absent optional fields left out, not null). */
-export function toStoredMessage(row: MessageRow): StoredMessage {
-  return {
-    id: row.id,
-    thread_id: row.threadId,
-    role: row.role,
-    content: row.content,
-    ...(row.toolCalls != null && { tool_calls: row.toolCalls }),
-    ...(row.toolCallId != null && { tool_call_id: row.toolCallId }),
-    ...(row.isError != null && { is_error: row.isError }),
-    ...(row.provider != null && { provider: row.provider }),
-    ...(row.model != null && { model: row.model }),
-    ...(row.executionTree != null && { execution_tree: row.executionTree }),
-    ...(row.usage != null && { usage: row.usage }),
-    status: row.status,
-    created_at: new Date(row.createdAt).toISOString(),
-  };
-}
-
-/** A thread row as the protocol's ThreadSummary. */
-export function toThreadSummary(row: ThreadRow): ThreadSummary {
-  return {
-    id: row.id,
-    title: row.title,
-    created_at: new Date(row.createdAt).toISOString(),
-    updated_at: new Date(row.updatedAt).toISOString(),
-  };
 }

@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto";
 import type { LlmCallRecord } from "@agentwire/agents";
 import { and, asc, eq, sql } from "drizzle-orm";
+import { newLlmCallRow } from "../llm-call-rows.js";
 import type { LlmCallRow, LlmCallsRepo, NodeCostRow } from "../repositories.js";
 import type { PgDb } from "./open-postgres.js";
 import { llmCalls, turns } from "./schema/index.js";
@@ -17,26 +17,7 @@ export class PgLlmCallsRepo implements LlmCallsRepo {
     call: LlmCallRecord,
     now = Date.now(),
   ): Promise<void> {
-    await this.db.insert(llmCalls).values({
-      id: randomUUID(),
-      turnId,
-      threadId,
-      userId,
-      provider: call.provider,
-      model: call.model,
-      depth: call.depth,
-      parentId: call.parentId,
-      inputTokens: call.inputTokens,
-      outputTokens: call.outputTokens,
-      cacheReadTokens: call.cacheReadTokens,
-      cacheWriteTokens: call.cacheWriteTokens,
-      reasoningTokens: call.reasoningTokens,
-      costUsd: call.costUsd,
-      costKnown: call.costKnown,
-      latencyMs: Math.round(call.latencyMs),
-      error: call.error ?? null,
-      createdAt: now,
-    } satisfies LlmCallRow);
+    await this.db.insert(llmCalls).values(newLlmCallRow(userId, threadId, turnId, call, now));
   }
 
   /** The calls of the user's turn, oldest first. */

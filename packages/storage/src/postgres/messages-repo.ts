@@ -1,8 +1,9 @@
-import { randomUUID } from "node:crypto";
 import type { StoredMessage } from "@agentwire/protocol";
 import { NotFoundError } from "@agentwire/protocol";
 import { and, asc, eq, gt, sql } from "drizzle-orm";
-import { type MessageRow, type MessagesRepo, type NewMessage, toStoredMessage } from "../repositories.js";
+import { newMessageRow, toStoredMessage } from "../message-rows.js";
+import type { MessagesRepo, NewMessage } from "../repositories.js";
+import { assertThreadOwned } from "./assert-thread-owned.js";
 import type { PgDb } from "./open-postgres.js";
 import { messages, threads } from "./schema/index.js";
 
@@ -12,12 +13,7 @@ export class PgMessagesRepo implements MessagesRepo {
 
   /** The thread's rows in order; throws not_found when the thread is not the user's. */
   async list(userId: string, threadId: string): Promise<StoredMessage[]> {
-    const owned = await this.db
-      .select({ id: threads.id })
-      .from(threads)
-      .where(and(eq(threads.id, threadId), eq(threads.userId, userId)))
-      .limit(1);
-    if (owned.length === 0) throw new NotFoundError("thread");
+    await assertThreadOwned(this.db, userId, threadId);
     const rows = await this.db
       .select()
       .from(messages)
@@ -56,24 +52,7 @@ export class PgMessagesRepo implements MessagesRepo {
     message: NewMessage,
     now = Date.now(),
   ): Promise<StoredMessage> {
-    const row: MessageRow = {
-      id: randomUUID(),
-      threadId,
-      userId,
-      turnId: message.turnId ?? null,
-      seq: 0,
-      role: message.role,
-      content: message.content ?? null,
-      toolCalls: message.toolCalls ?? null,
-      toolCallId: message.toolCallId ?? null,
-      isError: message.isError ?? null,
-      provider: message.provider ?? null,
-      model: message.model ?? null,
-      executionTree: message.executionTree ?? null,
-      usage: message.usage ?? null,
-      status: message.status,
-      createdAt: now,
-    };
+    const row = newMessageRow(userId, threadId, message, now);
     row.seq = await this.db.transaction(async (tx) => {
       const owned = await tx
         .update(threads)

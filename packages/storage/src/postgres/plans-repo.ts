@@ -1,6 +1,7 @@
 import type { PlanStatus } from "@agentwire/protocol";
 import { and, asc, eq } from "drizzle-orm";
-import type { PlanRow, PlansRepo } from "../repositories.js";
+import { newPlanRow } from "../plan-rows.js";
+import type { NewPlan, PlanRow, PlansRepo } from "../repositories.js";
 import type { PgDb } from "./open-postgres.js";
 import { plans } from "./schema/index.js";
 
@@ -9,15 +10,8 @@ export class PgPlansRepo implements PlansRepo {
   constructor(private readonly db: PgDb) {}
 
   /** Stores a plan made on the user's thread. */
-  async create(
-    userId: string,
-    plan: Pick<
-      PlanRow,
-      "id" | "threadId" | "toolCallId" | "executionMode" | "plan" | "chatContext" | "status"
-    >,
-    now = Date.now(),
-  ): Promise<PlanRow> {
-    const row: PlanRow = { ...plan, userId, createdAt: now, updatedAt: now };
+  async create(userId: string, plan: NewPlan, now = Date.now()): Promise<PlanRow> {
+    const row = newPlanRow(userId, plan, now);
     await this.db.insert(plans).values(row);
     return row;
   }

@@ -1,9 +1,9 @@
-import { applyScratchpadOps, editScratchpadItem, ScratchpadOpError } from "@agentwire/agents";
 import type { ScratchpadEdit, ScratchpadItem, ScratchpadOp } from "@agentwire/protocol";
 import { NotFoundError } from "@agentwire/protocol";
 import { and, asc, eq } from "drizzle-orm";
 import type { ScratchpadRepo } from "../repositories.js";
-import { toScratchpadItem, toScratchpadRow } from "../scratchpad-rows.js";
+import { toScratchpadItem } from "../scratchpad-rows.js";
+import { scratchpadEditWrite, scratchpadOpWrites } from "../scratchpad-writes.js";
 import type { PgDb } from "./open-postgres.js";
 import { scratchpadItems, threads } from "./schema/index.js";
 
@@ -37,30 +37,15 @@ export class PgScratchpadRepo implements ScratchpadRepo {
         .for("update");
       if (owned.length === 0) throw new NotFoundError("thread");
       const current = await read(tx, userId, threadId);
-      const result = applyScratchpadOps(current, ops, now);
-      if (!result.ok) throw new ScratchpadOpError(result.message);
-      for (const item of result.updated) {
-        const row = toScratchpadRow(userId, threadId, item, 0);
+      const writes = scratchpadOpWrites(userId, threadId, current, ops, now);
+      for (const { id, columns } of writes.updates) {
         await tx
           .update(scratchpadItems)
-          .set({
-            kind: row.kind,
-            title: row.title,
-            details: row.details,
-            status: row.status,
-            relatedIds: row.relatedIds,
-            updatedAt: row.updatedAt,
-          })
-          .where(and(eq(scratchpadItems.threadId, threadId), eq(scratchpadItems.id, item.id)));
+          .set(columns)
+          .where(and(eq(scratchpadItems.threadId, threadId), eq(scratchpadItems.id, id)));
       }
-      if (result.added.length > 0) {
-        await tx
-          .insert(scratchpadItems)
-          .values(
-            result.added.map((item, i) => toScratchpadRow(userId, threadId, item, current.length + i + 1)),
-          );
-      }
-      return [...result.updated, ...result.added];
+      if (writes.inserts.length > 0) await tx.insert(scratchpadItems).values(writes.inserts);
+      return writes.items;
     });
   }
 
@@ -80,18 +65,8 @@ export class PgScratchpadRepo implements ScratchpadRepo {
       );
       const [row] = await tx.select().from(scratchpadItems).where(where).for("update");
       if (!row) return undefined;
-      const item = editScratchpadItem(toScratchpadItem(row), edit, now);
-      const next = toScratchpadRow(userId, threadId, item, row.position);
-      await tx
-        .update(scratchpadItems)
-        .set({
-          kind: next.kind,
-          title: next.title,
-          details: next.details,
-          status: next.status,
-          updatedAt: now,
-        })
-        .where(where);
+      const { item, columns } = scratchpadEditWrite(row, edit, now);
+      await tx.update(scratchpadItems).set(columns).where(where);
       return item;
     });
   }

@@ -1,8 +1,9 @@
-import { NotFoundError } from "@agentwire/protocol";
 import { and, eq } from "drizzle-orm";
 import type { SummariesRepo, ThreadSummaryRecord } from "../repositories.js";
+import { summaryColumns } from "../summary-rows.js";
+import { assertThreadOwned } from "./assert-thread-owned.js";
 import type { PgDb } from "./open-postgres.js";
-import { threadSummaries, threads } from "./schema/index.js";
+import { threadSummaries } from "./schema/index.js";
 
 /** Rolling summaries of threads (one row each), always through the owning user. */
 export class PgSummariesRepo implements SummariesRepo {
@@ -24,18 +25,8 @@ export class PgSummariesRepo implements SummariesRepo {
 
   /** Creates or replaces the thread's summary; another user's thread is not_found. */
   async put(userId: string, threadId: string, record: ThreadSummaryRecord, now = Date.now()): Promise<void> {
-    const owned = await this.db
-      .select({ id: threads.id })
-      .from(threads)
-      .where(and(eq(threads.id, threadId), eq(threads.userId, userId)))
-      .limit(1);
-    if (owned.length === 0) throw new NotFoundError("thread");
-    const values = {
-      summary: record.summary,
-      throughMessageId: record.throughMessageId,
-      messageCount: record.messageCount,
-      updatedAt: now,
-    };
+    await assertThreadOwned(this.db, userId, threadId);
+    const values = summaryColumns(record, now);
     // The row's user is the thread's (checked above); the update is scoped to it all the same.
     await this.db
       .insert(threadSummaries)

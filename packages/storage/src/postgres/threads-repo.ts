@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto";
 import type { ThreadSummary } from "@agentwire/protocol";
 import { and, desc, eq } from "drizzle-orm";
-import { type ThreadRow, type ThreadsRepo, toThreadSummary } from "../repositories.js";
+import type { ThreadRow, ThreadsRepo } from "../repositories.js";
+import { newThreadRow, toThreadSummary } from "../thread-rows.js";
 import type { PgDb } from "./open-postgres.js";
 import { threads } from "./schema/index.js";
 
@@ -31,7 +31,7 @@ export class PgThreadsRepo implements ThreadsRepo {
 
   /** Creates a thread for the user. */
   async create(userId: string, title: string, now = Date.now()): Promise<ThreadRow> {
-    const row: ThreadRow = { id: randomUUID(), userId, title, createdAt: now, updatedAt: now };
+    const row = newThreadRow(userId, title, now);
     await this.db.insert(threads).values(row);
     return row;
   }

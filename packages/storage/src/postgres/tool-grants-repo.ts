@@ -1,8 +1,8 @@
-import { NotFoundError } from "@agentwire/protocol";
 import { and, eq } from "drizzle-orm";
 import type { ToolGrantsRepo } from "../repositories.js";
+import { assertThreadOwned } from "./assert-thread-owned.js";
 import type { PgDb } from "./open-postgres.js";
-import { threads, toolGrants } from "./schema/index.js";
+import { toolGrants } from "./schema/index.js";
 
 /** Tools allowed for the rest of a thread, always through the owning user. */
 export class PgToolGrantsRepo implements ToolGrantsRepo {
@@ -10,12 +10,7 @@ export class PgToolGrantsRepo implements ToolGrantsRepo {
 
   /** Allows the tool in the user's thread; another user's thread is not_found. */
   async grant(userId: string, threadId: string, toolName: string, now = Date.now()): Promise<void> {
-    const owned = await this.db
-      .select({ id: threads.id })
-      .from(threads)
-      .where(and(eq(threads.id, threadId), eq(threads.userId, userId)))
-      .limit(1);
-    if (owned.length === 0) throw new NotFoundError("thread");
+    await assertThreadOwned(this.db, userId, threadId);
     await this.db
       .insert(toolGrants)
       .values({ threadId, toolName, userId, createdAt: now })

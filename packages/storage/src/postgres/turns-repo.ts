@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto";
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import type { TurnEnd, TurnRow, TurnStart, TurnsRepo, TurnUpdate } from "../repositories.js";
+import { newTurnRow, turnStartColumns } from "../turn-rows.js";
 import type { PgDb } from "./open-postgres.js";
 import { turns } from "./schema/index.js";
 
@@ -10,30 +10,8 @@ export class PgTurnsRepo implements TurnsRepo {
 
   /** Records a running turn on the user's thread. */
   async start(userId: string, threadId: string, who: TurnStart = {}, now = Date.now()): Promise<TurnRow> {
-    const row: TurnRow = {
-      id: who.id ?? randomUUID(),
-      threadId,
-      userId,
-      status: "running",
-      usage: null,
-      error: null,
-      suspendedState: null,
-      startedAt: now,
-      endedAt: null,
-      provider: who.provider ?? null,
-      model: who.model ?? null,
-      requestId: who.requestId ?? null,
-    };
-    await this.db.insert(turns).values({
-      id: row.id,
-      threadId,
-      userId,
-      status: "running",
-      startedAt: now,
-      provider: row.provider,
-      model: row.model,
-      requestId: row.requestId,
-    });
+    const row = newTurnRow(userId, threadId, who, now);
+    await this.db.insert(turns).values(turnStartColumns(row));
     return row;
   }
 

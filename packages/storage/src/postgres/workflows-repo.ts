@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto";
 import { and, desc, eq } from "drizzle-orm";
-import type { WorkflowRow, WorkflowsRepo } from "../repositories.js";
+import type { WorkflowChanges, WorkflowRow, WorkflowsRepo } from "../repositories.js";
+import { newWorkflowRow, workflowUpdateColumns } from "../workflow-rows.js";
 import type { PgDb } from "./open-postgres.js";
 import { workflows } from "./schema/index.js";
 
@@ -34,7 +34,7 @@ export class PgWorkflowsRepo implements WorkflowsRepo {
     graph: Record<string, unknown>,
     now = Date.now(),
   ): Promise<WorkflowRow> {
-    const row: WorkflowRow = { id: randomUUID(), userId, name, graph, createdAt: now, updatedAt: now };
+    const row = newWorkflowRow(userId, name, graph, now);
     await this.db.insert(workflows).values(row);
     return row;
   }
@@ -43,16 +43,12 @@ export class PgWorkflowsRepo implements WorkflowsRepo {
   async update(
     userId: string,
     workflowId: string,
-    changes: { name?: string; graph?: Record<string, unknown> },
+    changes: WorkflowChanges,
     now = Date.now(),
   ): Promise<WorkflowRow | undefined> {
     const rows = await this.db
       .update(workflows)
-      .set({
-        ...(changes.name !== undefined && { name: changes.name }),
-        ...(changes.graph !== undefined && { graph: changes.graph }),
-        updatedAt: now,
-      })
+      .set(workflowUpdateColumns(changes, now))
       .where(and(eq(workflows.id, workflowId), eq(workflows.userId, userId)))
       .returning();
     return rows[0];

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
-import type { AssetRow, AssetsRepo } from "../repositories.js";
+import { newAssetRow } from "../asset-rows.js";
+import type { AssetRow, AssetsRepo, NewAsset } from "../repositories.js";
 import type { Db } from "./open-database.js";
 import { assets } from "./schema/index.js";
 
@@ -14,20 +15,8 @@ export class SqliteAssetsRepo implements AssetsRepo {
   }
 
   /** Records a file already written to `path`. */
-  async create(
-    userId: string,
-    asset: { id?: string; threadId: string; mimeType: string; bytes: number; path: string },
-    now = Date.now(),
-  ): Promise<AssetRow> {
-    const row: AssetRow = {
-      id: asset.id ?? randomUUID(),
-      userId,
-      threadId: asset.threadId,
-      mimeType: asset.mimeType,
-      bytes: asset.bytes,
-      path: asset.path,
-      createdAt: now,
-    };
+  async create(userId: string, asset: NewAsset, now = Date.now()): Promise<AssetRow> {
+    const row = newAssetRow(userId, asset, now);
     this.db.insert(assets).values(row).run();
     return row;
   }

@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto";
 import type { LlmCallRecord } from "@agentwire/agents";
 import { and, asc, eq, sql } from "drizzle-orm";
+import { newLlmCallRow } from "../llm-call-rows.js";
 import type { LlmCallRow, LlmCallsRepo, NodeCostRow } from "../repositories.js";
 import type { Db } from "./open-database.js";
 import { preparedInsert } from "./prepared-insert.js";
@@ -23,26 +23,7 @@ export class SqliteLlmCallsRepo implements LlmCallsRepo {
     call: LlmCallRecord,
     now = Date.now(),
   ): Promise<void> {
-    this.recordStatement.run({
-      id: randomUUID(),
-      turnId,
-      threadId,
-      userId,
-      provider: call.provider,
-      model: call.model,
-      depth: call.depth,
-      parentId: call.parentId,
-      inputTokens: call.inputTokens,
-      outputTokens: call.outputTokens,
-      cacheReadTokens: call.cacheReadTokens,
-      cacheWriteTokens: call.cacheWriteTokens,
-      reasoningTokens: call.reasoningTokens,
-      costUsd: call.costUsd,
-      costKnown: call.costKnown,
-      latencyMs: Math.round(call.latencyMs),
-      error: call.error ?? null,
-      createdAt: now,
-    } satisfies LlmCallRow);
+    this.recordStatement.run(newLlmCallRow(userId, threadId, turnId, call, now));
   }
 
   /** The calls of the user's turn, oldest first. */

@@ -1,8 +1,8 @@
-import { randomUUID } from "node:crypto";
 import type { StoredMessage } from "@agentwire/protocol";
 import { NotFoundError } from "@agentwire/protocol";
 import { and, asc, eq, sql } from "drizzle-orm";
-import { type MessageRow, type MessagesRepo, type NewMessage, toStoredMessage } from "../repositories.js";
+import { newMessageRow, toStoredMessage } from "../message-rows.js";
+import type { MessageRow, MessagesRepo, NewMessage } from "../repositories.js";
 import type { Db } from "./open-database.js";
 import { preparedInsert } from "./prepared-insert.js";
 import { messages, threads } from "./schema/index.js";
@@ -91,24 +91,7 @@ export class SqliteMessagesRepo implements MessagesRepo {
     message: NewMessage,
     now = Date.now(),
   ): Promise<StoredMessage> {
-    const row: MessageRow = {
-      id: randomUUID(),
-      threadId,
-      userId,
-      turnId: message.turnId ?? null,
-      seq: 0,
-      role: message.role,
-      content: message.content ?? null,
-      toolCalls: message.toolCalls ?? null,
-      toolCallId: message.toolCallId ?? null,
-      isError: message.isError ?? null,
-      provider: message.provider ?? null,
-      model: message.model ?? null,
-      executionTree: message.executionTree ?? null,
-      usage: message.usage ?? null,
-      status: message.status,
-      createdAt: now,
-    };
+    const row = newMessageRow(userId, threadId, message, now);
     this.appendInTransaction(userId, threadId, row);
     return toStoredMessage(row);
   }

@@ -1,5 +1,6 @@
 import { and, asc, eq } from "drizzle-orm";
-import type { PlanRow, PlansRepo } from "../repositories.js";
+import { newPlanRow } from "../plan-rows.js";
+import type { NewPlan, PlanRow, PlansRepo } from "../repositories.js";
 import type { Db } from "./open-database.js";
 import { type PlanStatus, plans } from "./schema/index.js";
 
@@ -8,15 +9,8 @@ export class SqlitePlansRepo implements PlansRepo {
   constructor(private readonly db: Db) {}
 
   /** Stores a plan made on the user's thread. */
-  async create(
-    userId: string,
-    plan: Pick<
-      PlanRow,
-      "id" | "threadId" | "toolCallId" | "executionMode" | "plan" | "chatContext" | "status"
-    >,
-    now = Date.now(),
-  ): Promise<PlanRow> {
-    const row: PlanRow = { ...plan, userId, createdAt: now, updatedAt: now };
+  async create(userId: string, plan: NewPlan, now = Date.now()): Promise<PlanRow> {
+    const row = newPlanRow(userId, plan, now);
     this.db.insert(plans).values(row).run();
     return row;
   }

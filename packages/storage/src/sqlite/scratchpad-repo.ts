@@ -1,11 +1,11 @@
-import { applyScratchpadOps, editScratchpadItem, ScratchpadOpError } from "@agentwire/agents";
 import type { ScratchpadEdit, ScratchpadItem, ScratchpadOp } from "@agentwire/protocol";
-import { NotFoundError } from "@agentwire/protocol";
 import { and, asc, eq } from "drizzle-orm";
 import type { ScratchpadRepo } from "../repositories.js";
-import { toScratchpadItem, toScratchpadRow } from "../scratchpad-rows.js";
+import { toScratchpadItem } from "../scratchpad-rows.js";
+import { scratchpadEditWrite, scratchpadOpWrites } from "../scratchpad-writes.js";
+import { assertThreadOwned } from "./assert-thread-owned.js";
 import type { Db } from "./open-database.js";
-import { scratchpadItems, threads } from "./schema/index.js";
+import { scratchpadItems } from "./schema/index.js";
 
 /** Scratchpad rows of a thread, always through the owning user. */
 export class SqliteScratchpadRepo implements ScratchpadRepo {
@@ -24,32 +24,17 @@ export class SqliteScratchpadRepo implements ScratchpadRepo {
     now = Date.now(),
   ): Promise<ScratchpadItem[]> {
     return this.db.transaction((tx) => {
-      this.assertOwned(tx, userId, threadId);
+      assertThreadOwned(tx, userId, threadId);
       const current = this.read(tx, userId, threadId);
-      const result = applyScratchpadOps(current, ops, now);
-      if (!result.ok) throw new ScratchpadOpError(result.message);
-      for (const item of result.updated) {
-        const row = toScratchpadRow(userId, threadId, item, 0);
+      const writes = scratchpadOpWrites(userId, threadId, current, ops, now);
+      for (const { id, columns } of writes.updates) {
         tx.update(scratchpadItems)
-          .set({
-            kind: row.kind,
-            title: row.title,
-            details: row.details,
-            status: row.status,
-            relatedIds: row.relatedIds,
-            updatedAt: row.updatedAt,
-          })
-          .where(and(eq(scratchpadItems.threadId, threadId), eq(scratchpadItems.id, item.id)))
+          .set(columns)
+          .where(and(eq(scratchpadItems.threadId, threadId), eq(scratchpadItems.id, id)))
           .run();
       }
-      if (result.added.length > 0) {
-        tx.insert(scratchpadItems)
-          .values(
-            result.added.map((item, i) => toScratchpadRow(userId, threadId, item, current.length + i + 1)),
-          )
-          .run();
-      }
-      return [...result.updated, ...result.added];
+      if (writes.inserts.length > 0) tx.insert(scratchpadItems).values(writes.inserts).run();
+      return writes.items;
     });
   }
 
@@ -69,18 +54,8 @@ export class SqliteScratchpadRepo implements ScratchpadRepo {
       );
       const row = tx.select().from(scratchpadItems).where(where).get();
       if (!row) return undefined;
-      const item = editScratchpadItem(toScratchpadItem(row), edit, now);
-      const next = toScratchpadRow(userId, threadId, item, row.position);
-      tx.update(scratchpadItems)
-        .set({
-          kind: next.kind,
-          title: next.title,
-          details: next.details,
-          status: next.status,
-          updatedAt: now,
-        })
-        .where(where)
-        .run();
+      const { item, columns } = scratchpadEditWrite(row, edit, now);
+      tx.update(scratchpadItems).set(columns).where(where).run();
       return item;
     });
   }
@@ -101,14 +76,5 @@ export class SqliteScratchpadRepo implements ScratchpadRepo {
       .orderBy(asc(scratchpadItems.position))
       .all()
       .map(toScratchpadItem);
-  }
-
-  private assertOwned(db: Pick<Db, "select">, userId: string, threadId: string): void {
-    const owned = db
-      .select({ id: threads.id })
-      .from(threads)
-      .where(and(eq(threads.id, threadId), eq(threads.userId, userId)))
-      .get();
-    if (!owned) throw new NotFoundError("thread");
   }
 }

@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto";
 import type { ThreadSummary } from "@agentwire/protocol";
 import { and, desc, eq, sql } from "drizzle-orm";
-import { type ThreadRow, type ThreadsRepo, toThreadSummary } from "../repositories.js";
+import type { ThreadRow, ThreadsRepo } from "../repositories.js";
+import { newThreadRow, toThreadSummary } from "../thread-rows.js";
 import type { Db } from "./open-database.js";
 import { threads } from "./schema/index.js";
 
@@ -57,7 +57,7 @@ export class SqliteThreadsRepo implements ThreadsRepo {
 
   /** Creates a thread for the user. */
   async create(userId: string, title: string, now = Date.now()): Promise<ThreadRow> {
-    const row: ThreadRow = { id: randomUUID(), userId, title, createdAt: now, updatedAt: now };
+    const row = newThreadRow(userId, title, now);
     this.createStatement.run(row);
     return row;
   }

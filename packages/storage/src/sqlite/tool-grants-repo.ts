@@ -1,8 +1,8 @@
-import { NotFoundError } from "@agentwire/protocol";
 import { and, eq } from "drizzle-orm";
 import type { ToolGrantsRepo } from "../repositories.js";
+import { assertThreadOwned } from "./assert-thread-owned.js";
 import type { Db } from "./open-database.js";
-import { threads, toolGrants } from "./schema/index.js";
+import { toolGrants } from "./schema/index.js";
 
 /** Tools allowed for the rest of a thread, always through the owning user. */
 export class SqliteToolGrantsRepo implements ToolGrantsRepo {
@@ -11,12 +11,7 @@ export class SqliteToolGrantsRepo implements ToolGrantsRepo {
   /** Allows the tool in the user's thread, in one transaction with the owner check. */
   async grant(userId: string, threadId: string, toolName: string, now = Date.now()): Promise<void> {
     this.db.transaction((tx) => {
-      const owned = tx
-        .select({ id: threads.id })
-        .from(threads)
-        .where(and(eq(threads.id, threadId), eq(threads.userId, userId)))
-        .get();
-      if (!owned) throw new NotFoundError("thread");
+      assertThreadOwned(tx, userId, threadId);
       tx.insert(toolGrants)
         .values({ threadId, toolName, userId, createdAt: now })
         .onConflictDoNothing()

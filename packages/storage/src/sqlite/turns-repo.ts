@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto";
 import { and, asc, type Column, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { TurnEnd, TurnRow, TurnStart, TurnsRepo, TurnUpdate } from "../repositories.js";
+import { newTurnRow, turnStartColumns } from "../turn-rows.js";
 import type { Db } from "./open-database.js";
 import { turns } from "./schema/index.js";
 
@@ -48,29 +48,9 @@ export class SqliteTurnsRepo implements TurnsRepo {
 
   /** Records a running turn on the user's thread. */
   async start(userId: string, threadId: string, who: TurnStart = {}, now = Date.now()): Promise<TurnRow> {
-    const row: TurnRow = {
-      id: who.id ?? randomUUID(),
-      threadId,
-      userId,
-      status: "running",
-      usage: null,
-      error: null,
-      suspendedState: null,
-      startedAt: now,
-      endedAt: null,
-      provider: who.provider ?? null,
-      model: who.model ?? null,
-      requestId: who.requestId ?? null,
-    };
-    this.startStatement.run({
-      id: row.id,
-      threadId,
-      userId,
-      startedAt: now,
-      provider: row.provider,
-      model: row.model,
-      requestId: row.requestId,
-    });
+    const row = newTurnRow(userId, threadId, who, now);
+    // The statement writes status "running" itself; the `status` value passed with the columns goes unused.
+    this.startStatement.run(turnStartColumns(row));
     return row;
   }
 

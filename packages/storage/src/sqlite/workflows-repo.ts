@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto";
 import { and, desc, eq } from "drizzle-orm";
-import type { WorkflowRow, WorkflowsRepo } from "../repositories.js";
+import type { WorkflowChanges, WorkflowRow, WorkflowsRepo } from "../repositories.js";
+import { newWorkflowRow, workflowUpdateColumns } from "../workflow-rows.js";
 import type { Db } from "./open-database.js";
 import { workflows } from "./schema/index.js";
 
@@ -34,7 +34,7 @@ export class SqliteWorkflowsRepo implements WorkflowsRepo {
     graph: Record<string, unknown>,
     now = Date.now(),
   ): Promise<WorkflowRow> {
-    const row: WorkflowRow = { id: randomUUID(), userId, name, graph, createdAt: now, updatedAt: now };
+    const row = newWorkflowRow(userId, name, graph, now);
     this.db.insert(workflows).values(row).run();
     return row;
   }
@@ -43,16 +43,12 @@ export class SqliteWorkflowsRepo implements WorkflowsRepo {
   async update(
     userId: string,
     workflowId: string,
-    changes: { name?: string; graph?: Record<string, unknown> },
+    changes: WorkflowChanges,
     now = Date.now(),
   ): Promise<WorkflowRow | undefined> {
     return this.db
       .update(workflows)
-      .set({
-        ...(changes.name !== undefined && { name: changes.name }),
-        ...(changes.graph !== undefined && { graph: changes.graph }),
-        updatedAt: now,
-      })
+      .set(workflowUpdateColumns(changes, now))
       .where(and(eq(workflows.id, workflowId), eq(workflows.userId, userId)))
       .returning()
       .get();
