@@ -38,6 +38,8 @@ describe("the first pnpm start's build", () => {
       new Set([
         "@agentwire/protocol",
         "@agentwire/agents",
+        "@agentwire/storage",
+        "@agentwire/cluster",
         "@agentwire/websocket",
         "@agentwire/server",
         "@agentwire/web",
