@@ -1,22 +1,14 @@
-import type { UnstampedFrame } from "@agentwire/protocol";
-import type { FrameLog, FrameSubscriber, LoggedFrame } from "@agentwire/storage";
-import { dedupe, defaultSchedule, gated, LogMemory, type Pending, ThreadLog } from "@agentwire/storage";
+import type { FrameLog, FrameSubscriber, LoggedFrame, MemoryFrameLogOptions } from "@agentwire/storage";
+import { dedupe, gated, MemoryFrameLog, type Pending, ThreadLog } from "@agentwire/storage";
 import type { Redis } from "ioredis";
 
-export interface RedisFrameLogOptions {
+export interface RedisFrameLogOptions extends MemoryFrameLogOptions {
   /** Key prefix of the streams (one per thread): `<prefix>frames:<threadId>`. */
   prefix?: string;
   /** Approximate cap on a thread's stream (older entries trimmed); a turn longer than this loses its start. */
   maxLength?: number;
   /** A thread's stream expires this long after its last commit. */
   ttlMs?: number;
-  /** A thread with nothing pending, held or subscribed leaves memory after this long (its stream stays). */
-  idleMs?: number;
-  /** A commit (or a subscriber) failed; the frames of that thread in that commit were not sent. Must not throw. */
-  onError?: (error: unknown, threadId: string) => void;
-  /** Runs a commit after `delayMs` (tests step commits by hand). */
-  schedule?: (commit: () => void, delayMs: number) => void;
-  now?: () => number;
 }
 
 /** A subscriber following a thread whose turn runs on another instance, through XREAD. */
@@ -30,21 +22,13 @@ type Follower = { subscriber: FrameSubscriber; lastSeq: number };
  * acknowledged them. Sockets on other instances follow the stream with one blocking XREAD per
  * instance; the entry that ends a turn carries `e`, which ends their following.
  */
-export class RedisFrameLog implements FrameLog {
-  private readonly memory: LogMemory;
-  private readonly threads: Map<string, ThreadLog>;
+export class RedisFrameLog extends MemoryFrameLog implements FrameLog {
   /** Threads whose last appended frame ends the turn (endSubscriptions): its entry gets `e`. */
   private readonly endSeq = new Map<string, number>();
   private readonly followers = new Map<string, Map<string, Follower>>();
-  private scheduled = false;
-  private committing = false;
-  private closed = false;
   private readonly prefix: string;
   private readonly maxLength: number;
   private readonly ttlMs: number;
-  private readonly onError: (error: unknown, threadId: string) => void;
-  private readonly scheduleCommit: (commit: () => void, delayMs: number) => void;
-  private readonly now: () => number;
   private readerId: number | undefined;
   private reading: Promise<void> | undefined;
 
@@ -54,15 +38,10 @@ export class RedisFrameLog implements FrameLog {
     private readonly reader: Redis,
     options: RedisFrameLogOptions = {},
   ) {
+    super(options);
     this.prefix = options.prefix ?? "aw:";
     this.maxLength = options.maxLength ?? 50_000;
     this.ttlMs = options.ttlMs ?? 24 * 3_600_000;
-    this.onError = options.onError ?? (() => {});
-    this.scheduleCommit = options.schedule ?? defaultSchedule;
-    this.now = options.now ?? Date.now;
-    this.memory = new LogMemory(this.now);
-    this.threads = this.memory.threads;
-    this.memory.startSweeping(options.idleMs ?? 5 * 60_000);
   }
 
   async claim(threadId: string): Promise<void> {
@@ -87,23 +66,6 @@ export class RedisFrameLog implements FrameLog {
       thread.recent = [];
       thread.recentTurnId = undefined;
     }
-  }
-
-  append(threadId: string, turnId: string, frame: UnstampedFrame): LoggedFrame {
-    if (this.closed) throw new Error("frame log is closed");
-    const thread = this.threads.get(threadId);
-    if (!thread) throw new Error(`frame log: thread ${threadId} was not claimed before appending`);
-    const entry = this.memory.queue(thread, turnId, frame);
-    this.schedule();
-    return entry;
-  }
-
-  hold(threadId: string): void {
-    this.memory.hold(threadId);
-  }
-
-  release(threadId: string): void {
-    if (this.memory.release(threadId)) this.schedule();
   }
 
   handOff(threadId: string): void {
@@ -173,17 +135,9 @@ export class RedisFrameLog implements FrameLog {
     this.memory.endSubscriptions(threadId);
   }
 
-  lastSeq(threadId: string): number {
-    return this.threads.get(threadId)?.lastSeq ?? 0;
-  }
-
   /** Threads followed through the stream for local sockets (a gauge). */
   followedThreads(): number {
     return this.followers.size;
-  }
-
-  flush(): Promise<void> {
-    return this.memory.waitFlushed(this.committing);
   }
 
   close(): void {
@@ -199,14 +153,8 @@ export class RedisFrameLog implements FrameLog {
     return `${this.prefix}frames:${threadId}`;
   }
 
-  private schedule(): void {
-    if (this.scheduled || this.committing) return;
-    this.scheduled = true;
-    this.scheduleCommit(() => void this.commit(), 0);
-  }
-
   /** One group commit: every committable frame of every thread in one pipeline, then delivery. */
-  private async commit(): Promise<void> {
+  protected override async commit(): Promise<void> {
     this.scheduled = false;
     this.committing = true;
     const ready: [ThreadLog, Pending[], number][] = [];
@@ -233,9 +181,7 @@ export class RedisFrameLog implements FrameLog {
         else this.deliver(thread, frames);
       }
     }
-    this.committing = false;
-    this.memory.committed();
-    if (this.memory.hasCommittable()) this.schedule();
+    this.commitEnded();
   }
 
   /** The thread's frames as XADDs (a new turn first trims the older turns' entries), then its TTL. */

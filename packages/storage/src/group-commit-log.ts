@@ -1,37 +1,28 @@
-import type { UnstampedFrame } from "@agentwire/protocol";
 import type { BatchStore, Maybe } from "./batch-store.js";
 import type { FrameLog, FrameSubscriber, LoggedFrame } from "./frame-log.js";
+import { MemoryFrameLog, type MemoryFrameLogOptions } from "./memory-frame-log.js";
 import {
   batchesOf,
-  defaultSchedule,
   deliverCommitted,
   framesOf,
   gated,
-  LogMemory,
   type Pending,
   recentAfter,
   type StoredBatch,
   ThreadLog,
 } from "./thread-log.js";
 
-export interface GroupCommitLogOptions {
-  /** A thread with nothing pending and no subscriber leaves memory after this long (its frames stay stored). */
-  idleMs?: number;
+export interface GroupCommitLogOptions extends MemoryFrameLogOptions {
   /** Committed frames kept in memory per thread for replay; older ones are read from the store. */
   maxRecentFrames?: number;
-  /** A commit (or a subscriber) failed; the frames of that thread in that commit were not sent. Must not throw. */
-  onError?: (error: unknown, threadId: string) => void;
   /** A commit failed for a passing reason; its frames wait and are tried again. Must not throw. */
   onRetry?: (error: unknown, threadId: string) => void;
-  now?: () => number;
   /**
    * Commits at most this often (default 0: once per event-loop turn, the lowest latency). A positive
    * value makes appends under load wait for the next commit at most this long and share it; back-to-back
    * short turns then wait for it too, so it trades latency for throughput.
    */
   minCommitIntervalMs?: number;
-  /** Runs a commit after `delayMs`; tests step commits by hand with it. */
-  schedule?: (commit: () => void, delayMs: number) => void;
 }
 
 type Ready = [ThreadLog, Pending[]][];
@@ -44,59 +35,28 @@ type Ready = [ThreadLog, Pending[]][];
  * is in flight go in the next one. A thread's seq lives in memory once `claim` has read the highest
  * stored one: no write per frame beyond the frames. Several instances use the Redis log instead.
  */
-export class GroupCommitLog implements FrameLog {
-  private readonly memory: LogMemory;
-  private readonly threads: Map<string, ThreadLog>;
+export class GroupCommitLog extends MemoryFrameLog implements FrameLog {
   private readonly loading = new Map<string, Promise<ThreadLog>>();
-  private scheduled = false;
-  private committing = false;
-  private closed = false;
   private readonly maxRecent: number;
-  private readonly onError: (error: unknown, threadId: string) => void;
   private readonly onRetry: (error: unknown, threadId: string) => void;
-  private readonly now: () => number;
-  private readonly scheduleCommit: (commit: () => void, delayMs: number) => void;
   private readonly minInterval: number;
   private lastCommitAt = Number.NEGATIVE_INFINITY;
   private retryDelayMs = 0;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
-  private readonly commitNow = () => this.commit();
 
   constructor(
     private readonly store: BatchStore,
     options: GroupCommitLogOptions = {},
   ) {
+    super(options);
     this.maxRecent = options.maxRecentFrames ?? 20_000;
-    this.onError = options.onError ?? (() => {});
     this.onRetry = options.onRetry ?? (() => {});
-    this.now = options.now ?? Date.now;
-    this.memory = new LogMemory(this.now);
-    this.threads = this.memory.threads;
-    this.scheduleCommit = options.schedule ?? defaultSchedule;
     this.minInterval = options.minCommitIntervalMs ?? 0;
-    this.memory.startSweeping(options.idleMs ?? 5 * 60_000);
   }
 
   async claim(threadId: string): Promise<void> {
     // A turn starts here: the idle sweep leaves the thread alone for a while.
     (await this.load(threadId)).touchedAt = this.now();
-  }
-
-  append(threadId: string, turnId: string, frame: UnstampedFrame): LoggedFrame {
-    if (this.closed) throw new Error("frame log is closed");
-    const thread = this.threads.get(threadId);
-    if (!thread) throw new Error(`frame log: thread ${threadId} was not claimed before appending`);
-    const entry = this.memory.queue(thread, turnId, frame);
-    this.schedule();
-    return entry;
-  }
-
-  hold(threadId: string): void {
-    this.memory.hold(threadId);
-  }
-
-  release(threadId: string): void {
-    if (this.memory.release(threadId)) this.schedule();
   }
 
   handOff(_threadId: string): void {
@@ -149,14 +109,6 @@ export class GroupCommitLog implements FrameLog {
     this.memory.endSubscriptions(threadId);
   }
 
-  lastSeq(threadId: string): number {
-    return this.threads.get(threadId)?.lastSeq ?? 0;
-  }
-
-  flush(): Promise<void> {
-    return this.memory.waitFlushed(this.committing);
-  }
-
   close(): void {
     if (this.closed) return;
     this.closed = true;
@@ -197,19 +149,21 @@ export class GroupCommitLog implements FrameLog {
       : frames;
   }
 
-  private schedule(): void {
+  protected override commitsHeld(): boolean {
     // While a retry waits out its backoff, new frames wait with it (they would fail the same way).
-    if (this.scheduled || this.committing || this.retryTimer) return;
-    this.scheduled = true;
+    return this.retryTimer !== undefined;
+  }
+
+  protected override commitDelay(): number {
     const wait = this.lastCommitAt + this.minInterval - performance.now();
-    this.scheduleCommit(this.commitNow, wait > 0 ? wait : 0);
+    return wait > 0 ? wait : 0;
   }
 
   /**
    * One group commit: every committable frame of every thread in one transaction, then delivery. A
    * synchronous store (SQLite) writes, settles and delivers within this call.
    */
-  private commit(): void {
+  protected commit(): void {
     this.scheduled = false;
     this.committing = true;
     this.lastCommitAt = performance.now();
@@ -229,9 +183,7 @@ export class GroupCommitLog implements FrameLog {
     } catch (error) {
       for (const [thread] of written) this.onError(error, thread.threadId);
     }
-    this.committing = false;
-    this.memory.committed();
-    if (this.memory.hasCommittable()) this.schedule();
+    this.commitEnded();
   }
 
   /** Writes in one transaction; if that fails, thread by thread, so one bad thread cannot stop the rest. */

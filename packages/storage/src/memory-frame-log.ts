@@ -1,0 +1,97 @@
+import type { UnstampedFrame } from "@agentwire/protocol";
+import type { LoggedFrame } from "./frame-log.js";
+import { defaultSchedule, LogMemory, type ThreadLog } from "./thread-log.js";
+
+export interface MemoryFrameLogOptions {
+  /** A thread with nothing pending, held or subscribed leaves memory after this long (its frames stay stored). */
+  idleMs?: number;
+  /** A commit (or a subscriber) failed; the frames of that thread in that commit were not sent. Must not throw. */
+  onError?: (error: unknown, threadId: string) => void;
+  now?: () => number;
+  /** Runs a commit after `delayMs`; tests step commits by hand with it. */
+  schedule?: (commit: () => void, delayMs: number) => void;
+}
+
+/**
+ * What every frame log does the same in memory: appends stamp and queue, holds, flushes, and the
+ * group-commit cycle (one commit queued or running at a time; frames appended meanwhile go in the
+ * next). A subclass says where a commit writes (a database's batch store, a Redis stream) and how it
+ * replays.
+ */
+export abstract class MemoryFrameLog {
+  protected readonly memory: LogMemory;
+  protected readonly threads: Map<string, ThreadLog>;
+  protected scheduled = false;
+  protected committing = false;
+  protected closed = false;
+  protected readonly onError: (error: unknown, threadId: string) => void;
+  protected readonly now: () => number;
+  private readonly scheduleCommit: (commit: () => void, delayMs: number) => void;
+  private readonly commitNow = () => void this.commit();
+
+  constructor(options: MemoryFrameLogOptions) {
+    this.onError = options.onError ?? (() => {});
+    this.now = options.now ?? Date.now;
+    this.memory = new LogMemory(this.now);
+    this.threads = this.memory.threads;
+    this.scheduleCommit = options.schedule ?? defaultSchedule;
+    this.memory.startSweeping(options.idleMs ?? 5 * 60_000);
+  }
+
+  /** Stamps the frame with the thread's next seq and queues it for the next commit; returns the stamp. */
+  append(threadId: string, turnId: string, frame: UnstampedFrame): LoggedFrame {
+    if (this.closed) throw new Error("frame log is closed");
+    const thread = this.threads.get(threadId);
+    if (!thread) throw new Error(`frame log: thread ${threadId} was not claimed before appending`);
+    const entry = this.memory.queue(thread, turnId, frame);
+    this.schedule();
+    return entry;
+  }
+
+  /** Frames appended from now on stay uncommitted (and unsent) until `release`. */
+  hold(threadId: string): void {
+    this.memory.hold(threadId);
+  }
+
+  /** Ends a hold: the held frames go out with the next commit. */
+  release(threadId: string): void {
+    if (this.memory.release(threadId)) this.schedule();
+  }
+
+  /** The seq of the last frame appended on the thread, committed or not. */
+  lastSeq(threadId: string): number {
+    return this.threads.get(threadId)?.lastSeq ?? 0;
+  }
+
+  /** Resolves once everything appended so far (held frames aside) is committed and delivered. */
+  flush(): Promise<void> {
+    return this.memory.waitFlushed(this.committing);
+  }
+
+  /** Queues a commit unless one is queued or running, or the subclass holds commits back for now. */
+  protected schedule(): void {
+    if (this.scheduled || this.committing || this.commitsHeld()) return;
+    this.scheduled = true;
+    this.scheduleCommit(this.commitNow, this.commitDelay());
+  }
+
+  /** True while commits must wait (a retry's backoff); the next `schedule` after it queues one. */
+  protected commitsHeld(): boolean {
+    return false;
+  }
+
+  /** How long the next commit waits (0: the end of this event-loop turn). */
+  protected commitDelay(): number {
+    return 0;
+  }
+
+  /** One group commit: takes from `memory`, writes, delivers, and ends with `commitEnded`. */
+  protected abstract commit(): void | Promise<void>;
+
+  /** A commit ended (written and delivered, or failed and reported): the next one is queued if frames wait. */
+  protected commitEnded(): void {
+    this.committing = false;
+    this.memory.committed();
+    if (this.memory.hasCommittable()) this.schedule();
+  }
+}
