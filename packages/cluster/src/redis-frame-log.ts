@@ -194,7 +194,22 @@ export class RedisFrameLog extends MemoryFrameLog implements FrameLog {
         thread.storedTurnId = f.turnId;
       }
       const ends = f.seq === end ? ["e", "1"] : [];
-      pipeline.xadd(key, "MAXLEN", "~", this.maxLength, `${f.seq}-0`, "t", f.turnId, "j", f.json, ...ends);
+      // "a": when it was appended (epoch ms), the clock restart recovery times a rebuilt turn's calls by.
+      const at = String(Math.round(performance.timeOrigin + f.at));
+      pipeline.xadd(
+        key,
+        "MAXLEN",
+        "~",
+        this.maxLength,
+        `${f.seq}-0`,
+        "t",
+        f.turnId,
+        "j",
+        f.json,
+        "a",
+        at,
+        ...ends,
+      );
     }
     pipeline.pexpire(key, this.ttlMs);
     if (end !== undefined && (frames.at(-1) as Pending).seq >= end) this.endSeq.delete(thread.threadId);
@@ -313,7 +328,9 @@ function field(fields: string[], name: string): string | undefined {
 }
 
 function frameOf(id: string, fields: string[]): LoggedFrame {
-  return { seq: seqOf(id), json: field(fields, "j") ?? "{}" };
+  const at = field(fields, "a");
+  const frame = { seq: seqOf(id), json: field(fields, "j") ?? "{}" };
+  return at === undefined ? frame : { ...frame, loggedAt: Number(at) };
 }
 
 function firstError(results: [Error | null, unknown][], from: number, to: number): Error | undefined {

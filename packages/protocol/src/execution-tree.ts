@@ -9,6 +9,13 @@ export const ExecutionTreeNode = z.object({
   result_preview: z.string().optional(),
   is_error: z.boolean().optional(),
   duration_ms: z.number().nonnegative(),
+  /**
+   * `interrupted`: the call was still running when its turn ended `interrupted` (a crash, a shutdown,
+   * a lost lease); absent on a call that ended by itself.
+   */
+  status: z.literal("interrupted").optional(),
+  /** On an interrupted call: the text its level streamed (its depth ≥ 1 chunks), every character. */
+  text: z.string().optional(),
 });
 export type ExecutionTreeNode = z.infer<typeof ExecutionTreeNode>;
 

@@ -17,7 +17,7 @@ export interface BatchStore {
   write(batches: readonly { batch: StoredBatch; prune: boolean }[], now: number): Maybe<void>;
   /** The thread's stored batches holding seqs after `afterSeq`, in order. */
   after(threadId: string, afterSeq: number): Maybe<BatchRow[]>;
-  /** The stored batches of one turn, in order. */
+  /** The stored batches of one turn, in order, with when each was written. */
   turn(threadId: string, turnId: string): Maybe<BatchRow[]>;
   /**
    * Runs after a commit's frames are written and before they are delivered (SQLite commits the tick's

@@ -6,6 +6,8 @@ export type LoggedFrame = {
   readonly json: string;
   /** `performance.now()` when it was appended in this process (absent for frames read back). */
   readonly at?: number;
+  /** When it was logged, epoch ms (on frames read back by `readTurn`: a rebuilt turn's clock). */
+  readonly loggedAt?: number;
 };
 
 /** Receives a thread's committed frames in seq order, each once (a socket, or an observer in tests). */

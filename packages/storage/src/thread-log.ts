@@ -145,7 +145,7 @@ export function batchesOf(thread: ThreadLog, frames: Pending[]): { batch: Stored
 }
 
 /** A stored batch row as read back. */
-export type BatchRow = { first_seq: number; frames: string };
+export type BatchRow = { first_seq: number; frames: string; created_at?: number };
 
 /** Splits stored batches back into frames, keeping those after `afterSeq`. */
 export function framesOf(rows: readonly BatchRow[], afterSeq: number): LoggedFrame[] {
@@ -153,9 +153,15 @@ export function framesOf(rows: readonly BatchRow[], afterSeq: number): LoggedFra
   for (const row of rows) {
     const lines = row.frames.split("\n");
     const first = Number(row.first_seq);
+    const loggedAt = row.created_at === undefined ? undefined : Number(row.created_at);
     for (let i = 0; i < lines.length; i++) {
       const seq = first + i;
-      if (seq > afterSeq) out.push({ seq, json: lines[i] as string });
+      if (seq <= afterSeq) continue;
+      out.push(
+        loggedAt === undefined
+          ? { seq, json: lines[i] as string }
+          : { seq, json: lines[i] as string, loggedAt },
+      );
     }
   }
   return out;

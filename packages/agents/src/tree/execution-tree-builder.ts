@@ -3,21 +3,41 @@ import type { LoopEvent } from "../turn/loop-event.js";
 
 /**
  * Builds the stored tool-call tree of a turn from the loop's events: one node per tool call at any
- * depth, in start order. A call still open at snapshot time gets its duration so far.
+ * depth, in start order. A call still open at snapshot time gets its duration so far. Once the turn
+ * is interrupted, a call it cut short is stored `interrupted` with the text its level streamed.
  */
 export class ExecutionTreeBuilder {
   private readonly nodes = new Map<string, ExecutionTreeNode>();
   private readonly startedAt = new Map<string, number>();
+  /** Text streamed inside each container call, kept until it ends by itself (then its result holds it). */
+  private readonly texts = new Map<string, string>();
   private readonly now: () => number;
+  private interruptedAt: number | undefined;
 
   /** `from` continues a tree stored when the turn was suspended. */
   constructor(options: { from?: ExecutionTreeSnapshot; now?: () => number } = {}) {
     this.now = options.now ?? (() => performance.now());
-    for (const node of options.from?.nodes ?? []) this.nodes.set(node.id, { ...node });
+    const at = this.now();
+    for (const { text, ...node } of options.from?.nodes ?? []) {
+      this.nodes.set(node.id, node);
+      if (text !== undefined) this.texts.set(node.id, text);
+      // Every end carries a result or an error: a node with neither was still open (the call that asked).
+      if (node.result_preview === undefined && !node.is_error)
+        this.startedAt.set(node.id, at - node.duration_ms);
+    }
   }
 
-  /** Takes one event; anything but `tool_call_update` is ignored. */
-  add(event: LoopEvent): void {
+  /**
+   * Takes one event; only tool calls and the text streamed inside them count. `at` is when it
+   * happened (a frame's log time when rebuilding a turn), on the clock of `now`; default now.
+   */
+  add(event: LoopEvent, at: number = this.now()): void {
+    if (event.type === "chunk") {
+      if (event.parent_id !== null && !event.thinking && event.content !== "") {
+        this.texts.set(event.parent_id, (this.texts.get(event.parent_id) ?? "") + event.content);
+      }
+      return;
+    }
     if (event.type !== "tool_call_update") return;
     const id = event.tool_call_id;
     let node = this.nodes.get(id);
@@ -28,7 +48,7 @@ export class ExecutionTreeBuilder {
     if (event.title !== undefined) node.title = event.title;
     if (event.args !== undefined) node.args_preview = preview(event.args);
     if (event.status === "start") {
-      this.startedAt.set(id, this.now());
+      this.startedAt.set(id, at);
       return;
     }
     const started = this.startedAt.get(id);
@@ -37,15 +57,36 @@ export class ExecutionTreeBuilder {
     if (event.is_error) node.is_error = true;
     else delete node.is_error;
     node.duration_ms =
-      event.duration_ms ?? (started === undefined ? node.duration_ms : Math.max(0, this.now() - started));
+      event.duration_ms ?? (started === undefined ? node.duration_ms : Math.max(0, at - started));
+    // A call the interruption cancelled ends with an error; one that finished by itself keeps its result.
+    if (this.interruptedAt !== undefined && event.is_error) node.status = "interrupted";
+    else this.texts.delete(id);
   }
 
-  /** The tree as stored with the final message. */
+  /**
+   * The turn is being interrupted (shutdown, lost lease) or was (a crash, `at` its last logged
+   * frame): calls open then, or ending later with an error, are stored `interrupted`, and an open
+   * call's duration runs to `at`. Call it before the cancelled calls' ends arrive.
+   */
+  interrupt(at: number = this.now()): void {
+    this.interruptedAt ??= at;
+  }
+
+  /** The tree as stored with the final message; an open call has its duration so far (or to `interrupt`). */
   snapshot(): ExecutionTreeSnapshot {
-    const at = this.now();
+    const interrupted = this.interruptedAt !== undefined;
+    const at = this.interruptedAt ?? this.now();
     const nodes = [...this.nodes.values()].map((node) => {
       const started = this.startedAt.get(node.id);
-      return started === undefined ? { ...node } : { ...node, duration_ms: Math.max(0, at - started) };
+      const text = this.texts.get(node.id);
+      const out: ExecutionTreeNode = { ...node };
+      if (started !== undefined) {
+        out.duration_ms = Math.max(0, at - started);
+        if (interrupted) Object.assign(out, { is_error: true, status: "interrupted" });
+      }
+      // Open calls keep their text too: a suspended turn's tree carries it into the resumed one.
+      if (text !== undefined && (started !== undefined || out.status === "interrupted")) out.text = text;
+      return out;
     });
     return { version: 1, nodes };
   }

@@ -40,4 +40,97 @@ describe("ExecutionTreeBuilder", () => {
     const [node] = builder.snapshot().nodes;
     expect(node?.args_preview?.length).toBe(500);
   });
+
+  describe("an interrupted turn", () => {
+    const start = (id: string, parent: string | null, depth: number): LoopEvent => ({
+      type: "tool_call_update",
+      tool_call_id: id,
+      name: "run_subtask",
+      status: "start",
+      title: id,
+      parent_id: parent,
+      depth,
+    });
+    const chunk = (parent: string, content: string, extra: Partial<LoopEvent> = {}): LoopEvent =>
+      ({ type: "chunk", content, parent_id: parent, depth: 1, ...extra }) as LoopEvent;
+    const end = (id: string, isError: boolean): LoopEvent => ({
+      type: "tool_call_update",
+      tool_call_id: id,
+      name: "run_subtask",
+      status: "end",
+      result: isError ? "cancelled" : "done",
+      is_error: isError,
+      parent_id: null,
+      depth: 0,
+    });
+
+    test("after a crash: open calls are interrupted, timed to the cut, with every character of their text", () => {
+      const builder = new ExecutionTreeBuilder({ now: () => 99_999 });
+      builder.add(start("a", null, 0), 1000);
+      builder.add(start("b", null, 0), 1001);
+      builder.add(chunk("a", "Part A "), 1100);
+      builder.add(chunk("b", "hidden", { thinking: true }), 1150);
+      builder.add(chunk("b", "Part B"), 1200);
+      builder.add(chunk("a", "goes on"), 1400);
+      builder.interrupt(1400);
+      const nodes = builder.snapshot().nodes;
+      expect(nodes).toEqual([
+        expect.objectContaining({
+          id: "a",
+          status: "interrupted",
+          is_error: true,
+          duration_ms: 400,
+          text: "Part A goes on",
+        }),
+        expect.objectContaining({
+          id: "b",
+          status: "interrupted",
+          is_error: true,
+          duration_ms: 399,
+          text: "Part B",
+        }),
+      ]);
+      expect(nodes[0]).not.toHaveProperty("result_preview");
+      expect(ExecutionTreeSnapshot.parse({ version: 1, nodes })).toBeTruthy();
+    });
+
+    test("on a shutdown: calls cancelled after the abort are interrupted, one that finished keeps its result", () => {
+      let t = 0;
+      const builder = new ExecutionTreeBuilder({ now: () => t });
+      builder.add(start("a", null, 0));
+      builder.add(start("b", null, 0));
+      builder.add(chunk("a", "text of a"));
+      builder.add(chunk("b", "text of b"));
+      t = 50;
+      builder.add(end("b", false));
+      builder.interrupt();
+      builder.add(end("a", true));
+      const [a, b] = builder.snapshot().nodes;
+      expect(a).toMatchObject({ status: "interrupted", is_error: true, text: "text of a", duration_ms: 50 });
+      expect(b).toMatchObject({ result_preview: "done" });
+      expect(b).not.toHaveProperty("status");
+      expect(b).not.toHaveProperty("text");
+    });
+
+    test("a turn never interrupted stores no status, and a call that failed by itself is no interruption", () => {
+      const builder = new ExecutionTreeBuilder({ now: () => 0 });
+      builder.add(start("a", null, 0));
+      builder.add(chunk("a", "x"));
+      builder.add(end("a", true));
+      const [a] = builder.snapshot().nodes;
+      expect(a).toMatchObject({ is_error: true, result_preview: "cancelled" });
+      expect(a).not.toHaveProperty("status");
+      expect(a).not.toHaveProperty("text");
+    });
+
+    test("a suspended tree carries an open call's text into the resumed turn", () => {
+      const first = new ExecutionTreeBuilder({ now: () => 0 });
+      first.add(start("a", null, 0));
+      first.add(chunk("a", "before "));
+      const later = new ExecutionTreeBuilder({ from: first.snapshot(), now: () => 10 });
+      later.add(chunk("a", "after"));
+      later.interrupt();
+      expect(later.snapshot().nodes[0]).toMatchObject({ status: "interrupted", text: "before after" });
+    });
+  });
 });

@@ -62,7 +62,7 @@ export class PostgresBatchStore implements BatchStore {
 
   async turn(threadId: string, turnId: string): Promise<BatchRow[]> {
     const result = await this.pool.query<BatchRow>(
-      "SELECT first_seq, frames FROM frame_batches WHERE thread_id = $1 AND turn_id = $2 ORDER BY first_seq",
+      "SELECT first_seq, frames, created_at FROM frame_batches WHERE thread_id = $1 AND turn_id = $2 ORDER BY first_seq",
       [threadId, turnId],
     );
     return result.rows;

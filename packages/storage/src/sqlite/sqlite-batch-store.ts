@@ -31,7 +31,7 @@ export class SqliteBatchStore implements BatchStore {
       "SELECT first_seq, frames FROM frame_batches WHERE thread_id = ? AND last_seq > ? ORDER BY first_seq",
     );
     this.selectTurn = sqlite.prepare(
-      "SELECT first_seq, frames FROM frame_batches WHERE thread_id = ? AND turn_id = ? ORDER BY first_seq",
+      "SELECT first_seq, frames, created_at FROM frame_batches WHERE thread_id = ? AND turn_id = ? ORDER BY first_seq",
     );
     this.writeAll = sqlite.transaction((batches: Batches, now: number) => {
       for (const { batch, prune } of batches) {

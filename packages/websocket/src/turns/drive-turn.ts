@@ -79,6 +79,12 @@ async function drive(run: TurnRun, start: TurnStart): Promise<void> {
   // with no write pending: every event before them has been handled then, so none is overtaken.
   let parked = false;
   ctx.direct = { ready: () => parked && run.writes === undefined, deliver: relay };
+  // Calls the server's abort cuts short (shutdown, lost lease) are stored `interrupted`, not failed.
+  const onAbort = () => {
+    if (abortedStatus(turn.abort.signal) === "interrupted") tree.interrupt();
+  };
+  if (turn.abort.signal.aborted) onAbort();
+  else turn.abort.signal.addEventListener("abort", onAbort, { once: true });
   let result: TurnSourceResult;
   try {
     const loop = await start(ctx);
@@ -103,6 +109,7 @@ async function drive(run: TurnRun, start: TurnStart): Promise<void> {
     const usage = new UsageAccumulator().snapshot();
     result = { status: "error", text: finalAssistant?.text ?? "", messages: [], usage, error: internal };
   }
+  turn.abort.signal.removeEventListener("abort", onAbort);
   ctx.budget.dispose();
   // The breach is reported once per turn: the agent loop reports its own as it stops; a source that
   // only watches the budget's signal (media, workflows) has it reported here.

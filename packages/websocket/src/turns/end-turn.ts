@@ -94,6 +94,8 @@ async function finish(run: TurnRun, result: TurnResult, text: string): Promise<v
   const { turn, repos } = run;
   const { status } = result;
   const usage = totalUsage(run, result.usage);
+  // A route that cannot continue ends `interrupted` too: whatever still runs there is cut here.
+  if (status === "interrupted") run.tree.interrupt();
   await storeRow(run, {
     role: "assistant",
     content: text,

@@ -46,9 +46,16 @@ export async function recoverTurn(
 ): Promise<void> {
   {
     await log.claim(row.threadId);
-    const frames = (await log.readTurn(row.threadId, row.id)).map(parse);
-    const tree = new ExecutionTreeBuilder();
-    for (const frame of frames) tree.add(frame as LoopEvent);
+    const logged = await log.readTurn(row.threadId, row.id);
+    const frames = logged.map(parse);
+    // Timed by when each frame was logged: an open call ran at least until the turn's last frame.
+    const tree = new ExecutionTreeBuilder({ now: Date.now });
+    let lastAt: number | undefined;
+    for (const [i, frame] of frames.entries()) {
+      lastAt = (logged[i] as LoggedFrame).loggedAt ?? lastAt;
+      tree.add(frame as LoopEvent, lastAt);
+    }
+    tree.interrupt(lastAt);
     const usage = new UsageAccumulator();
     const calls = await repos.llmCalls.forTurn(row.userId, row.id);
     for (const { error, createdAt, ...call } of calls) {
