@@ -10,7 +10,7 @@ import { type RunningServer, startServer } from "../../../../apps/server/src/sta
 import { createLogger } from "../../src/index.js";
 import { TestClient } from "../harness.js";
 import { expectWellFormedTurn, isDone } from "./chat-harness.js";
-import { type KillScenario, scenarioChat } from "./kill-scenarios.js";
+import { type KillScenario, SUBTASK_RUNS_MS, scenarioChat } from "./kill-scenarios.js";
 
 const root = join(import.meta.dirname, "../../../..");
 const childScript = join(import.meta.dirname, "kill-child.ts");
@@ -126,6 +126,14 @@ function rootText(frames: Frame[]): string {
     .join("");
 }
 
+/** The text streamed inside one subtask, as the client saw it. */
+function subtaskText(frames: Frame[], id: string): string {
+  return frames
+    .filter((f) => f.type === "chunk" && f.parent_id === id && !f.done && !f.thinking)
+    .map((f) => (f.type === "chunk" ? f.content : ""))
+    .join("");
+}
+
 /** The checks every kill point shares: replay of what was seen, the text stored, no seq reused. */
 async function expectRecovered(
   scenario: KillScenario,
@@ -175,22 +183,46 @@ describe("kill -9 of a real server process, then a restart over the same file", 
   });
 
   it("mid parallel subtask: both subtasks' frames replay, the tree keeps both calls, interrupted", async () => {
-    const run = await runUntilKilled("parallel", (_f, seen) => {
-      const parts = seen.filter((f) => f.type === "chunk" && f.depth === 1);
-      return (
-        parts.some((f) => f.type === "chunk" && f.parent_id === "s1") &&
-        parts.some((f) => f.type === "chunk" && f.parent_id === "s2")
-      );
-    });
+    const run = await runUntilKilled(
+      "parallel",
+      (_f, seen) =>
+        subtaskText(seen, "s1") === "part A: working" && subtaskText(seen, "s2") === "part B: working",
+    );
     const { server, client, lastSeq } = await expectRecovered("parallel", run, "interrupted");
-    const rows = await storedRows(server, run.threadId);
-    expect(
+    const expected = (id: string) => ({
+      id,
+      status: "interrupted",
+      is_error: true,
+      // Every character of the subtask's text the client saw, stored with the turn.
+      text: subtaskText(run.seen, id),
+      // Timed by the logged frames up to the crash, not by the replay after the restart.
+      duration_ms: expect.toSatisfy((ms: number) => ms >= SUBTASK_RUNS_MS - 1),
+    });
+    const tree = (rows: StoredMessage[]) =>
       rows
-        .at(-1)
-        ?.execution_tree?.nodes.map((n) => n.id)
-        .sort(),
-    ).toEqual(["s1", "s2"]);
+        .findLast((m) => m.status === "interrupted")
+        ?.execution_tree?.nodes.toSorted((a, b) => a.id.localeCompare(b.id));
+    expect(tree(await storedRows(server, run.threadId))).toEqual([
+      expect.objectContaining(expected("s1")),
+      expect.objectContaining(expected("s2")),
+    ]);
+    // The replayed final message carries the same tree.
+    const { frames } = await replayAll(client, run.threadId);
+    const final = frames.findLast((f) => f.type === "message");
+    expect(final?.type === "message" && final.message.execution_tree?.nodes).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining(expected("s1")),
+        expect.objectContaining(expected("s2")),
+      ]),
+    );
     await expectNoSeqReused(client, run.threadId, lastSeq);
+    // The next turn pruned the crashed turn's frames: its subtask text lives on in the stored rows alone.
+    const later = await replayAll(client, run.threadId);
+    expect(later.frames.some((f) => f.type === "chunk" && f.depth === 1)).toBe(false);
+    expect(tree(await storedRows(server, run.threadId))).toEqual([
+      expect.objectContaining(expected("s1")),
+      expect.objectContaining(expected("s2")),
+    ]);
   });
 
   it("right after `question` is sent: the question the client saw is answerable after the restart (5 runs)", async () => {

@@ -27,13 +27,18 @@ const lastUser = (r: ProviderRequest) => {
 /** After the restart the thread's next message gets a plain answer, whatever the scenario. */
 const STILL_THERE = "still there?";
 
+/** How long each parallel subtask runs before it streams: a lower bound of its real duration. */
+export const SUBTASK_RUNS_MS = 50;
+
 const scenarioSteps: Record<KillScenario, (r: ProviderRequest) => ScriptedStep> = {
   // The root streams, then hangs in the middle of its answer.
   stream: () => ({ text: ["Half ", "an ", "answer"], hold: "until-aborted" }),
-  // Two subtasks in parallel; each streams, then hangs.
+  // Two subtasks in parallel; each runs a while (the stored durations must cover it), streams, then hangs.
   parallel: (r) => {
     const task = instructions(r);
-    if (task.startsWith("part ")) return { text: [`${task}: `, "working"], hold: "until-aborted" };
+    if (task.startsWith("part ")) {
+      return { delayMs: SUBTASK_RUNS_MS, text: [`${task}: `, "working"], hold: "until-aborted" };
+    }
     return {
       text: "Splitting.",
       toolCalls: [
