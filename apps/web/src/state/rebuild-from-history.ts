@@ -10,8 +10,8 @@ import { appendText, patchCard, upsertCard } from "./tree-ops.js";
 /**
  * Rebuilds a thread's turns from its stored rows (`GET /api/threads/:id/messages`). The cards come
  * from the final assistant message's `execution_tree`, so a reload shows the same cards as the live
- * turn; subtask text is not stored, so containers hold only their nested cards and their result,
- * which is also all a live subtask card keeps once it ended.
+ * turn; subtask text is stored only for a subtask the server interrupted, so other containers hold
+ * only their nested cards and their result, which is also all a live subtask card keeps once it ended.
  */
 export function threadFromHistory(threadId: string, messages: StoredMessage[], title?: string): ThreadView {
   const plans = storedPlans(messages);
@@ -65,7 +65,8 @@ export function turnFromRows(rows: StoredMessage[], plans = new Map<string, Plan
 
   const placeNode = (t: TurnView, node: ExecutionTreeNode): TurnView => {
     placed.add(node.id);
-    return upsertCard(t, cardFromNode(node, nodes ?? [], plans));
+    // An interrupted subtask's text is stored with it: it shows as it streamed, before its nested cards.
+    return appendText(upsertCard(t, cardFromNode(node, nodes ?? [], plans)), node.id, node.text ?? "", false);
   };
 
   let previous: string | undefined;
@@ -138,7 +139,10 @@ function cardFromNode(
     parentId,
     depth: depthOf(node, nodes),
     argsPreview: preview(node.args_preview ?? "", PREVIEW_CHARS),
-    status: endStatus(node.name, node.result_preview, node.is_error),
+    status:
+      node.status === "interrupted"
+        ? "interrupted"
+        : endStatus(node.name, node.result_preview, node.is_error),
     durationMs: node.duration_ms,
     children: [],
     ...(node.result_preview !== undefined && { resultPreview: preview(node.result_preview, RESULT_CHARS) }),

@@ -6,6 +6,7 @@ import { onPlanCreated, onPlanReady, onPlanReview, onProgress } from "./plan-fra
 import { PREVIEW_CHARS, RESULT_CHARS, titleFrom } from "./preview.js";
 import { withScratchpad } from "./scratchpad.js";
 import {
+  type Child,
   emptyThread,
   emptyTurn,
   isSubtask,
@@ -159,7 +160,8 @@ function onMessage(view: ThreadView, message: StoredMessage): ThreadView {
   if (message.role === "user") return onUserMessage(view, message);
   if (message.role !== "assistant") return view;
   // Text arrived as chunks; a stored row only adds how the turn ended.
-  return onTurn(view, (t) => {
+  return onTurn(view, (turn) => {
+    const t = withInterruptedCards(turn, message);
     switch (message.status) {
       case "stopped":
         return { ...t, stopped: true };
@@ -173,6 +175,22 @@ function onMessage(view: ThreadView, message: StoredMessage): ThreadView {
         return t;
     }
   });
+}
+
+/**
+ * The calls an interrupted turn cut short, as its stored tree marks them: they never got their end
+ * (a crash) or ended as cancelled (a shutdown), and show interrupted with their text, as a reload does.
+ */
+function withInterruptedCards(turn: TurnView, message: StoredMessage): TurnView {
+  let t = turn;
+  for (const node of message.execution_tree?.nodes ?? []) {
+    const card = t.cards[node.id];
+    if (node.status !== "interrupted" || !card) continue;
+    t = patchCard(t, node.id, { status: "interrupted", durationMs: node.duration_ms });
+    const hasText = card.children.some((child) => child.kind === "text" && !child.thinking);
+    if (!hasText) t = appendText(t, node.id, node.text ?? "", false);
+  }
+  return t;
 }
 
 function onUserMessage(view: ThreadView, message: StoredMessage): ThreadView {
@@ -256,7 +274,9 @@ function onToolEnd(turn: TurnView, frame: ServerFrameOf<"tool_call_update">, tit
 export function finishTurn(turn: TurnView): TurnView {
   const cards = Object.fromEntries(
     Object.entries(turn.cards).map(([id, c]) => {
-      const children = c.children.filter((child) => child.kind !== "text");
+      // An interrupted call's text is stored with it (a reload shows it): only its reasoning goes.
+      const kept = (child: Child) => child.kind !== "text" || (c.status === "interrupted" && !child.thinking);
+      const children = joinText(c.children.filter(kept));
       const status = c.status === "running" ? "done" : c.status;
       return [
         id,
@@ -276,6 +296,18 @@ export function finishTurn(turn: TurnView): TurnView {
       Object.entries(turn.clientCalls).map(([id, c]) => [id, { ...c, done: true }]),
     ),
   };
+}
+
+/** Adjacent text runs as one (the reasoning between them went), as a reload draws the stored text. */
+function joinText(children: Child[]): Child[] {
+  const out: Child[] = [];
+  for (const child of children) {
+    const last = out[out.length - 1];
+    if (child.kind === "text" && last?.kind === "text")
+      out[out.length - 1] = { ...last, text: last.text + child.text };
+    else out.push(child);
+  }
+  return out;
 }
 
 function resolveApprovals(turn: TurnView): TurnView {

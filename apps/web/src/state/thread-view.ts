@@ -18,9 +18,10 @@ export type Child = TextChild | CardChild | ApprovalChild;
 
 /**
  * How a tool call ended. `stopped`: cut short by Stop or the budget (not failed work); `refused`:
- * never started (a run_subtask the budget or the depth limit turned down).
+ * never started (a run_subtask the budget or the depth limit turned down); `interrupted`: still
+ * running when the server stopped or crashed (the stored tree says so).
  */
-export type CardStatus = "running" | "done" | "error" | "stopped" | "refused";
+export type CardStatus = "running" | "done" | "error" | "stopped" | "refused" | "interrupted";
 
 /** One tool call at any depth. A run_subtask card holds its subtask's text and tool cards in `children`. */
 export type ToolCard = {
@@ -41,7 +42,8 @@ export type ToolCard = {
   plan?: PlanView;
   /**
    * A run_subtask card holds its subtask's text while it runs; when it ends only its nested cards
-   * and its result stay (text is not stored, so a reload shows the same).
+   * and its result stay (text is not stored, so a reload shows the same), unless it was interrupted:
+   * then its text is stored with it and stays.
    */
   children: Child[];
 };

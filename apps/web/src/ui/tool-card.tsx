@@ -10,6 +10,7 @@ const resultLabels: Record<Card["status"], string> = {
   error: "error",
   stopped: "stopped",
   refused: "not run",
+  interrupted: "interrupted",
 };
 
 /**
@@ -92,6 +93,7 @@ const icons: Record<Exclude<Card["status"], "running">, { glyph: string; label: 
   error: { glyph: "✕", label: "failed" },
   stopped: { glyph: "■", label: "stopped" },
   refused: { glyph: "⊘", label: "refused" },
+  interrupted: { glyph: "↯", label: "interrupted" },
 };
 
 /** A card's status as a glyph (a spinner while it runs), labelled for screen readers. */
