@@ -191,6 +191,79 @@ describe("renderFrame", () => {
   });
 });
 
+describe("an interrupted turn", () => {
+  const finalRow = (nodes: unknown[]) =>
+    ({
+      type: "message",
+      message: {
+        id: "m",
+        thread_id: "t",
+        role: "assistant",
+        content: "",
+        status: "interrupted",
+        created_at: "2026-01-01T00:00:00.000Z",
+        execution_tree: { version: 1, nodes },
+      },
+    }) as ServerFrame;
+  const cut = (id: string, title: string, text: string) => ({
+    id,
+    parent_id: null,
+    name: "run_subtask",
+    title,
+    is_error: true,
+    status: "interrupted",
+    text,
+    duration_ms: 1840,
+  });
+  const started = [
+    tool({ tool_call_id: "s1", name: "run_subtask", status: "start", title: "Part A" }),
+    tool({ tool_call_id: "s2", name: "run_subtask", status: "start", title: "Part B" }),
+    chunk("part A: working", "s1", 1),
+  ];
+
+  it("after a crash: the calls that never ended draw interrupted with the server's time, never ✓", () => {
+    const state = initialTurnState(0);
+    const out = render(
+      [
+        ...started,
+        finalRow([cut("s1", "Part A", "part A: working"), cut("s2", "Part B", "part B: working")]),
+      ],
+      plain,
+      state,
+    );
+    expect(out).toBe(
+      "  ▸ Part A\n  ▸ Part B\n  ↯ Part A (1840 ms): interrupted\n  ↯ Part B (1840 ms): interrupted\n",
+    );
+    expect(out).not.toContain("✓");
+    // The status area no longer shows them running.
+    expect(statusLines(state, 5000, 80).join("\n")).not.toContain("Part A");
+  });
+
+  it("with --verbose, the text each had streamed is under its line", () => {
+    const out = render([...started, finalRow([cut("s1", "Part A", "part A: working")])], {
+      verbose: true,
+      live: false,
+    });
+    expect(out).toContain("  ↯ Part A (1840 ms): interrupted\n    part A: working\n");
+  });
+
+  it("a call already shown ended (cancelled by a shutdown) is not drawn twice", () => {
+    const out = render([
+      started[0] as ServerFrame,
+      tool({
+        tool_call_id: "s1",
+        name: "run_subtask",
+        status: "end",
+        is_error: true,
+        result: 'subtask "Part A" cancelled',
+      }),
+      finalRow([cut("s1", "Part A", "")]),
+    ]);
+    expect(out.split("\n").filter((l) => l.includes("Part A"))).toHaveLength(2);
+    expect(out).not.toContain("↯");
+  });
+});
+
 describe("statusLines", () => {
   const running = (state: TurnState) => {
     render(

@@ -1,4 +1,9 @@
-import type { AgentStateName, ServerFrame, ToolCallUpdateFrame } from "@agentwire/protocol";
+import type {
+  AgentStateName,
+  ExecutionTreeNode,
+  ServerFrame,
+  ToolCallUpdateFrame,
+} from "@agentwire/protocol";
 import { preview } from "@agentwire/protocol/preview";
 import { planLines } from "./plan-lines.js";
 import { scratchpadLines } from "./scratchpad-lines.js";
@@ -64,6 +69,10 @@ export function renderFrame(
     case "agent_state":
       state.phase = phaseOf(frame.state);
       return "";
+    case "message":
+      return frame.message.role === "assistant" && frame.message.status === "interrupted"
+        ? interruptedCalls(frame.message.execution_tree?.nodes ?? [], state, options, line)
+        : "";
     case "question":
       return line(`? ${terminalText(frame.question)}`);
     case "progress_update":
@@ -177,6 +186,41 @@ function callEnded(
     .map((text) => `${indent}  ${text}`.trimEnd())
     .join("\n");
   return `${finished}${body}\n`;
+}
+
+/**
+ * The calls an interrupted turn cut short, from its stored tree: those that never got an end frame
+ * (a crash) get the line their end would have, `↯`, with the server's time up to the cut; with
+ * --verbose, nested ones too, and the text each had streamed. A call already shown ended is not repeated.
+ */
+function interruptedCalls(
+  nodes: ExecutionTreeNode[],
+  state: TurnState,
+  options: RenderOptions,
+  line: (text: string) => string,
+): string {
+  let out = "";
+  for (const node of nodes) {
+    const call = state.calls.get(node.id);
+    if (node.status !== "interrupted" || call?.ended) continue;
+    if (call) call.ended = true;
+    const depth = call?.depth ?? (node.parent_id === null ? 0 : 1);
+    if (depth > 0 && !options.verbose) continue;
+    const name = call
+      ? depth > 0
+        ? callPath(state, call)
+        : call.label
+      : terminalText(node.title ?? node.name);
+    const indent = "  ".repeat(depth + 1);
+    out += line(`${indent}↯ ${name} (${formatDuration(node.duration_ms)}): interrupted`);
+    const text = options.verbose && node.text ? terminalText(node.text).trim() : "";
+    if (text)
+      out += `${text
+        .split("\n")
+        .map((t) => `${indent}  ${t}`.trimEnd())
+        .join("\n")}\n`;
+  }
+  return out;
 }
 
 function resultText(result: unknown): string {
