@@ -70,7 +70,10 @@ describe.skipIf(skip)("RedisFrameLog", () => {
     expect(seqs(got)).toEqual([1, 2]);
     expect(JSON.parse(first.json)).toMatchObject({ type: "chunk", content: "a", thread_id: thread, seq: 1 });
     expect(seqs(await log.readAfter(thread, 1))).toEqual([2]);
-    expect(seqs(await log.readTurn(thread, "turn-1"))).toEqual([1, 2]);
+    const turn = await log.readTurn(thread, "turn-1");
+    expect(seqs(turn)).toEqual([1, 2]);
+    // When each was logged (epoch ms): restart recovery times an interrupted turn's calls by it.
+    for (const f of turn) expect(Math.abs((f.loggedAt ?? 0) - Date.now())).toBeLessThan(60_000);
   });
 
   it("a second instance resumes from any seq: the replay, then live frames, each once, ending with the turn", async () => {

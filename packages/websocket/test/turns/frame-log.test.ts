@@ -106,6 +106,10 @@ describe("SqliteFrameLog", () => {
     const again = openLog({ maxRecentFrames: 2 });
     await again.claim(threadId);
     expect(again.lastSeq(threadId)).toBe(3);
+    // When each was logged (epoch ms): restart recovery times an interrupted turn's calls by it.
+    for (const f of await again.readTurn(threadId, turnId)) {
+      expect(Math.abs((f.loggedAt ?? 0) - Date.now())).toBeLessThan(60_000);
+    }
     expect((await again.readTurn(threadId, turnId)).map((f) => JSON.parse(f.json).content)).toEqual([
       "a",
       "b",

@@ -69,7 +69,10 @@ describe.skipIf(skip)("PostgresFrameLog", () => {
     // A restarted instance: nothing in memory, the seq goes on after the stored frames.
     const again = openLog();
     expect((await again.readAfter(threadId, 1)).map((f) => JSON.parse(f.json).content)).toEqual(["b"]);
-    expect((await again.readTurn(threadId, turnId)).map((f) => f.seq)).toEqual([1, 2]);
+    const turn = await again.readTurn(threadId, turnId);
+    expect(turn.map((f) => f.seq)).toEqual([1, 2]);
+    // When each was logged (epoch ms): restart recovery times an interrupted turn's calls by it.
+    for (const f of turn) expect(Math.abs((f.loggedAt ?? 0) - Date.now())).toBeLessThan(60_000);
     await again.claim(threadId);
     expect(again.append(threadId, turnId, chunk("c")).seq).toBe(3);
     await commit(again);
