@@ -28,10 +28,10 @@ export class ExecutionTreeBuilder {
   }
 
   /**
-   * Takes one event; only tool calls and the text streamed inside them count. `at` is when it
+   * Takes one event; only tool calls and the text streamed inside them count. `when` it
    * happened (a frame's log time when rebuilding a turn), on the clock of `now`; default now.
    */
-  add(event: LoopEvent, at: number = this.now()): void {
+  add(event: LoopEvent, when?: number): void {
     if (event.type === "chunk") {
       if (event.parent_id !== null && !event.thinking && event.content !== "") {
         this.texts.set(event.parent_id, (this.texts.get(event.parent_id) ?? "") + event.content);
@@ -39,6 +39,8 @@ export class ExecutionTreeBuilder {
       return;
     }
     if (event.type !== "tool_call_update") return;
+    // Read only here: the clock is not worth a call per streamed chunk.
+    const at = when ?? this.now();
     const id = event.tool_call_id;
     let node = this.nodes.get(id);
     if (!node) {
