@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { AgentwireError, type ToolResultData } from "@agentwire/protocol";
 import type { Redis } from "ioredis";
-import type { z } from "zod";
 import type { ClusterCommand, ToolResultCommand, ToolResultReply } from "./cluster-command.js";
 import type { TurnOwner } from "./turn-leases.js";
 
@@ -9,7 +8,7 @@ import type { TurnOwner } from "./turn-leases.js";
 export type RoutedToolCall = { userId: string; toolCallId: string; threadId: string };
 
 /** A user's answer to a client tool call (`tool_result`'s data; the server's `ClientToolResult`). */
-export type ClientToolResult = z.infer<typeof ToolResultData>;
+export type ClientToolResult = ToolResultData;
 
 /** The server's client tool proxy, as far as answers routed between instances go. */
 export interface RoutedToolProxy {

@@ -85,6 +85,8 @@ export const ToolResultData = z.strictObject({
   result: z.unknown().optional(),
   error: z.string().max(100_000).optional(),
 });
+/** A client's answer to one of its UI tool calls (`tool_result`). */
+export type ToolResultData = z.infer<typeof ToolResultData>;
 export const PingData = z.strictObject({});
 /** The user's answer to a draft plan: run it, or give the feedback to the model, in a following turn. */
 export const PlanDecisionData = z.strictObject({

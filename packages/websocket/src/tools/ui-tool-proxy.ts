@@ -1,5 +1,5 @@
 import { createAjv, type Tool, type ToolContext, type ToolOutcome } from "@agentwire/agents";
-import type { ClientToolSpec, ServerFrame } from "@agentwire/protocol";
+import type { ClientToolSpec, ServerFrame, ToolResultData } from "@agentwire/protocol";
 import type { CodeOptions, ValidateFunction } from "ajv";
 import { builtinServerToolNames } from "./builtin-server-tools.js";
 import type { RoutedToolCall, ToolCallRouting } from "./tool-call-routing.js";
@@ -32,7 +32,7 @@ export type ClientEndpoint = {
 };
 
 /** A client's answer to one `tool_call` (the `tool_result` frame's data). */
-export type ClientToolResult = { tool_call_id: string; ok: boolean; result?: unknown; error?: string };
+export type ClientToolResult = ToolResultData;
 
 type Announced = {
   spec: ClientToolSpec;
