@@ -17,8 +17,8 @@ import {
   type TurnsSummary,
   within,
 } from "./_overload-client.js";
+import type { StreamOp, StreamWindow } from "./_self-measure.js";
 import { benchStart, machineInfo, monoMs, numberArg, quantile, round } from "./_server.js";
-import type { StreamOp, StreamWindow } from "./_stream-server.js";
 
 const start = benchStart();
 const RUNNING = numberArg("running", 200);

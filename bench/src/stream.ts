@@ -4,10 +4,12 @@
 // running one turn whose answer streams `--chunks` deltas at 1000/chunk-ms per second. Per level:
 // server CPU µs per relayed chunk (SDK parsing, loop, frame log, socket), split into the steady cost
 // per chunk and the fixed cost per turn (start and end), event-loop lag, RSS per live turn, frames
-// lost. Writes bench/results/stream.json.
+// lost; beside each level, the same figures of two floor servers (a bare relay, and one that also
+// writes its frames to SQLite), from the same run. Writes bench/results/stream.json.
 import { writeFileSync } from "node:fs";
 import WebSocket from "ws";
 import { forkChild, serverProfileArgv } from "./_fork.js";
+import type { CpuSample, StreamOp, StreamSnapshot, StreamWindow } from "./_self-measure.js";
 import {
   benchStart,
   isDoneFrame,
@@ -17,7 +19,6 @@ import {
   numberArg,
   round,
 } from "./_server.js";
-import type { CpuSample, StreamOp, StreamSnapshot, StreamWindow } from "./_stream-server.js";
 import { TurnFrames } from "./_turn-check.js";
 
 const start = benchStart();
@@ -58,12 +59,20 @@ type Client = {
 
 const QUEUED = Buffer.from('{"type":"agent_state","state":"queued"');
 
-async function runLevel(turns: number) {
+/**
+ * Which server relays the streams: agentwire, or a floor (_bare-stream-server.ts): the least a relay
+ * can do with the same provider, clients and measurement, without (`bare`) or with (`bare-durable`)
+ * writing the frames to SQLite before sending them.
+ */
+type Arm = "agentwire" | "bare" | "bare-durable";
+const FLOORS: readonly Arm[] = process.argv.includes("--no-floor") ? [] : ["bare", "bare-durable"];
+
+async function runLevel(turns: number, arm: Arm = "agentwire") {
   const [sse, ssePort] = await forkChild("./_paced-sse-server.ts", { chunks: CHUNKS, chunkMs: CHUNK_MS });
   const [server, wsUrl] = await forkChild<StreamOp, string>(
-    "./_stream-server.ts",
-    { ssePort, cpuSampleMs: CPU_SAMPLE_MS },
-    serverProfileArgv(),
+    arm === "agentwire" ? "./_stream-server.ts" : "./_bare-stream-server.ts",
+    { ssePort, cpuSampleMs: CPU_SAMPLE_MS, durable: arm === "bare-durable" },
+    arm === "agentwire" ? serverProfileArgv() : [],
   );
 
   // Warm-up: a few turns so the first measured ones do not pay for compilation.
@@ -299,10 +308,29 @@ async function runTurns(url: string, n: number): Promise<void> {
   for (const c of clients) c.ws.terminate();
 }
 
+/** The same level relayed by a floor server: its figures beside agentwire's, from the same run. */
+async function floorOf(turns: number, arm: Arm) {
+  console.log(`stream: ${turns} concurrent turns, ${arm} relay (the floor)…`);
+  const level = await runLevel(turns, arm);
+  return {
+    server_cpu_us_per_chunk: level.server_cpu_us_per_chunk,
+    steady_cpu_us_per_chunk: level.steady_cpu_us_per_chunk,
+    fixed_cpu_us_per_turn: level.fixed_cpu_us_per_turn,
+    ...(level.steady_null_because && { steady_null_because: level.steady_null_because }),
+    lag_p99_ms: level.lag_p99_ms,
+    frames_lost: level.frames_lost,
+    server_user_us_per_chunk: level.details.server_user_us_per_chunk,
+    server_system_us_per_chunk: level.details.server_system_us_per_chunk,
+  };
+}
+
 const results = [];
 for (const turns of levels) {
   console.log(`stream: ${turns} concurrent turns…`);
-  results.push(await runLevel(turns));
+  const level = await runLevel(turns);
+  const floors: Record<string, Awaited<ReturnType<typeof floorOf>>> = {};
+  for (const arm of FLOORS) floors[arm.replace("-", "_")] = await floorOf(turns, arm);
+  results.push({ ...level, ...(FLOORS.length > 0 && { baseline_floor: floors }) });
 }
 const report = {
   levels: results,
@@ -322,6 +350,8 @@ const report = {
       "(RSS after gc() with every turn sent − RSS after gc() with the sockets connected) / turns in flight (sent, not yet done) at that moment",
     frames_lost:
       "turns whose client saw a seq gap or repeat, not exactly one done as the last frame, or fewer text chunks than the SSE server sent",
+    baseline_floor:
+      "per level, the same turns, clients, provider and measurement with a floor server instead of agentwire (bench/src/_bare-stream-server.ts), in the same run: `bare` posts to the provider over one keep-alive agent, reads the stream with eventsource-parser and sends each delta as one chunk frame (thread_id, seq), then a done: no loop, no rows, no durability; `bare_durable` also writes each tick's frames to SQLite (WAL, synchronous=NORMAL, one transaction per tick, one row per thread per tick) before sending them, as agentwire's group commit does. What is left between agentwire and bare_durable is agentwire's own work; bare itself is the syscalls and parsing every relay pays. Skip with --no-floor",
     model_side:
       "bench/src/_paced-sse-server.ts: node:http, the real chat.completion.chunk format (role chunk, one content delta per tick, finish chunk, usage chunk, [DONE]); one interval ticks all streams; not measured",
   },
@@ -330,5 +360,7 @@ const report = {
 };
 writeFileSync(new URL("../results/stream.json", import.meta.url), `${JSON.stringify(report, null, 2)}\n`);
 console.log(JSON.stringify(report.levels, null, 2));
-const lostAny = results.some((l) => l.frames_lost > 0);
+const lostAny = results.some(
+  (l) => l.frames_lost > 0 || Object.values(l.baseline_floor ?? {}).some((f) => f.frames_lost > 0),
+);
 process.exit(lostAny ? 1 : 0);
