@@ -68,6 +68,11 @@ export abstract class MemoryFrameLog {
     return this.memory.waitFlushed(this.committing);
   }
 
+  /** A commit is queued and has not started. */
+  get commitQueued(): boolean {
+    return this.scheduled;
+  }
+
   /** Queues a commit unless one is queued or running, or the subclass holds commits back for now. */
   protected schedule(): void {
     if (this.scheduled || this.committing || this.commitsHeld()) return;

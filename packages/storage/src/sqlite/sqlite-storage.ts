@@ -21,7 +21,9 @@ export function sqliteStorage(
     createFrameLog: (logger) => {
       batch.onError = (err) => logger.error({ err }, "a batch of writes could not be committed");
       report = (message) => logger.warn({ message }, "WAL checkpoint failed; retried in half a second");
-      return new SqliteFrameLog(database.sqlite, { onError: logFrameErrors(logger) });
+      const log = new SqliteFrameLog(database.sqlite, { onError: logFrameErrors(logger) });
+      batch.committedByLog = () => log.commitQueued;
+      return log;
     },
     isReady: async () => database.isReady(),
     claimSoleInstance: async () => true,

@@ -20,12 +20,18 @@ export class WriteBatch {
   private scheduled = false;
   private readonly commitLater = () => {
     this.scheduled = false;
+    // The frame log's commit, queued for this tick too, commits these rows with its frames: one WAL
+    // commit instead of two (a turn's start rows used to commit alone, just before its first frames).
+    if (this.committedByLog()) return;
     try {
       this.commit();
     } catch (error) {
       this.onError(error);
     }
   };
+
+  /** True when the frame log has a commit queued, which will commit the open batch (its `settle`). */
+  committedByLog: () => boolean = () => false;
 
   /** Told when a commit the batch ran by itself failed (the frame log reports its own). */
   onError: (error: unknown) => void = (error) => console.error("agentwire: a batch of writes failed", error);

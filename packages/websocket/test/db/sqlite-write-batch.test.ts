@@ -17,6 +17,7 @@ let database: AgentwireDatabase;
 /** A second connection to the same file: it sees only what was committed. */
 let reader: Database.Database;
 const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
+const silentLogger = { error: () => {}, warn: () => {} };
 const committedThreads = () => (reader.prepare("SELECT count(*) AS n FROM threads").get() as { n: number }).n;
 
 beforeEach(() => {
@@ -87,6 +88,30 @@ describe("sqliteStorage: the writes of one event-loop turn share one transaction
     expect(seenAtDelivery).toEqual([1, 1]);
     const stored = reader.prepare("SELECT count(*) AS n FROM frame_batches").get() as { n: number };
     expect(stored.n).toBe(1);
+    log.close();
+  });
+
+  it("rows written in a tick whose frames the log will commit are committed with them, once", async () => {
+    const storage = sqliteStorage(database);
+    const log = storage.createFrameLog(silentLogger);
+    const { repos } = storage;
+    await repos.users.ensure("u");
+    const t = await repos.threads.create("u", "t");
+    const turn = await repos.turns.start("u", t.id);
+    await log.claim(t.id);
+    await nextTick();
+    // A turn's start: rows first (the batch queues its commit), then, later in the same tick, the
+    // turn's first frame (the log queues its commit after the batch's). A check in between sees
+    // whether the rows were committed alone.
+    await repos.threads.create("u", "started");
+    let committedBetween = -1;
+    setImmediate(() => {
+      committedBetween = committedThreads();
+    });
+    log.append(t.id, turn.id, { type: "chunk", content: "a", parent_id: null, depth: 0 });
+    await log.flush();
+    expect(committedBetween).toBe(1);
+    expect(committedThreads()).toBe(2);
     log.close();
   });
 
