@@ -14,6 +14,8 @@ export type ServerOptions = {
   chunkMs: number;
   firstTokenMs: number;
   lagResolutionMs: number;
+  /** The admission queue with the server's defaults (see startBenchServer). */
+  admission: boolean;
 };
 export type Request = {
   id: number;
@@ -63,7 +65,7 @@ const provider = new PacedProvider((request): ScriptedStep => {
   return { delayMs: options.firstTokenMs, text: Array(options.finalChunks).fill(" word"), usage };
 }, options.chunkMs);
 
-const server = await startBenchServer({ provider });
+const server = await startBenchServer({ provider, admission: options.admission });
 const histogram = monitorEventLoopDelay({ resolution: options.lagResolutionMs });
 const gc = (globalThis as { gc?: () => void }).gc;
 const ns = (v: number) => Math.max(0, v / 1e6 - options.lagResolutionMs);

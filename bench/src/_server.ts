@@ -10,11 +10,15 @@ import { PROTOCOL_V1, PROTOCOL_V1_NESTED } from "@agentwire/protocol/subprotocol
 import type { Repositories } from "@agentwire/storage";
 import { openDatabase, sqliteStorage } from "@agentwire/storage/sqlite";
 import {
+  ADMISSION_TICK_MS,
+  AdmissionQueue,
+  admissionDefaults,
   type ChatServices,
   createChatServices,
   createLogger,
   createServer,
   type ServerLimitsInput,
+  watchEventLoopLag,
 } from "@agentwire/websocket";
 
 /**
@@ -54,6 +58,11 @@ export interface BenchServerOptions {
   budget?: Partial<BudgetLimits>;
   /** Pino level; lines go nowhere, but pino still formats them (the production cost). */
   logLevel?: string;
+  /**
+   * The admission queue with the server's defaults (MAX_LIVE_TURNS, the lag and utilization brakes),
+   * as `startServer` runs it; off, every turn starts at once.
+   */
+  admission?: boolean;
 }
 
 /** Starts a server on 127.0.0.1, ephemeral port, fresh SQLite file, AUTH_MODE=none, provider `scripted`. */
@@ -67,7 +76,15 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     {},
     { extraProviders: [provider], extraDefaultModels: { [provider.id]: "scripted-1" } },
   );
+  // AUTH_MODE=none has one user, so as in apps/server's config its bound per user is the total's.
+  const admission = options.admission
+    ? new AdmissionQueue({ ...admissionDefaults, queueMaxPerUser: admissionDefaults.queueMax })
+    : undefined;
+  const stopLagWatch = admission
+    ? watchEventLoopLag(ADMISSION_TICK_MS, (lag, utilization) => admission.tick(lag, utilization))
+    : () => {};
   const chat = createChatServices({
+    ...(admission && { admission }),
     providers,
     defaults: { provider: provider.id },
     ...(options.budget && { limits: options.budget }),
@@ -90,6 +107,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     repos: storage.repos,
     wsUrl: `ws://127.0.0.1:${address.port}/ws`,
     async close() {
+      stopLagWatch();
       await app.close();
       // The storage's close: its checkpoint worker stops and the tick's writes commit, then the file closes.
       await storage.close();

@@ -5,6 +5,7 @@
 import { digitsAt, isDoneFrame, seqOf, seqStartOf } from "./_server.js";
 
 const CHUNK = Buffer.from('{"type":"chunk"');
+const QUEUED = Buffer.from('{"type":"agent_state","state":"queued"');
 const DEPTH_KEY = Buffer.from('"depth":');
 const startsWith = (data: Buffer, prefix: Buffer) => data.subarray(0, prefix.length).equals(prefix);
 
@@ -27,9 +28,12 @@ export class TurnFrames {
   /** Text chunks (not the done) at depth 0 and deeper. */
   rootText = 0;
   nestedText = 0;
+  /** The admission queue made the turn wait (`agent_state queued`). */
+  queued = false;
 
   /** Takes one frame; returns how many text chunks it stands for (0 for any other frame). */
   add(data: Buffer): number {
+    if (startsWith(data, QUEUED)) this.queued = true;
     const seq = seqOf(data);
     if (seq < 0) return 0; // not a turn frame (errors, pong)
     const first = seqStartOf(data);

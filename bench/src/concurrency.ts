@@ -3,7 +3,8 @@
 // one turn on each (3 parallel subtasks, provider streaming at a pace), then checks every frame
 // arrived. The server reports its own event-loop delay, RSS and active turns over IPC. Then a smaller
 // flat arm: sockets without the nested subprotocol, checked for what protocol.md says a flat socket
-// gets. Writes bench/results/concurrency.json; exits 1 when a check fails.
+// gets. The server admits turns as `startServer` does (the admission queue with its defaults;
+// --no-admission: all at once). Writes bench/results/concurrency.json; exits 1 when a check fails.
 import { writeFileSync } from "node:fs";
 import WebSocket from "ws";
 import type { Request, ServerOptions, Snapshot, Window } from "./_concurrency-server.js";
@@ -24,6 +25,8 @@ const serverOptions: ServerOptions = {
   chunkMs: numberArg("chunk-ms", 50),
   firstTokenMs: numberArg("first-token-ms", 300),
   lagResolutionMs: 10,
+  // As `startServer` runs: new turns wait in the admission queue while the process is saturated.
+  admission: !process.argv.includes("--no-admission"),
 };
 // Per turn: the root's "Splitting the work." and its final answer at depth 0, the subtasks' text at 1.
 const ROOT_TEXT_CHUNKS = 1 + serverOptions.finalChunks;
@@ -160,6 +163,7 @@ const report = {
     per_turn: expected,
     seq_gaps_or_reorders: gaps,
     turns_done: turns.filter((t) => t.dones > 0).length,
+    turns_queued: turns.filter((t) => t.queued).length,
     // Chunks that reached a slow socket merged with others (seqs beyond one per frame).
     seqs_in_merged_text: turns.reduce((n, t) => n + t.seqs - t.frames, 0),
   },
@@ -197,7 +201,7 @@ const report = {
   },
   details: {
     server:
-      "child process (fork): createServer + chat services, AUTH_MODE=none, SQLite temp file, pino at info to a null sink",
+      "child process (fork): createServer + chat services, AUTH_MODE=none, SQLite temp file, pino at info to a null sink; with workload.admission, the admission queue with the server's defaults (MAX_LIVE_TURNS, ADMISSION_MAX_LAG_MS, ADMISSION_MAX_UTILIZATION) as startServer runs it, so turns over what the process can stream wait (agent_state queued; turns_queued counts them); --no-admission starts every turn at once",
     limits:
       "maxConnectionsPerUser, messagesPerSecond, messageBurst, rateLimitStrikes raised to 1e6; all sockets are user local",
     clients:

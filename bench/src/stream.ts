@@ -53,11 +53,7 @@ type Client = {
   arrivals: number[];
   /** monoMs of the done. */
   doneAt: number;
-  /** Admission control made the turn wait (`agent_state queued`). */
-  queued: boolean;
 };
-
-const QUEUED = Buffer.from('{"type":"agent_state","state":"queued"');
 
 /**
  * Which server relays the streams: agentwire, or a floor (_bare-stream-server.ts): the least a relay
@@ -141,7 +137,7 @@ async function runLevel(turns: number, arm: Arm = "agentwire") {
       lag_ms: { p50: round(window.lag_ms.p50), p99: round(window.lag_ms.p99), max: round(window.lag_ms.max) },
       turns_in_flight_at_rss_sample: live,
       // Admission control: turns that waited, and when the last turn had its 2nd chunk.
-      turns_queued: clients.filter((c) => c.queued).length,
+      turns_queued: clients.filter((c) => c.turn.queued).length,
       most_turns_streaming_at_once: maxStreaming(clients),
       last_turn_streaming_after_ms: Math.round(
         Math.max(...clients.map((c) => c.arrivals[STEADY_MARGIN - 1] ?? Number.NaN)) - t0,
@@ -202,7 +198,7 @@ function steadyWindow(clients: readonly Client[], samples: readonly CpuSample[],
   if (turns === 0)
     return {
       details: null,
-      why: `saturated: there was no moment at which ${STEADY_SHARE * 100} % of the turns streamed and none started or ended (at most ${maxStreaming(clients)} of ${clients.length} streamed at once; ${clients.filter((c) => c.queued).length} waited in the admission queue)`,
+      why: `saturated: there was no moment at which ${STEADY_SHARE * 100} % of the turns streamed and none started or ended (at most ${maxStreaming(clients)} of ${clients.length} streamed at once; ${clients.filter((c) => c.turn.queued).length} waited in the admission queue)`,
     };
   const chunks = countArrivals(clients, from, to);
   const pace = turns > 0 ? chunks / ((turns * (to - from)) / CHUNK_MS) : 0;
@@ -270,9 +266,8 @@ const mb = (bytes: number) => round(bytes / 2 ** 20, 1);
 function connect(url: string, onDone: () => void): Promise<Client> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, NESTED_SUBPROTOCOLS, { perMessageDeflate: false });
-    const client: Client = { ws, turn: new TurnFrames(), sentAt: 0, arrivals: [], doneAt: 0, queued: false };
+    const client: Client = { ws, turn: new TurnFrames(), sentAt: 0, arrivals: [], doneAt: 0 };
     ws.on("message", (data: Buffer) => {
-      if (data.subarray(0, QUEUED.length).equals(QUEUED)) client.queued = true;
       const text = client.turn.add(data);
       if (text > 0) {
         const now = monoMs();
