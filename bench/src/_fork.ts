@@ -1,4 +1,4 @@
-// Forks a bench child process (tsx, the source condition, --expose-gc) with an IPC channel: the child
+// Forks a bench child process (tsx for bench files, the built packages, --expose-gc) with an IPC channel: the child
 // gets its options as a JSON argv[2], says `{ready: value}` once, then answers `{id, op, ...}`
 // requests with `{id, ...}`. A child should exit on `disconnect` (its parent died).
 import { type ChildProcess, fork } from "node:child_process";
@@ -11,7 +11,8 @@ export type Child<Op extends string> = {
   exited: Promise<never>;
 };
 
-const EXEC_ARGV = ["--expose-gc", "--import", "tsx", "--conditions=@agentwire/source"];
+// As bench/run.mjs runs: the packages as built (their dist), tsx only for the bench's own files.
+const EXEC_ARGV = ["--expose-gc", "--import", "tsx"];
 
 /** `--cpu-prof` flags when BENCH_SERVER_CPU_PROF=<dir> asks for a profile of the server process. */
 export const serverProfileArgv = (): string[] =>

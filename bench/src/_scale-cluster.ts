@@ -72,7 +72,7 @@ export type LogTally = {
 
 /** Spawns `node apps/server/src/main.ts` with `env` and waits for its "agentwire listening" line. */
 export async function startInstance(name: string, env: Record<string, string>): Promise<Instance> {
-  const proc = spawn(process.execPath, ["--import", "tsx", "--conditions=@agentwire/source", main], {
+  const proc = spawn(process.execPath, ["--import", "tsx", main], {
     cwd: root,
     env: { PATH: process.env.PATH ?? "", PORT: "0", INSTANCE_ID: name, ...env },
     stdio: ["ignore", "pipe", "pipe"],
