@@ -1,0 +1,44 @@
+import { createServer, type Socket, connect } from "node:net";
+
+/** A TCP proxy in front of a server whose every connection `cut()` destroys, as a dropped network does. */
+export type TcpProxy = { url: string; cut(): void; connections(): number; close(): Promise<void> };
+
+/** Starts a proxy on 127.0.0.1 to `target` (`ws://host:port/...`); `url` is the same URL through it. */
+export async function startTcpProxy(target: string): Promise<TcpProxy> {
+  const to = new URL(target);
+  const open = new Set<Socket>();
+  let accepted = 0;
+  const server = createServer((inbound) => {
+    accepted++;
+    const outbound = connect(Number(to.port), to.hostname);
+    for (const [a, b] of [
+      [inbound, outbound],
+      [outbound, inbound],
+    ] as const) {
+      open.add(a);
+      a.pipe(b);
+      a.on("error", () => b.destroy());
+      a.on("close", () => {
+        open.delete(a);
+        b.destroy();
+      });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  if (address === null || typeof address === "string") throw new Error("no TCP address");
+  const url = new URL(target);
+  url.port = String(address.port);
+  return {
+    url: url.toString(),
+    cut: () => {
+      for (const socket of open) socket.destroy();
+    },
+    connections: () => accepted,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of open) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
