@@ -122,8 +122,8 @@ class AgentwireClient implements Client, TurnHost {
       turn.end({ status: "error" }, new ClientError("closed", "the client is closed"));
       return turn;
     }
+    // Registered by thread only with its first frame: until then the thread's frames are another turn's.
     this.byRequest.set(requestId, turn);
-    if (message.thread_id !== undefined) this.byThread.set(message.thread_id, turn);
     this.transmit({ command: "chat_message", request_id: requestId, data: message } as ClientFrame);
     return turn;
   }
@@ -247,20 +247,22 @@ class AgentwireClient implements Client, TurnHost {
       for (const listener of this.stateListeners) this.safely(() => listener(state));
       return;
     }
-    let turn = frame.thread_id === undefined ? undefined : this.byThread.get(frame.thread_id);
     const asked = requestId === undefined ? undefined : this.byRequest.get(requestId);
-    if (asked && !turn && frame.thread_id !== undefined) {
-      // The first frame of a new thread's turn names the thread.
-      asked.bind(frame.thread_id);
-      this.byThread.set(frame.thread_id, asked);
-      turn = asked;
+    if (asked && requestId !== undefined) {
+      this.sentMessages.delete(requestId);
+      if (frame.type === "error" && frame.seq === undefined) {
+        // The chat_message was refused: nothing started.
+        asked.end({ status: "error" }, new ClientError(frame.code, frame.message));
+        return;
+      }
+      // The first frames of a turn carry its request_id (`thread`, the user's `message`): from here
+      // on the thread's frames are this turn's.
+      if (frame.thread_id !== undefined && this.byThread.get(frame.thread_id) !== asked) {
+        asked.bind(frame.thread_id);
+        this.byThread.set(frame.thread_id, asked);
+      }
     }
-    if (asked && requestId !== undefined) this.sentMessages.delete(requestId);
-    if (frame.type === "error" && asked && frame.seq === undefined) {
-      // The chat_message was refused: nothing started.
-      asked.end({ status: "error" }, new ClientError(frame.code, frame.message));
-      return;
-    }
+    const turn = frame.thread_id === undefined ? undefined : this.byThread.get(frame.thread_id);
     if (turn) turn.receive(frame);
     else if (frame.type === "error") this.problem(new ClientError(frame.code, frame.message));
   }

@@ -1,4 +1,4 @@
-import { createServer, type Socket, connect } from "node:net";
+import { connect, createServer, type Socket } from "node:net";
 
 /** A TCP proxy in front of a server whose every connection `cut()` destroys, as a dropped network does. */
 export type TcpProxy = { url: string; cut(): void; connections(): number; close(): Promise<void> };
