@@ -29,6 +29,8 @@ export type ConnectionOptions = {
   maxFrameChars: number;
   onOpen(): void;
   onFrame(frame: ServerFrame): void;
+  /** A frame of a type this SDK does not know: ignored, but its seq counts. */
+  onUnknown(threadId: string, seq: number): void;
   /** A frame that could not be read, or the connection given up on. */
   onProblem(error: ClientError): void;
   /** The socket went down (a reconnect may follow). */
@@ -78,6 +80,8 @@ export class Connection {
       const read = readFrame(event.data, this.o.maxFrameChars);
       if (read.kind === "frame") this.o.onFrame(read.frame);
       else if (read.kind === "bad") this.o.onProblem(new ClientError(read.code, read.message));
+      else if (read.thread_id !== undefined && read.seq !== undefined)
+        this.o.onUnknown(read.thread_id, read.seq);
     };
     ws.onerror = () => {
       // Always followed by close, where the reconnect is decided.

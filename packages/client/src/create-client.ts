@@ -95,6 +95,7 @@ class AgentwireClient implements Client, TurnHost {
       maxFrameChars: o.maxFrameChars ?? 16 * 1024 * 1024,
       onOpen: () => this.opened(),
       onFrame: (frame) => this.route(frame),
+      onUnknown: (threadId, seq) => this.byThread.get(threadId)?.skip(seq),
       onProblem: (error) => this.problem(error),
       onDown: (final) => this.down(final),
     });
@@ -268,6 +269,8 @@ class AgentwireClient implements Client, TurnHost {
   }
 
   private problem(error: ClientError): void {
+    // An oversized frame cannot be read for its thread: every live turn may be missing it.
+    if (error.code === "frame_too_large") for (const turn of this.byThread.values()) turn.errors.push(error);
     this.safely(() => this.o.onError?.(error));
   }
 

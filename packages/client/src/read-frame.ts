@@ -3,7 +3,7 @@ import type { ServerFrame } from "@agentwire/protocol";
 /** What one text frame from the server is: a frame, one of a type this SDK does not know, or bad. */
 export type ReadFrame =
   | { kind: "frame"; frame: ServerFrame }
-  | { kind: "unknown" }
+  | { kind: "unknown"; thread_id?: string; seq?: number }
   | { kind: "bad"; code: "bad_frame" | "frame_too_large"; message: string };
 
 /**
@@ -22,10 +22,19 @@ export function readFrame(data: unknown, maxChars: number): ReadFrame {
   }
   if (typeof raw !== "object" || raw === null || typeof (raw as { type?: unknown }).type !== "string")
     return { kind: "bad", code: "bad_frame", message: "a frame without a type" };
-  if (!Object.hasOwn(knownTypes, (raw as { type: string }).type)) return { kind: "unknown" };
-  const seq = (raw as { seq?: unknown }).seq;
-  if (seq !== undefined && !Number.isSafeInteger(seq))
-    return { kind: "bad", code: "bad_frame", message: "a frame whose seq is not an integer" };
+  const { seq, thread_id } = raw as { seq?: unknown; thread_id?: unknown };
+  if (
+    (seq !== undefined && !Number.isSafeInteger(seq)) ||
+    (thread_id !== undefined && typeof thread_id !== "string")
+  )
+    return { kind: "bad", code: "bad_frame", message: "a frame with a bad seq or thread_id" };
+  if (!Object.hasOwn(knownTypes, (raw as { type: string }).type))
+    // Its seq still counts: a newer server's turn frame must not look like a gap.
+    return {
+      kind: "unknown",
+      ...(typeof thread_id === "string" && { thread_id }),
+      ...(typeof seq === "number" && { seq }),
+    };
   return { kind: "frame", frame: raw as ServerFrame };
 }
 

@@ -188,6 +188,11 @@ export class Turn {
     this.changed();
   }
 
+  /** A frame of a type this SDK does not know took `seq`: it is no gap. */
+  skip(seq: number): void {
+    if (!this.ended && this.lastSeq !== null && seq === this.lastSeq + 1) this.lastSeq = seq;
+  }
+
   /** Ends the turn without its frames: refused, closed, or nothing left to resume. */
   end(result: TurnEnd, error?: ClientError): void {
     if (this.ended) return;
