@@ -28,7 +28,7 @@ export function readFrame(data: unknown, maxChars: number): ReadFrame {
     (thread_id !== undefined && typeof thread_id !== "string")
   )
     return { kind: "bad", code: "bad_frame", message: "a frame with a bad seq or thread_id" };
-  if (!Object.hasOwn(knownTypes, (raw as { type: string }).type))
+  if (knownTypes[(raw as { type: ServerFrame["type"] }).type] !== 1)
     // Its seq still counts: a newer server's turn frame must not look like a gap.
     return {
       kind: "unknown",
@@ -38,7 +38,10 @@ export function readFrame(data: unknown, maxChars: number): ReadFrame {
   return { kind: "frame", frame: raw as ServerFrame };
 }
 
-/** A record, not a list, so the compiler points out a frame type added to the contract. */
+/**
+ * A record, not a list, so the compiler points out a frame type added to the contract. Read with
+ * `=== 1`, not `Object.hasOwn` (older React Native engines), so `toString` and friends are no type.
+ */
 const knownTypes: Record<ServerFrame["type"], 1> = {
   thread: 1,
   message: 1,
