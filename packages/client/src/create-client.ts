@@ -55,7 +55,8 @@ export interface Client {
   close(): void;
 }
 
-type Ack = { resolve(): void; reject(error: ClientError): void };
+/** A command waiting for its answer; `sent` once it went out on a socket (a drop then leaves it unknown). */
+type Ack = { resolve(): void; reject(error: ClientError): void; sent: boolean };
 
 /** Creates a client; it connects at once and stays connected until `close()`. */
 export function createClient(options: ClientOptions): Client {
@@ -154,7 +155,7 @@ class AgentwireClient implements Client, TurnHost {
     if (this.closed) return Promise.reject(new ClientError("closed", "the client is closed"));
     const request_id = this.id();
     return new Promise<void>((resolve, reject) => {
-      this.acks.set(request_id, { resolve, reject });
+      this.acks.set(request_id, { resolve, reject, sent: false });
       // The server answers a socket's frames in order: a pong after the command means it was accepted.
       this.transmit({ ...frame, request_id } as ClientFrame);
       this.transmit({ command: "ping", request_id, data: {} });
@@ -284,10 +285,12 @@ class AgentwireClient implements Client, TurnHost {
 
   /** The socket went down: unanswered commands fail (they may or may not have run); for good, turns end too. */
   private down(final: boolean): void {
-    const acks = [...this.acks.values()];
-    this.acks.clear();
-    for (const ack of acks)
+    // A command still in the outbox goes out on the next socket; one that went out may or may not have run.
+    for (const [id, ack] of this.acks) {
+      if (!ack.sent && !final) continue;
+      this.acks.delete(id);
       ack.reject(new ClientError("closed", "the connection dropped before the server answered"));
+    }
     if (!final) return;
     const turns = new Set([...this.byThread.values(), ...this.byRequest.values()]);
     for (const turn of turns)

@@ -87,4 +87,56 @@ describe("reconnect through a cut network", () => {
     expect(turn.tree?.running).toBe(false);
     expect(turn.errors).toEqual([]);
   });
+
+  it("a drop before the turn's first frame: the server had started it, so the turn is found and replayed from its start", async () => {
+    server = await startChatServer([{ text: ["found ", "again"] }]);
+    proxy = await startTcpProxy(server.wsUrl);
+    const client = testClient(proxy.url);
+    clients.push(client);
+    await until(() => client.connected || undefined, "the connection");
+    proxy.swallow("to-client");
+    const turn = client.send({ content: "lost answer" });
+    const running = server;
+    await until(
+      async () => (await running.repos.threads.list("local")).length === 1 || undefined,
+      "the thread",
+    );
+    proxy.cut();
+    const frames = await readAll(turn);
+    expect(await turn.text()).toBe("found again");
+    expect(frames[0]).toMatchObject({ type: "thread", seq: 1 });
+    expect(seqs(frames)).toEqual(frames.map((_, i) => i + 1));
+    expect(server.provider.requests).toHaveLength(1);
+  });
+
+  it("a drop that lost the message itself: it is sent again, and runs once", async () => {
+    server = await startChatServer([{ text: "ran once" }]);
+    proxy = await startTcpProxy(server.wsUrl);
+    const client = testClient(proxy.url);
+    clients.push(client);
+    await until(() => client.connected || undefined, "the connection");
+    proxy.swallow("to-server");
+    const turn = client.send({ content: "lost on the way" });
+    proxy.cut();
+    expect(await turn.text()).toBe("ran once");
+    expect((await client.threads.list()).map((t) => t.title)).toEqual(["lost on the way"]);
+    expect(server.provider.requests).toHaveLength(1);
+  });
+
+  it("stop() while the socket is down waits for the next socket, and stops the turn there", async () => {
+    server = await startChatServer([{ text: ["never ", "ending"], hold: "until-aborted" }]);
+    proxy = await startTcpProxy(server.wsUrl);
+    const client = testClient(proxy.url, { reconnect: { initialDelayMs: 200, maxDelayMs: 200 } });
+    clients.push(client);
+    const turn = client.send({ content: "go" });
+    await until(sawChunk(turn, "ending"), "the streamed text");
+    proxy.cut();
+    await until(() => !client.connected || undefined, "the drop");
+    const stopping = turn.stop();
+    await expect(stopping).resolves.toBeUndefined();
+    expect(client.connected).toBe(true);
+    const end = await turn.done;
+    expect(end.status).toBe("stopped");
+    expect(await turn.text()).toBe("never ending");
+  });
 });

@@ -1,22 +1,32 @@
 import { connect, createServer, type Socket } from "node:net";
 
 /** A TCP proxy in front of a server whose every connection `cut()` destroys, as a dropped network does. */
-export type TcpProxy = { url: string; cut(): void; connections(): number; close(): Promise<void> };
+export type TcpProxy = {
+  url: string;
+  cut(): void;
+  /** Drops the bytes one way from now until `cut()` (a network that swallows what it carries). */
+  swallow(direction: "to-server" | "to-client"): void;
+  connections(): number;
+  close(): Promise<void>;
+};
 
 /** Starts a proxy on 127.0.0.1 to `target` (`ws://host:port/...`); `url` is the same URL through it. */
 export async function startTcpProxy(target: string): Promise<TcpProxy> {
   const to = new URL(target);
   const open = new Set<Socket>();
   let accepted = 0;
+  let swallowing: "to-server" | "to-client" | undefined;
   const server = createServer((inbound) => {
     accepted++;
     const outbound = connect(Number(to.port), to.hostname);
-    for (const [a, b] of [
-      [inbound, outbound],
-      [outbound, inbound],
+    for (const [a, b, direction] of [
+      [inbound, outbound, "to-server"],
+      [outbound, inbound, "to-client"],
     ] as const) {
       open.add(a);
-      a.pipe(b);
+      a.on("data", (chunk) => {
+        if (swallowing !== direction) b.write(chunk);
+      });
       a.on("error", () => b.destroy());
       a.on("close", () => {
         open.delete(a);
@@ -32,7 +42,11 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
   return {
     url: url.toString(),
     cut: () => {
+      swallowing = undefined;
       for (const socket of open) socket.destroy();
+    },
+    swallow: (direction) => {
+      swallowing = direction;
     },
     connections: () => accepted,
     close: () =>
