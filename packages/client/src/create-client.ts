@@ -3,6 +3,7 @@ import type {
   ClientFrame,
   MessageContent,
   ServerFrame,
+  StoredMessage,
   ThreadSummary,
 } from "@agentwire/protocol";
 import { BEARER_PROTOCOL_PREFIX, PROTOCOL_V1, PROTOCOL_V1_NESTED } from "@agentwire/protocol/subprotocols";
@@ -68,6 +69,11 @@ class AgentwireClient implements Client, TurnHost {
   private readonly base: string;
   private readonly nested: boolean;
   private nextId = 0;
+  /**
+   * Request ids are unique per client, not just per socket: after a drop, `GET /api/threads?request_id=`
+   * looks a message up among all of the user's, and another tab's `c1` must not answer for ours.
+   */
+  private readonly idPrefix = Math.random().toString(36).slice(2, 10);
   /** Live turns by thread, and send()s whose thread is not known yet by request_id. */
   private readonly byThread = new Map<string, Turn>();
   private readonly byRequest = new Map<string, Turn>();
@@ -103,7 +109,8 @@ class AgentwireClient implements Client, TurnHost {
     this.threads = {
       list: async () => (await this.get<{ threads: ThreadSummary[] }>("/api/threads")).threads,
       messages: async (id) =>
-        (await this.get<{ messages: [] }>(`/api/threads/${encodeURIComponent(id)}/messages`)).messages,
+        (await this.get<{ messages: StoredMessage[] }>(`/api/threads/${encodeURIComponent(id)}/messages`))
+          .messages,
       subscribe: (listener) => {
         this.stateListeners.add(listener);
         if (this.stateListeners.size === 1) this.conn.send({ command: "subscribe_threads", data: {} });
@@ -182,7 +189,7 @@ class AgentwireClient implements Client, TurnHost {
   }
 
   private id(): string {
-    return `c${++this.nextId}`;
+    return `${this.idPrefix}-${++this.nextId}`;
   }
 
   private transmit(frame: ClientFrame): void {
