@@ -6,13 +6,15 @@ export type TcpProxy = {
   cut(): void;
   /** Drops the bytes one way from now until `cut()` (a network that swallows what it carries). */
   swallow(direction: "to-server" | "to-client"): void;
+  /** Sends new connections to another server (a restarted one on a new port). */
+  retarget(target: string): void;
   connections(): number;
   close(): Promise<void>;
 };
 
 /** Starts a proxy on 127.0.0.1 to `target` (`ws://host:port/...`); `url` is the same URL through it. */
 export async function startTcpProxy(target: string): Promise<TcpProxy> {
-  const to = new URL(target);
+  let to = new URL(target);
   const open = new Set<Socket>();
   let accepted = 0;
   let swallowing: "to-server" | "to-client" | undefined;
@@ -44,6 +46,9 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
     cut: () => {
       swallowing = undefined;
       for (const socket of open) socket.destroy();
+    },
+    retarget: (next) => {
+      to = new URL(next);
     },
     swallow: (direction) => {
       swallowing = direction;
