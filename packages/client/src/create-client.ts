@@ -138,6 +138,8 @@ class AgentwireClient implements Client, TurnHost {
   }
 
   resume(threadId: string): Turn {
+    const live = this.byThread.get(threadId);
+    if (live && !live.isDone) return live;
     const turn = new Turn(this, this.nested, undefined, threadId);
     if (this.closed) {
       turn.end({ status: "error" }, new ClientError("closed", "the client is closed"));
@@ -183,9 +185,16 @@ class AgentwireClient implements Client, TurnHost {
     }
   }
 
+  /**
+   * Asks for the turn's frames after its last seq. Only on an open socket (the next open resumes every
+   * live turn); a refusal (`not_found`: no such thread, or not ours) ends the turn with it.
+   */
   private resumeTurn(turn: Turn): void {
-    if (turn.thread === undefined) return;
-    this.conn.send({ command: "resume_chat", data: { thread_id: turn.thread, last_seq: turn.lastSeq ?? 0 } });
+    if (turn.thread === undefined || !this.conn.isOpen) return;
+    const data = { thread_id: turn.thread, last_seq: turn.lastSeq ?? 0 };
+    this.command({ command: "resume_chat", data }).catch((error: ClientError) => {
+      if (error.code !== "closed") turn.end({ status: "error" }, error);
+    });
   }
 
   private id(): string {
@@ -231,7 +240,7 @@ class AgentwireClient implements Client, TurnHost {
       if (!started) return this.transmit(frame);
       turn.bind(started.id);
       this.byThread.set(started.id, turn);
-      this.conn.send({ command: "resume_chat", data: { thread_id: started.id, last_seq: 0 } });
+      this.resumeTurn(turn);
     } catch {
       // The lookup failed (the server went again): the next open tries once more.
       if (!turn.isDone) this.sentMessages.set(requestId, frame);

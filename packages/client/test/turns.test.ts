@@ -202,6 +202,7 @@ describe("turns through @agentwire/client", () => {
     expect((await watching.done).status).toBe("complete");
     expect(watching.tree?.user?.text).toBe("shared");
 
+    expect(b.resume(threadId)).not.toBe(watching);
     const later = open().resume(threadId);
     expect((await later.done).status).toBe("complete");
     expect(await later.text()).toBe("one two");
@@ -222,5 +223,16 @@ describe("turns through @agentwire/client", () => {
     const messages = await client.threads.messages(threadId);
     expect(messages.map((m) => m.role)).toEqual(["user", "assistant"]);
     await expect(client.threads.messages("nope")).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("resume() of a thread that is not there ends with not_found; of a live one gives that turn", async () => {
+    server = await startChatServer([{ text: ["slow"], hold: "until-aborted" }]);
+    const client = open();
+    const missing = client.resume("th_missing");
+    expect(await missing.done).toMatchObject({ status: "error", error: { code: "not_found" } });
+    const turn = client.send({ content: "one" });
+    expect(client.resume(await turn.threadId)).toBe(turn);
+    await turn.stop();
+    expect((await turn.done).status).toBe("stopped");
   });
 });
