@@ -209,7 +209,7 @@ describe("turns through @agentwire/client", () => {
   });
 
   it("threads: list, messages and live thread_state", async () => {
-    server = await startChatServer([{ text: "hello" }]);
+    server = await startChatServer([{ text: "hello" }, { text: "hello again" }]);
     const client = open();
     const states: string[] = [];
     client.threads.subscribe((s) => states.push(s.state));
@@ -223,6 +223,14 @@ describe("turns through @agentwire/client", () => {
     const messages = await client.threads.messages(threadId);
     expect(messages.map((m) => m.role)).toEqual(["user", "assistant"]);
     await expect(client.threads.messages("nope")).rejects.toMatchObject({ code: "not_found" });
+
+    // After a drop the client subscribes again on the new socket: a later turn's states still arrive.
+    client.drop();
+    await until(() => client.connected || undefined, "the reconnect");
+    const before = states.length;
+    await client.send({ content: "again", thread_id: threadId }).done;
+    await until(() => states.slice(before).includes("idle") || undefined, "states after the reconnect");
+    expect(states.slice(before)).toContain("running");
   });
 
   it("resume() of a thread that is not there ends with not_found; of a live one gives that turn", async () => {
