@@ -210,7 +210,9 @@ export class Turn {
     this.healing = false;
     this.healedAt = this.lastSeq;
     this.view = reduceFrame(this.view, frame);
-    if (frame.status === "unknown") this.end({ status: "unknown" });
+    // Resumed from its start after a lookup, whatever the status: the log's turn is not this one.
+    const lost = this.requestId !== undefined && this.lastSeq === null;
+    if (frame.status === "unknown" || lost) this.end({ status: "unknown" });
     else if (frame.status === "finished" || frame.status === "interrupted") {
       // The replay holds the end; a server that lost it still ends the turn with what it said.
       const stored = this.final?.status;

@@ -120,4 +120,12 @@ describe("recorded turns through the SDK's Turn", () => {
     expect(got).toEqual(frames);
     expect(turn.errors).toEqual([]);
   });
+
+  it("a sent turn whose frames the replay no longer holds ends unknown, not complete", async () => {
+    const turn = new Turn(host(), true, "r9", "th_1");
+    for (const f of recorded("plain-answer")) turn.receive(f);
+    turn.receive({ type: "chat_resumed", thread_id: "th_1", status: "finished", last_seq: 8, replayed: 8 });
+    expect((await turn.done).status).toBe("unknown");
+    expect(await seen(turn).then((s) => s.frames)).toEqual([]);
+  });
 });
