@@ -1,3 +1,4 @@
+import { applyFrame, hasGap, withScratchpad } from "@agentwire/client";
 import type { ClientFrame, ServerFrame, ServerFrameOf } from "@agentwire/protocol";
 import type { AppState } from "./app-state.js";
 import { viewKey } from "./app-state.js";
@@ -8,7 +9,6 @@ import { ReconnectingSocket } from "./net/reconnecting-socket.js";
 import { loadSettings, type Settings, saveSettings } from "./net/settings.js";
 import { subprotocols } from "./net/subprotocols.js";
 import { parseRoute, type Route, routeHash } from "./route.js";
-import { applyFrame, hasGap } from "./state/apply-frame.js";
 import {
   answerQuestion,
   decideApproval,
@@ -20,7 +20,6 @@ import {
 } from "./state/local-actions.js";
 import type { PlanDecisionView } from "./state/plan-view.js";
 import { threadFromHistory } from "./state/rebuild-from-history.js";
-import { withScratchpad } from "./state/scratchpad.js";
 import { Store } from "./state/store.js";
 import { sumThreadCost } from "./state/thread-cost.js";
 import { withThreadState } from "./state/thread-list-state.js";

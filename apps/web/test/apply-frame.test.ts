@@ -1,7 +1,7 @@
+import { applyFrame, applyFrames, flushPending, hasGap } from "@agentwire/client";
 import type { ServerFrame } from "@agentwire/protocol";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { applyFrame, applyFrames, flushPending, hasGap } from "../src/state/apply-frame.js";
 import { emptyThread } from "../src/state/thread-view.js";
 import { chunk, done, nestedTurn, plainToolTurn, stamp } from "./fixtures.js";
 

@@ -1,3 +1,4 @@
+import { contentText } from "@agentwire/client";
 import { contentText as protocolContentText } from "@agentwire/protocol";
 import { describe, expect, it } from "vitest";
 import { clientToolsManifest, type GraphView, runClientTool } from "../src/editor/client-tools.js";
@@ -6,7 +7,6 @@ import { unwrap } from "../src/net/http-api.js";
 import { parseServerFrame } from "../src/net/parse-server-frame.js";
 import { subprotocols } from "../src/net/subprotocols.js";
 import { parseRoute, routeHash } from "../src/route.js";
-import { contentText } from "../src/state/content-text.js";
 import { safeHref } from "../src/ui/safe-href.js";
 
 describe("client tools", () => {

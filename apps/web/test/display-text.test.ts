@@ -1,5 +1,5 @@
+import { endStatus, questionFrom } from "@agentwire/client";
 import { describe, expect, it } from "vitest";
-import { endStatus, questionFrom } from "../src/state/card-outcome.js";
 import { plural } from "../src/ui/format.js";
 import { relativeTime } from "../src/ui/relative-time.js";
 import { budgetDetail } from "../src/ui/turn-footer.js";

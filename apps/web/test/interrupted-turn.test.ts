@@ -1,6 +1,6 @@
+import { applyFrames } from "@agentwire/client";
 import type { ExecutionTreeSnapshot, ServerFrame } from "@agentwire/protocol";
 import { describe, expect, it } from "vitest";
-import { applyFrames } from "../src/state/apply-frame.js";
 import { threadFromHistory } from "../src/state/rebuild-from-history.js";
 import { emptyThread } from "../src/state/thread-view.js";
 import { chunk, done, row, stamp, toolEnd, toolStart, usage } from "./fixtures.js";

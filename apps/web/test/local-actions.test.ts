@@ -1,6 +1,6 @@
+import { applyFrames, PREVIEW_CHARS, titleFrom } from "@agentwire/client";
 import { preview } from "@agentwire/protocol";
 import { describe, expect, it } from "vitest";
-import { applyFrames } from "../src/state/apply-frame.js";
 import {
   answerQuestion,
   decideApproval,
@@ -8,7 +8,6 @@ import {
   markClientCallDone,
   startLocalTurn,
 } from "../src/state/local-actions.js";
-import { PREVIEW_CHARS, titleFrom } from "../src/state/preview.js";
 import { emptyThread, isRunning } from "../src/state/thread-view.js";
 import { plainToolTurn, row, stamp } from "./fixtures.js";
 

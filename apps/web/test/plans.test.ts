@@ -1,6 +1,6 @@
+import { applyFrames } from "@agentwire/client";
 import type { Plan, ServerFrame } from "@agentwire/protocol";
 import { describe, expect, it } from "vitest";
-import { applyFrames } from "../src/state/apply-frame.js";
 import { decidePlan, undecidePlan } from "../src/state/local-actions.js";
 import { planFrom, planFromSummary, planLayout } from "../src/state/plan-view.js";
 import { threadFromHistory } from "../src/state/rebuild-from-history.js";

@@ -1,6 +1,5 @@
+import { applyFrames, progressFrom } from "@agentwire/client";
 import { describe, expect, it } from "vitest";
-import { applyFrames } from "../src/state/apply-frame.js";
-import { progressFrom } from "../src/state/card-outcome.js";
 import { threadFromHistory } from "../src/state/rebuild-from-history.js";
 import { emptyThread } from "../src/state/thread-view.js";
 import { chunk, done, row, stamp, toolEnd, toolStart } from "./fixtures.js";

@@ -1,5 +1,5 @@
+import { applyFrames } from "@agentwire/client";
 import { describe, expect, it } from "vitest";
-import { applyFrames } from "../src/state/apply-frame.js";
 import { threadFromHistory, turnFromRows } from "../src/state/rebuild-from-history.js";
 import { emptyThread } from "../src/state/thread-view.js";
 import { countCards, usageLine } from "../src/ui/usage-line.js";

@@ -1,5 +1,5 @@
+import { applyFrames } from "@agentwire/client";
 import { describe, expect, it } from "vitest";
-import { applyFrames } from "../src/state/apply-frame.js";
 import { emptyThread, type ThreadView, type TurnView } from "../src/state/thread-view.js";
 import { phaseOf } from "../src/ui/agent-status.js";
 import { recorded, recordedFrames, recordedScenarios } from "./recorded-frames.js";

@@ -1,6 +1,5 @@
+import { applyFrames, reduceFrames } from "@agentwire/client";
 import { describe, expect, it } from "vitest";
-import { applyFrames } from "../src/state/apply-frame.js";
-import { reduceFrames } from "../src/state/reduce-frame.js";
 import { emptyThread } from "../src/state/thread-view.js";
 import { phaseOf } from "../src/ui/agent-status.js";
 import {

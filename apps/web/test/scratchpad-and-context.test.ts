@@ -1,7 +1,7 @@
+import { applyFrames, mergeScratchpad } from "@agentwire/client";
 import type { ScratchpadItem, ServerFrame, TurnCost } from "@agentwire/protocol";
 import { describe, expect, it } from "vitest";
-import { applyFrames } from "../src/state/apply-frame.js";
-import { groupScratchpad, mergeScratchpad } from "../src/state/scratchpad.js";
+import { groupScratchpad } from "../src/state/scratchpad.js";
 import { sumThreadCost } from "../src/state/thread-cost.js";
 import { emptyThread } from "../src/state/thread-view.js";
 import { contextDetail, contextLine, shortTokens } from "../src/ui/context-line.js";

@@ -1,6 +1,5 @@
-import { decidePlanCard, undecidePlanCard } from "./plan-frames.js";
+import { decidePlanCard, finishTurn, undecidePlanCard } from "@agentwire/client";
 import type { PlanDecisionView } from "./plan-view.js";
-import { finishTurn } from "./reduce-frame.js";
 import { type ApprovalDecision, emptyTurn, lastTurn, type ThreadView, type TurnView } from "./thread-view.js";
 
 /** What the user did, applied before the server confirms it, so the page reacts at once. */

@@ -1,11 +1,18 @@
+import {
+  appendText,
+  contentText,
+  endStatus,
+  PREVIEW_CHARS,
+  patchCard,
+  progressFrom,
+  questionFrom,
+  RESULT_CHARS,
+  upsertCard,
+} from "@agentwire/client";
 import type { ExecutionTreeNode, Plan, StoredMessage } from "@agentwire/protocol";
 import { preview } from "@agentwire/protocol/preview";
-import { endStatus, progressFrom, questionFrom } from "./card-outcome.js";
-import { contentText } from "./content-text.js";
 import { type PlanView, planFrom, planFromSummary, planIdOf, planResultFields } from "./plan-view.js";
-import { PREVIEW_CHARS, RESULT_CHARS } from "./preview.js";
 import { emptyTurn, type ThreadView, type ToolCard, type TurnView } from "./thread-view.js";
-import { appendText, patchCard, upsertCard } from "./tree-ops.js";
 
 /**
  * Rebuilds a thread's turns from its stored rows (`GET /api/threads/:id/messages`). The cards come

@@ -9,11 +9,16 @@ import type { ThreadView } from "./thread-view.js";
  * Frames without seq (chat_resumed, pong, errors about a request) are applied at once. A chunk
  * merged for a slow socket stands for `seq_start`..`seq`: it follows the frame before `seq_start`.
  */
-export function applyFrame(view: ThreadView, frame: ServerFrame): ThreadView {
+export function applyFrame<V extends ThreadView>(view: V, frame: ServerFrame): V {
+  // The reducer copies every field it does not own, so an app's own fields on the view survive.
+  return applyOne(view, frame) as V;
+}
+
+function applyOne(view: ThreadView, frame: ServerFrame): ThreadView {
   const seq = "seq" in frame ? frame.seq : undefined;
   if (seq === undefined) {
     const next = reduceFrame(view, frame);
-    return frame.type === "chat_resumed" ? flushPending(next) : next;
+    return frame.type === "chat_resumed" ? flush(next) : next;
   }
   if (view.lastSeq !== null && seq <= view.lastSeq) return view;
   if (view.lastSeq !== null && firstSeqOf(frame) > view.lastSeq + 1) {
@@ -25,8 +30,9 @@ export function applyFrame(view: ThreadView, frame: ServerFrame): ThreadView {
   return drain({ ...reduceFrame(view, frame), lastSeq: seq });
 }
 
-export function applyFrames(view: ThreadView, frames: ServerFrame[]): ThreadView {
-  return frames.reduce(applyFrame, view);
+/** Applies frames in turn through the seq gate. */
+export function applyFrames<V extends ThreadView>(view: V, frames: readonly ServerFrame[]): V {
+  return frames.reduce<V>(applyFrame, view);
 }
 
 /** True while frames wait behind a gap: the client should `resume_chat` from `lastSeq`. */
@@ -38,7 +44,11 @@ export function hasGap(view: ThreadView): boolean {
  * Gives up on a gap: after `chat_resumed` the server has sent all it still has, so anything
  * missing is gone and the waiting frames are applied in order.
  */
-export function flushPending(view: ThreadView): ThreadView {
+export function flushPending<V extends ThreadView>(view: V): V {
+  return flush(view) as V;
+}
+
+function flush(view: ThreadView): ThreadView {
   let next: ThreadView = { ...view, pending: [] };
   for (const frame of view.pending) {
     const seq = seqOf(frame);

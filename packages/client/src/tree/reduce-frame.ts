@@ -152,8 +152,12 @@ export function reduceFrame(view: ThreadView, frame: ServerFrame): ThreadView {
 }
 
 /** A fresh view with the frames applied in order (tests and replays). */
-export function reduceFrames(frames: ServerFrame[], view: ThreadView = emptyThread()): ThreadView {
-  return frames.reduce(reduceFrame, view);
+export function reduceFrames<V extends ThreadView = ThreadView>(
+  frames: readonly ServerFrame[],
+  view: V = emptyThread() as V,
+): V {
+  // Like applyFrame: the reducer keeps an app's own fields on the view.
+  return frames.reduce<ThreadView>(reduceFrame, view) as V;
 }
 
 function onMessage(view: ThreadView, message: StoredMessage): ThreadView {

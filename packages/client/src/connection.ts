@@ -1,0 +1,142 @@
+import type { ClientFrame, ServerFrame } from "@agentwire/protocol";
+import { backoffDelay, type ReconnectOptions } from "./backoff.js";
+import { ClientError } from "./client-error.js";
+import { readFrame } from "./read-frame.js";
+
+/** The part of the WHATWG WebSocket the SDK uses (browsers, React Native, Node 22, the `ws` package). */
+export type WebSocketLike = {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  onopen: ((event: unknown) => void) | null;
+  onmessage: ((event: { data: unknown }) => void) | null;
+  onclose: ((event: { code?: number }) => void) | null;
+  onerror: ((event: unknown) => void) | null;
+};
+
+/** A WebSocket class: the global one by default, or e.g. `ws` on Node 20. */
+export type WebSocketClass = new (url: string, protocols: string[]) => object;
+
+/** How a silent socket is noticed: a ping every `intervalMs`; dead when nothing came for `intervalMs + timeoutMs`. */
+export type HeartbeatOptions = { intervalMs?: number; timeoutMs?: number };
+
+export type ConnectionOptions = {
+  url: string;
+  protocols: string[];
+  WebSocket: WebSocketClass;
+  reconnect: ReconnectOptions | false;
+  heartbeat: HeartbeatOptions;
+  maxFrameChars: number;
+  onOpen(): void;
+  onFrame(frame: ServerFrame): void;
+  /** A frame of a type this SDK does not know: ignored, but its seq counts. */
+  onUnknown(threadId: string, seq: number): void;
+  /** A frame that could not be read, or the connection given up on. */
+  onProblem(error: ClientError): void;
+  /** The socket went down (a reconnect may follow). */
+  onDown(final: boolean): void;
+};
+
+const OPEN = 1;
+
+/** One socket that comes back after a drop, with backoff and jitter, and notices when it went silent. */
+export class Connection {
+  private ws: WebSocketLike | undefined;
+  private attempt = 0;
+  private retry: ReturnType<typeof setTimeout> | undefined;
+  private beat: ReturnType<typeof setInterval> | undefined;
+  private lastHeard = 0;
+  private closed = false;
+
+  constructor(private readonly o: ConnectionOptions) {}
+
+  /** True while a socket is open. */
+  get isOpen(): boolean {
+    return this.ws?.readyState === OPEN;
+  }
+
+  /** Opens the socket (again). */
+  open(): void {
+    if (this.closed) return;
+    let ws: WebSocketLike;
+    try {
+      ws = new this.o.WebSocket(this.o.url, this.o.protocols) as WebSocketLike;
+    } catch (error) {
+      // A bad URL throws at once; it will not get better.
+      this.closed = true;
+      this.o.onProblem(new ClientError("closed", `cannot open ${this.o.url}: ${String(error)}`));
+      this.o.onDown(true);
+      return;
+    }
+    this.ws = ws;
+    ws.onopen = () => {
+      this.attempt = 0;
+      this.lastHeard = Date.now();
+      this.startHeartbeat();
+      this.o.onOpen();
+    };
+    ws.onmessage = (event) => {
+      this.lastHeard = Date.now();
+      const read = readFrame(event.data, this.o.maxFrameChars);
+      if (read.kind === "frame") this.o.onFrame(read.frame);
+      else if (read.kind === "bad") this.o.onProblem(new ClientError(read.code, read.message));
+      else if (read.thread_id !== undefined && read.seq !== undefined)
+        this.o.onUnknown(read.thread_id, read.seq);
+    };
+    ws.onerror = () => {
+      // Always followed by close, where the reconnect is decided.
+    };
+    ws.onclose = () => this.down(ws);
+  }
+
+  /** Sends a frame when a socket is open; false otherwise. */
+  send(frame: ClientFrame): boolean {
+    if (!this.ws || this.ws.readyState !== OPEN) return false;
+    this.ws.send(JSON.stringify(frame));
+    return true;
+  }
+
+  /** Closes for good: no reconnect. */
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.retry);
+    const ws = this.ws;
+    if (ws) this.down(ws);
+    ws?.close(1000);
+  }
+
+  /** Drops the socket as a network failure would (tests, a "reconnect now" button). */
+  drop(): void {
+    const ws = this.ws;
+    if (!ws) return;
+    this.down(ws);
+    ws.close(4000, "dropped by the client");
+  }
+
+  private down(ws: WebSocketLike): void {
+    if (this.ws !== ws) return;
+    this.ws = undefined;
+    ws.onopen = ws.onmessage = ws.onclose = null;
+    clearInterval(this.beat);
+    const r = this.o.reconnect;
+    const again = !this.closed && r !== false && this.attempt < (r.maxAttempts ?? Number.POSITIVE_INFINITY);
+    this.o.onDown(!again);
+    if (again) this.retry = setTimeout(() => this.open(), backoffDelay(this.attempt++, r));
+  }
+
+  private startHeartbeat(): void {
+    const interval = this.o.heartbeat.intervalMs ?? 15_000;
+    const silentFor = interval + (this.o.heartbeat.timeoutMs ?? 10_000);
+    this.beat = setInterval(() => {
+      const ws = this.ws;
+      if (!ws) return;
+      // A half-open socket (a laptop lid, a dead NAT entry) never reports close: treat silence as death.
+      if (Date.now() - this.lastHeard > silentFor) {
+        this.down(ws);
+        ws.close(4001, "no answer to ping");
+        return;
+      }
+      this.send({ command: "ping", data: {} });
+    }, interval);
+  }
+}

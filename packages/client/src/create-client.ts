@@ -1,0 +1,317 @@
+import type {
+  ChatContext,
+  ClientFrame,
+  MessageContent,
+  ServerFrame,
+  StoredMessage,
+  ThreadSummary,
+} from "@agentwire/protocol";
+import { BEARER_PROTOCOL_PREFIX, PROTOCOL_V1, PROTOCOL_V1_NESTED } from "@agentwire/protocol/subprotocols";
+import type { ReconnectOptions } from "./backoff.js";
+import { ClientError } from "./client-error.js";
+import { Connection, type HeartbeatOptions, type WebSocketClass } from "./connection.js";
+import { httpGet } from "./http-get.js";
+import { httpBase, socketUrl } from "./socket-url.js";
+import type { ThreadState, Threads } from "./threads.js";
+import { Turn, type TurnHost } from "./turn.js";
+
+export type ClientOptions = {
+  /** The socket URL, `ws(s)://host/ws`, or the server's `http(s)://host` base. */
+  url: string;
+  /** An API token (sent as the `agentwire.bearer.<token>` subprotocol and as HTTP Bearer). */
+  token?: string;
+  /** Offer `agentwire.v1+nested`: subtask text arrives too (default true). */
+  nested?: boolean;
+  /** The WebSocket class, where there is no global one (Node 20: `ws`). */
+  WebSocket?: WebSocketClass;
+  /** Reconnect policy; `false` never reconnects. */
+  reconnect?: ReconnectOptions | false;
+  heartbeat?: HeartbeatOptions;
+  /** Longest frame read, in characters (default 16 Mi); a longer one is an error, not a crash. */
+  maxFrameChars?: number;
+  /** Errors no call or turn owns: an unreadable frame, a connection given up on. */
+  onError?: (error: ClientError) => void;
+};
+
+/** What `client.send` takes: `chat_message`'s data. */
+export type SendOptions = {
+  content: MessageContent;
+  thread_id?: string;
+  provider?: string;
+  model?: string;
+  chat_context?: ChatContext;
+};
+
+export interface Client {
+  /** Starts a turn. */
+  send(message: SendOptions): Turn;
+  /** Follows the running (or last) turn of a thread from its start. */
+  resume(threadId: string): Turn;
+  readonly threads: Threads;
+  /** True while the socket is open. */
+  readonly connected: boolean;
+  /** Drops the socket as a network failure would; the client reconnects (tests, "retry now"). */
+  drop(): void;
+  /** Closes for good: live turns end with `error {code:"closed"}`. */
+  close(): void;
+}
+
+/** A command waiting for its answer; `sent` once it went out on a socket (a drop then leaves it unknown). */
+type Ack = { resolve(): void; reject(error: ClientError): void; sent: boolean };
+
+/** Creates a client; it connects at once and stays connected until `close()`. */
+export function createClient(options: ClientOptions): Client {
+  return new AgentwireClient(options);
+}
+
+class AgentwireClient implements Client, TurnHost {
+  private readonly conn: Connection;
+  private readonly base: string;
+  private readonly nested: boolean;
+  private nextId = 0;
+  /**
+   * Request ids are unique per client, not just per socket: after a drop, `GET /api/threads?request_id=`
+   * looks a message up among all of the user's, and another tab's `c1` must not answer for ours.
+   */
+  private readonly idPrefix = Math.random().toString(36).slice(2, 10);
+  /** Live turns by thread, and send()s whose thread is not known yet by request_id. */
+  private readonly byThread = new Map<string, Turn>();
+  private readonly byRequest = new Map<string, Turn>();
+  /** chat_messages sent on the current socket (a drop before their `thread` needs a lookup). */
+  private readonly sentMessages = new Map<string, ClientFrame>();
+  private readonly acks = new Map<string, Ack>();
+  /** Commands waiting for an open socket. */
+  private outbox: ClientFrame[] = [];
+  private readonly stateListeners = new Set<(state: ThreadState) => void>();
+  private closed = false;
+  readonly threads: Threads;
+
+  constructor(private readonly o: ClientOptions) {
+    this.nested = o.nested ?? true;
+    this.base = httpBase(o.url);
+    const protocols = this.nested ? [PROTOCOL_V1_NESTED, PROTOCOL_V1] : [PROTOCOL_V1];
+    if (o.token) protocols.push(`${BEARER_PROTOCOL_PREFIX}${o.token}`);
+    const WS = o.WebSocket ?? (globalThis as { WebSocket?: WebSocketClass }).WebSocket;
+    if (!WS) throw new ClientError("closed", "no WebSocket here: pass one, e.g. createClient({ WebSocket })");
+    this.conn = new Connection({
+      url: socketUrl(o.url),
+      protocols,
+      WebSocket: WS,
+      reconnect: o.reconnect ?? {},
+      heartbeat: o.heartbeat ?? {},
+      maxFrameChars: o.maxFrameChars ?? 16 * 1024 * 1024,
+      onOpen: () => this.opened(),
+      onFrame: (frame) => this.route(frame),
+      onUnknown: (threadId, seq) => this.byThread.get(threadId)?.skip(seq),
+      onProblem: (error) => this.problem(error),
+      onDown: (final) => this.down(final),
+    });
+    this.threads = {
+      list: async () => (await this.get<{ threads: ThreadSummary[] }>("/api/threads")).threads,
+      messages: async (id) =>
+        (await this.get<{ messages: StoredMessage[] }>(`/api/threads/${encodeURIComponent(id)}/messages`))
+          .messages,
+      subscribe: (listener) => {
+        this.stateListeners.add(listener);
+        if (this.stateListeners.size === 1) this.conn.send({ command: "subscribe_threads", data: {} });
+        return () => this.stateListeners.delete(listener);
+      },
+    };
+    this.conn.open();
+  }
+
+  get connected(): boolean {
+    return this.conn.isOpen;
+  }
+
+  send(message: SendOptions): Turn {
+    const requestId = this.id();
+    const turn = new Turn(this, this.nested, requestId, message.thread_id);
+    if (this.closed) {
+      turn.end({ status: "error" }, new ClientError("closed", "the client is closed"));
+      return turn;
+    }
+    // Registered by thread only with its first frame: until then the thread's frames are another turn's.
+    this.byRequest.set(requestId, turn);
+    this.transmit({ command: "chat_message", request_id: requestId, data: message } as ClientFrame);
+    return turn;
+  }
+
+  resume(threadId: string): Turn {
+    const live = this.byThread.get(threadId);
+    if (live && !live.isDone) return live;
+    const turn = new Turn(this, this.nested, undefined, threadId);
+    if (this.closed) {
+      turn.end({ status: "error" }, new ClientError("closed", "the client is closed"));
+      return turn;
+    }
+    this.byThread.set(threadId, turn);
+    this.resumeTurn(turn);
+    return turn;
+  }
+
+  drop(): void {
+    this.conn.drop();
+  }
+
+  close(): void {
+    this.closed = true;
+    this.conn.close();
+  }
+
+  /** TurnHost: sends a command and settles when the server took it (its error, or the pong after it). */
+  command(frame: ClientFrame): Promise<void> {
+    if (this.closed) return Promise.reject(new ClientError("closed", "the client is closed"));
+    const request_id = this.id();
+    return new Promise<void>((resolve, reject) => {
+      this.acks.set(request_id, { resolve, reject, sent: false });
+      // The server answers a socket's frames in order: a pong after the command means it was accepted.
+      this.transmit({ ...frame, request_id } as ClientFrame);
+      this.transmit({ command: "ping", request_id, data: {} });
+    });
+  }
+
+  /** TurnHost: asks again for the frames after the turn's last one (a gap in a nested turn). */
+  heal(turn: Turn): void {
+    this.resumeTurn(turn);
+  }
+
+  forget(turn: Turn): void {
+    if (turn.thread !== undefined && this.byThread.get(turn.thread) === turn)
+      this.byThread.delete(turn.thread);
+    if (turn.requestId !== undefined) {
+      this.byRequest.delete(turn.requestId);
+      this.sentMessages.delete(turn.requestId);
+    }
+  }
+
+  /**
+   * Asks for the turn's frames after its last seq. Only on an open socket (the next open resumes every
+   * live turn); a refusal (`not_found`: no such thread, or not ours) ends the turn with it.
+   */
+  private resumeTurn(turn: Turn): void {
+    if (turn.thread === undefined || !this.conn.isOpen) return;
+    const data = { thread_id: turn.thread, last_seq: turn.lastSeq ?? 0 };
+    this.command({ command: "resume_chat", data }).catch((error: ClientError) => {
+      if (error.code !== "closed") turn.end({ status: "error" }, error);
+    });
+  }
+
+  private id(): string {
+    return `${this.idPrefix}-${++this.nextId}`;
+  }
+
+  private transmit(frame: ClientFrame): void {
+    if (this.conn.send(frame)) {
+      if (frame.command === "chat_message" && frame.request_id)
+        this.sentMessages.set(frame.request_id, frame);
+    } else this.outbox.push(frame);
+  }
+
+  private get<T>(path: string): Promise<T> {
+    return httpGet<T>(this.base, path, this.o.token);
+  }
+
+  /** A (new) socket: re-subscribe, resume every live turn from its last seq, then send what waited. */
+  private opened(): void {
+    if (this.stateListeners.size > 0) this.conn.send({ command: "subscribe_threads", data: {} });
+    for (const turn of new Set(this.byThread.values()))
+      if (turn.lastSeq !== null || !turn.requestId) this.resumeTurn(turn);
+    for (const [requestId, frame] of this.sentMessages) void this.recover(requestId, frame);
+    const waiting = this.outbox;
+    this.outbox = [];
+    for (const frame of waiting) this.transmit(frame);
+  }
+
+  /**
+   * A chat_message went out on a socket that dropped before its turn's first frame: the server says
+   * whether it started a turn (then resume it from its start) or not (then send it again).
+   */
+  private async recover(requestId: string, frame: ClientFrame): Promise<void> {
+    this.sentMessages.delete(requestId);
+    const turn = this.byRequest.get(requestId);
+    if (!turn || turn.lastSeq !== null) return;
+    try {
+      const { threads } = await this.get<{ threads: ThreadSummary[] }>(
+        `/api/threads?request_id=${encodeURIComponent(requestId)}`,
+      );
+      const started = threads[0];
+      if (turn.isDone || turn.lastSeq !== null) return;
+      if (!started) return this.transmit(frame);
+      turn.bind(started.id);
+      this.byThread.set(started.id, turn);
+      this.resumeTurn(turn);
+    } catch {
+      // The lookup failed (the server went again): the next open tries once more.
+      if (!turn.isDone) this.sentMessages.set(requestId, frame);
+    }
+  }
+
+  private route(frame: ServerFrame): void {
+    const requestId = "request_id" in frame ? frame.request_id : undefined;
+    if (
+      frame.type === "pong" ||
+      (frame.type === "error" && requestId !== undefined && this.acks.has(requestId))
+    ) {
+      const ack = requestId === undefined ? undefined : this.acks.get(requestId);
+      if (!ack || requestId === undefined) return;
+      this.acks.delete(requestId);
+      if (frame.type === "error") ack.reject(new ClientError(frame.code, frame.message));
+      else ack.resolve();
+      return;
+    }
+    if (frame.type === "thread_state") {
+      const { type: _type, ...state } = frame;
+      for (const listener of this.stateListeners) this.safely(() => listener(state));
+      return;
+    }
+    const asked = requestId === undefined ? undefined : this.byRequest.get(requestId);
+    if (asked && requestId !== undefined) {
+      this.sentMessages.delete(requestId);
+      if (frame.type === "error" && frame.seq === undefined) {
+        // The chat_message was refused: nothing started.
+        asked.end({ status: "error" }, new ClientError(frame.code, frame.message));
+        return;
+      }
+      // The first frames of a turn carry its request_id (`thread`, the user's `message`): from here
+      // on the thread's frames are this turn's.
+      if (frame.thread_id !== undefined && this.byThread.get(frame.thread_id) !== asked) {
+        asked.bind(frame.thread_id);
+        this.byThread.set(frame.thread_id, asked);
+      }
+    }
+    const turn = frame.thread_id === undefined ? undefined : this.byThread.get(frame.thread_id);
+    if (turn) turn.receive(frame);
+    else if (frame.type === "error") this.problem(new ClientError(frame.code, frame.message));
+  }
+
+  private problem(error: ClientError): void {
+    // An oversized frame cannot be read for its thread: every live turn may be missing it.
+    if (error.code === "frame_too_large") for (const turn of this.byThread.values()) turn.errors.push(error);
+    this.safely(() => this.o.onError?.(error));
+  }
+
+  private safely(call: () => void): void {
+    try {
+      call();
+    } catch {
+      // An app's handler must not break the socket's event handler.
+    }
+  }
+
+  /** The socket went down: unanswered commands fail (they may or may not have run); for good, turns end too. */
+  private down(final: boolean): void {
+    // A command still in the outbox goes out on the next socket; one that went out may or may not have run.
+    for (const [id, ack] of this.acks) {
+      if (!ack.sent && !final) continue;
+      this.acks.delete(id);
+      ack.reject(new ClientError("closed", "the connection dropped before the server answered"));
+    }
+    if (!final) return;
+    const turns = new Set([...this.byThread.values(), ...this.byRequest.values()]);
+    for (const turn of turns)
+      turn.end({ status: "error" }, new ClientError("closed", "the connection is closed"));
+    this.outbox = [];
+    if (!this.closed) this.problem(new ClientError("closed", "the connection was given up"));
+  }
+}

@@ -1,0 +1,157 @@
+import type {
+  AgentStateName,
+  BudgetReason,
+  ScratchpadItem,
+  ServerFrame,
+  TurnUsage,
+} from "@agentwire/protocol";
+import type { PlanDecisionView, PlanView } from "./plan-view.js";
+
+/** A run of streamed text inside a container (the turn's root or a run_subtask card). */
+export type TextChild = { kind: "text"; key: string; text: string; thinking: boolean };
+/** A reference to a tool card, by its tool_call_id; the card itself lives in `TurnView.cards`. */
+export type CardChild = { kind: "card"; id: string };
+/** A gated tool's approval prompt, where it came up in the turn (approvals are not stored: live only). */
+export type ApprovalChild = { kind: "approval"; id: string };
+export type Child = TextChild | CardChild | ApprovalChild;
+
+/**
+ * How a tool call ended. `stopped`: cut short by Stop or the budget (not failed work); `refused`:
+ * never started (a run_subtask the budget or the depth limit turned down); `interrupted`: still
+ * running when the server stopped or crashed (the stored tree says so).
+ */
+export type CardStatus = "running" | "done" | "error" | "stopped" | "refused" | "interrupted";
+
+/** One tool call at any depth. A run_subtask card holds its subtask's text and tool cards in `children`. */
+export type ToolCard = {
+  id: string;
+  name: string;
+  title?: string;
+  parentId: string | null;
+  depth: number;
+  argsPreview: string;
+  resultPreview?: string;
+  status: CardStatus;
+  durationMs?: number;
+  /** ask_user: the question, shown with its answer (the result) in place of a tool card. */
+  question?: string;
+  /** send_update: the progress message, shown as a line in the turn instead of a tool card. */
+  progress?: string;
+  /** create_plan: the plan it made, shown as stages with step cards; its steps' subtasks are its children. */
+  plan?: PlanView;
+  /**
+   * A run_subtask card holds its subtask's text while it runs; when it ends only its nested cards
+   * and its result stay (text is not stored, so a reload shows the same), unless it was interrupted:
+   * then its text is stored with it and stays.
+   */
+  children: Child[];
+};
+
+export type QuestionView = { toolCallId: string; question: string; answer?: string; resolved: boolean };
+
+export type ApprovalDecision = "allow" | "allow_for_thread" | "deny";
+export type ApprovalView = {
+  approvalId: string;
+  toolName: string;
+  permissionClass: string;
+  argsPreview: string;
+  decision?: ApprovalDecision;
+  resolved: boolean;
+};
+
+/** A client-side UI tool the server asked us to run (editor context). */
+export type ClientCallView = { id: string; name: string; args: unknown; done: boolean };
+
+export type BudgetView = { reason: BudgetReason | "unknown"; limit?: number; observed?: number };
+
+/** One user message and everything the agent did in answer to it. */
+export type TurnView = {
+  key: string;
+  /** request_id of the chat_message we sent, so an `error` for it finds this turn. */
+  requestId?: string;
+  user?: { id?: string; text: string };
+  root: Child[];
+  cards: Record<string, ToolCard>;
+  running: boolean;
+  state: AgentStateName | null;
+  stateDetail?: string;
+  /** What the latest frame showed the agent doing within `state`: streaming its answer or its reasoning. */
+  activity?: "writing" | "reasoning";
+  questions: QuestionView[];
+  approvals: ApprovalView[];
+  clientCalls: Record<string, ClientCallView>;
+  budget?: BudgetView;
+  usage?: TurnUsage;
+  stopped: boolean;
+  errors: string[];
+  /** `live` turns were built from frames; `history` turns from stored rows (no subtask text). */
+  source: "live" | "history";
+  /** A history turn whose final answer was stored: a resume replay of it changes nothing. */
+  settled?: boolean;
+};
+
+/** The latest `context_usage`: how full the model's context was at its last call. */
+export type ContextView = {
+  tokens: number;
+  budget: number;
+  summaryTokens: number;
+  scratchpadTokens: number;
+  historyTokens: number;
+  messagesSummarized: number;
+  messagesVerbatim: number;
+};
+
+/** Everything the reducer knows about one thread; an app may add fields of its own (they are kept). */
+export type ThreadView = {
+  threadId: string | null;
+  title?: string;
+  /** Highest seq applied; null until the first framed turn event (a thread opened from history). */
+  lastSeq: number | null;
+  /** Frames that arrived after a gap in seq, held until the gap is filled (or given up on). */
+  pending: ServerFrame[];
+  turns: TurnView[];
+  /**
+   * The user message id of a settled history turn that a resume is replaying: its frames are
+   * skipped, so a reopened thread keeps showing the stored execution_tree instead of a re-stream.
+   */
+  skipping?: string;
+  /** The agent's scratchpad: loaded over HTTP when the thread opens, patched by `scratchpad_patch`. */
+  scratchpad?: ScratchpadItem[];
+  context?: ContextView;
+  /** What this page decided on draft plans, by create_plan call id: a replayed review request stays decided. */
+  planDecisions?: Record<string, PlanDecisionView>;
+};
+
+/** Calls that run a subtask and hold its text and cards: run_subtask, and a plan's steps (plan_step). */
+export function isSubtask(name: string): boolean {
+  return name === "run_subtask" || name === "plan_step";
+}
+
+export function emptyThread(threadId: string | null = null): ThreadView {
+  return { threadId, lastSeq: null, pending: [], turns: [] };
+}
+
+export function emptyTurn(key: string, source: TurnView["source"] = "live"): TurnView {
+  return {
+    key,
+    root: [],
+    cards: {},
+    running: source === "live",
+    state: null,
+    questions: [],
+    approvals: [],
+    clientCalls: {},
+    stopped: false,
+    errors: [],
+    source,
+  };
+}
+
+/** The turn new frames apply to. */
+export function lastTurn(view: ThreadView): TurnView | undefined {
+  return view.turns[view.turns.length - 1];
+}
+
+export function isRunning(view: ThreadView): boolean {
+  return lastTurn(view)?.running ?? false;
+}
