@@ -64,6 +64,7 @@ export interface TurnUpdate {
   error?: string | null;
   suspendedState?: SuspendedTurn | null;
   endedAt?: number | null;
+  recoveries?: number;
 }
 
 /** The final state of a turn. */

@@ -8,6 +8,7 @@ import {
   UsageAccumulator,
   type WorkflowFrame,
 } from "@agentwire/agents";
+import type { TurnCheckpointInput } from "@agentwire/storage";
 import {
   endTurn,
   queueWrite,
@@ -68,6 +69,20 @@ async function drive(run: TurnRun, start: TurnStart): Promise<void> {
     },
   });
   const relay = (event: TurnEvent) => {
+    if (event.type === "checkpoint") {
+      // Stored with the frames before it (the log's next commit), sent to no one.
+      const saved: TurnCheckpointInput = {
+        version: 1,
+        state: event.checkpoint,
+        budgetUsed: ctx.budget.used,
+        provider: run.provider,
+        model: run.model,
+        chatContext: run.chatContext,
+        memoryEnabled: run.memoryEnabled,
+      };
+      turn.checkpoint(JSON.stringify(saved));
+      return;
+    }
     // A workflow's job and node updates are its own progress: no tool call of the tree, no operation.
     if (event.type !== "job_update" && event.type !== "node_update") {
       tree.add(event);
