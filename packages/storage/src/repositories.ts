@@ -65,6 +65,8 @@ export interface TurnUpdate {
   suspendedState?: SuspendedTurn | null;
   endedAt?: number | null;
   recoveries?: number;
+  /** Only cleared here: the frame log writes checkpoints (with the frames before them). */
+  checkpoint?: null;
 }
 
 /** The final state of a turn. */
