@@ -96,6 +96,7 @@ export { sendUpdateTool } from "./tools/send-update-tool.js";
 export type { Tool, ToolContext, ToolOutcome } from "./tools/tool.js";
 export { buildExecutionTree, ExecutionTreeBuilder } from "./tree/execution-tree-builder.js";
 export type { Checkpoint, CheckpointEvent, CheckpointLevel } from "./turn/checkpoint.js";
+export { CheckpointTree, openCalls } from "./turn/checkpoint-tree.js";
 export type { LoopEvent, ToolCallUpdateEvent } from "./turn/loop-event.js";
 export { type PermissionClass, permissionClasses } from "./turn/permission-class.js";
 export type { SuspendedState } from "./turn/suspended-state.js";

@@ -19,10 +19,7 @@ export function levelState(level: Level, results: ToolModelMessage[]): Checkpoin
   };
 }
 
-/** The root's checkpoint after a completed model call or tool batch. */
-export function checkpointEvent(level: Level): CheckpointEvent {
-  return {
-    type: "checkpoint",
-    checkpoint: { version: 1, model: level.params.model, root: levelState(level, []) },
-  };
+/** The level's checkpoint after a completed model call, tool call or tool batch. */
+export function checkpointEvent(level: Level, results: ToolModelMessage[] = []): CheckpointEvent {
+  return { type: "checkpoint", level: levelState(level, results) };
 }

@@ -30,11 +30,11 @@ export async function* runUnifiedAgentLoop(params: RunLoopParams): AsyncGenerato
         case "call_model":
           step = yield* callModel(level);
           // Durable with the frames before it: a crash from here on continues from this step.
-          if (root && step.type === "run_tools") yield checkpointEvent(level);
+          if (step.type === "run_tools") yield checkpointEvent(level);
           break;
         case "run_tools":
           step = yield* runToolsStep(level, step.calls);
-          if (root && step.type === "call_model") yield checkpointEvent(level);
+          if (step.type === "call_model") yield checkpointEvent(level);
           break;
         case "remind_finish":
           level.messages.push({ role: "user", content: FINISH_REMINDER });

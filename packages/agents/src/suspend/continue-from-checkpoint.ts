@@ -1,11 +1,16 @@
 import type { LoopResult } from "../loop/loop-result.js";
 import { endEvent } from "../loop/run-tool-calls.js";
 import { runUnifiedAgentLoop } from "../loop/run-unified-agent-loop.js";
+import { truncateResult } from "../loop/truncate-result.js";
 import type { ToolModelMessage } from "../providers/model-message.js";
 import type { ToolCallEvent } from "../providers/provider-event.js";
+import { RUN_SUBTASK } from "../subtask/run-subtask-tool.js";
+import { subtaskOutcome } from "../subtask/subtask-outcome.js";
 import type { Tool } from "../tools/tool.js";
-import type { Checkpoint } from "../turn/checkpoint.js";
+import type { Checkpoint, CheckpointLevel } from "../turn/checkpoint.js";
+import { openCalls } from "../turn/checkpoint-tree.js";
 import type { LoopEvent } from "../turn/loop-event.js";
+import { UsageAccumulator } from "../usage/usage-accumulator.js";
 import { resolveTools } from "./resume-tool-level.js";
 import type { ResumeParams } from "./resume-unified-agent-loop.js";
 
@@ -21,47 +26,78 @@ export function isIdempotent(tool: Tool | undefined): boolean {
 }
 
 /**
- * Continues a turn from its last checkpoint after the process that ran it died. The calls of the
- * checkpoint's last assistant message that had not finished run again when their tool is idempotent;
- * any other gets an error result (RESTARTED, its `end` yielded here) and the model decides. Then the
- * loop goes on as before the crash: the model call that was in flight is made again.
+ * Continues a turn from its last checkpoint after the process that ran it died, level by level: the
+ * calls of a level's last assistant message that had not finished are continued as follows. A
+ * subtask with a checkpoint of its own continues from it (its result answers the call); one without
+ * had finished no model call yet and runs again from its start; a call of an idempotent tool runs
+ * again; any other call gets an error result (RESTARTED, its `end` yielded here) and the model
+ * decides. Then each level goes on as before the crash: the model call that was in flight is made again.
  */
-export async function* continueFromCheckpoint(p: ContinueParams): AsyncGenerator<LoopEvent, LoopResult> {
-  const { root } = p.checkpoint;
-  const tools = resolveTools(p.tools, root.toolNames);
+export function continueFromCheckpoint(p: ContinueParams): AsyncGenerator<LoopEvent, LoopResult> {
+  return continueLevel(p, p.checkpoint.root);
+}
+
+async function* continueLevel(
+  p: ContinueParams,
+  level: CheckpointLevel,
+): AsyncGenerator<LoopEvent, LoopResult> {
+  const tools = resolveTools(p.tools, level.toolNames);
   const byName = new Map(tools.map((t) => [t.name, t]));
-  const last = root.messages.at(-1);
-  const finished = new Set(root.results.map((r) => r.toolCallId));
-  const open = last?.role === "assistant" ? (last.toolCalls ?? []).filter((c) => !finished.has(c.id)) : [];
+  const last = level.messages.at(-1);
+  const open = new Set(openCalls(level));
+  const calls = last?.role === "assistant" ? (last.toolCalls ?? []).filter((c) => open.has(c.id)) : [];
+  const usage = new UsageAccumulator();
   const again: ToolCallEvent[] = [];
-  const lost: ToolModelMessage[] = [];
-  const nest = { parentId: root.parentId, depth: root.depth, now: () => 0 };
-  for (const call of open) {
-    if (isIdempotent(byName.get(call.name))) {
+  const answered: ToolModelMessage[] = [];
+  const now = p.ctx.now ?? (() => performance.now());
+  const nest = { parentId: level.parentId, depth: level.depth, now };
+  const { nested: _, ...own } = level;
+  for (const call of calls) {
+    const below = level.nested?.[call.id];
+    if (call.name === RUN_SUBTASK && below) {
+      const startedAt = now();
+      const result = yield* continueLevel(p, below);
+      usage.merge(result.usage);
+      const outcome = subtaskOutcome(result, below.title ?? "subtask");
+      // A subtask continued from a checkpoint takes no new question: it had none before the crash.
+      const settled = outcome.type === "result" ? outcome : { content: RESTARTED, isError: true };
+      const cut = truncateResult(settled.content, p.ctx.budget.limits.MAX_TOOL_RESULT_BYTES);
+      p.ctx.budget.addResultBytes(cut.bytes);
+      yield endEvent(nest, call, cut.text, settled.isError, startedAt);
+      answered.push(toolResult(call, cut.text, settled.isError));
+      // Its result is durable now, as the batch's finished calls are in the loop.
+      yield { type: "checkpoint", level: { ...own, results: [...level.results, ...answered] } };
+    } else if (call.name === RUN_SUBTASK || isIdempotent(byName.get(call.name))) {
       again.push({ type: "tool-call", id: call.id, name: call.name, args: call.args });
-      continue;
+    } else {
+      yield endEvent({ ...nest, now: () => 0 }, call, RESTARTED, true, 0);
+      answered.push(toolResult(call, RESTARTED, true));
     }
-    lost.push({ role: "tool", toolCallId: call.id, name: call.name, content: RESTARTED, isError: true });
-    yield endEvent(nest, call, RESTARTED, true, 0);
   }
-  // New messages of the root, reported like the loop reports its own (the server stores them).
-  for (const m of lost) p.ctx.onMessage?.(m, { depth: root.depth, parentId: root.parentId });
-  return yield* runUnifiedAgentLoop({
+  // New messages of the level, reported like the loop reports its own (the server stores the root's).
+  for (const m of answered) p.ctx.onMessage?.(m, { depth: level.depth, parentId: level.parentId });
+  const result = yield* runUnifiedAgentLoop({
     provider: p.provider,
     model: p.model ?? p.checkpoint.model,
-    systemPrompt: root.systemPrompt,
-    history: [...root.messages, ...root.results, ...lost],
+    systemPrompt: level.systemPrompt,
+    history: [...level.messages, ...level.results, ...answered],
     tools,
     ctx: p.ctx,
-    depth: root.depth,
-    parentId: root.parentId,
-    maxIterations: root.maxIterations,
-    iterationsUsed: root.iterationsUsed,
+    depth: level.depth,
+    parentId: level.parentId,
+    maxIterations: level.maxIterations,
+    iterationsUsed: level.iterationsUsed,
     ...(again.length > 0 && { pendingCalls: again }),
     ...(p.signal !== undefined && { signal: p.signal }),
     ...(p.maxTokens !== undefined && { maxTokens: p.maxTokens }),
-    ...(root.outputSchema !== undefined && { outputSchema: root.outputSchema }),
-    ...(root.title !== undefined && { title: root.title }),
-    ...(p.context !== undefined && { context: p.context }),
+    ...(level.outputSchema !== undefined && { outputSchema: level.outputSchema }),
+    ...(level.title !== undefined && { title: level.title }),
+    ...(level.depth === 0 && p.context !== undefined && { context: p.context }),
   });
+  usage.merge(result.usage);
+  return { ...result, usage: usage.snapshot() };
+}
+
+function toolResult(call: { id: string; name: string }, content: string, isError: boolean): ToolModelMessage {
+  return { role: "tool", toolCallId: call.id, name: call.name, content, ...(isError && { isError: true }) };
 }

@@ -3,21 +3,25 @@ import { z } from "zod";
 import {
   type Checkpoint,
   type CheckpointEvent,
+  type CheckpointLevel,
+  CheckpointTree,
   continueFromCheckpoint,
   createLoopContext,
   defineTool,
   drainLoop,
   type LoopEvent,
+  type ModelMessage,
   ok,
   RESTARTED,
   runSubtaskTool,
   runUnifiedAgentLoop,
+  type Tool,
 } from "../../src/index.js";
 import { ScriptedProvider } from "../../src/testing/index.js";
 import { echoTool, runLoop, toolUpdates } from "./helpers.js";
 
-const checkpoints = (events: LoopEvent[]) =>
-  events.filter((e): e is CheckpointEvent => e.type === "checkpoint").map((e) => e.checkpoint);
+const levels = (events: LoopEvent[]) =>
+  events.filter((e): e is CheckpointEvent => e.type === "checkpoint").map((e) => e.level);
 
 /** A tool with a side effect counted in `runs`, of a class that is not read-only. */
 function writeTool(name: string, idempotent?: boolean) {
@@ -36,8 +40,41 @@ function writeTool(name: string, idempotent?: boolean) {
   return Object.assign(tool, { runs });
 }
 
+/** A level whose model called append_line (a1) and got its result: its next step is a model call. */
+function afterAppend(first: string, extra: Partial<CheckpointLevel> = {}): CheckpointLevel {
+  return {
+    depth: 0,
+    parentId: null,
+    systemPrompt: "sys",
+    toolNames: null,
+    messages: [
+      { role: "user", content: first },
+      { role: "assistant", text: "", toolCalls: [{ id: "a1", name: "append_line", args: { value: "x" } }] },
+      { role: "tool", toolCallId: "a1", name: "append_line", content: "append_line:x" },
+    ],
+    results: [],
+    iterationsUsed: 1,
+    maxIterations: 10,
+    ...extra,
+  };
+}
+
+/** Drains a continuation from `checkpoint` with a fresh context. */
+async function continued(provider: ScriptedProvider, tools: Tool[], checkpoint: Checkpoint) {
+  const events: LoopEvent[] = [];
+  const ctx = createLoopContext({}, { wallClockTimer: false });
+  const result = await drainLoop(continueFromCheckpoint({ provider, tools, ctx, checkpoint }), (e) => {
+    events.push(e);
+  });
+  return { events, result };
+}
+
+/** The tool results a model request carried, as [call id, content]. */
+const toolResults = (messages: readonly ModelMessage[]) =>
+  messages.flatMap((m) => (m.role === "tool" ? [[m.toolCallId, m.content]] : []));
+
 describe("checkpoints", () => {
-  test("the root yields one after each completed model call with calls and each completed batch, none below it", async () => {
+  test("each level yields one after each completed model call with calls and each completed batch, nothing per chunk", async () => {
     const provider = new ScriptedProvider({
       steps: [
         {
@@ -51,24 +88,54 @@ describe("checkpoints", () => {
     });
     const { events, result } = await runLoop(provider, [echoTool, runSubtaskTool]);
     expect(result.status).toBe("complete");
-    const saved = checkpoints(events);
-    // After the root's model call (its call pending) and after its batch; nothing per chunk or subtask step.
-    expect(saved).toHaveLength(2);
-    const [afterCall, afterBatch] = saved as [Checkpoint, Checkpoint];
-    expect(afterCall.root.messages.at(-1)).toMatchObject({ role: "assistant", toolCalls: [{ id: "sub" }] });
-    expect(afterCall.root).toMatchObject({ depth: 0, parentId: null, iterationsUsed: 1, results: [] });
-    expect(afterBatch.root.messages.at(-1)).toMatchObject({ role: "tool", toolCallId: "sub" });
-    expect(afterBatch.root.iterationsUsed).toBe(1);
+    const saved = levels(events);
+    expect(saved.map((l) => [l.parentId, l.messages.at(-1)?.role])).toEqual([
+      [null, "assistant"],
+      ["sub", "assistant"],
+      ["sub", "tool"],
+      [null, "tool"],
+    ]);
+    const [afterCall, , , afterBatch] = saved as CheckpointLevel[];
+    expect(afterCall?.messages.at(-1)).toMatchObject({ role: "assistant", toolCalls: [{ id: "sub" }] });
+    expect(afterCall).toMatchObject({ depth: 0, iterationsUsed: 1, results: [] });
+    expect(afterBatch?.messages.at(-1)).toMatchObject({ role: "tool", toolCallId: "sub" });
     // Each comes right after what led to it: the model's call frames, then the subtask's end.
-    const at = (c: Checkpoint) => events.findIndex((e) => e.type === "checkpoint" && e.checkpoint === c);
+    const at = (l: CheckpointLevel | undefined) =>
+      events.findIndex((e) => e.type === "checkpoint" && e.level === l);
     const subEnd = events.findIndex(
       (e) => e.type === "tool_call_update" && e.tool_call_id === "sub" && e.status === "end",
     );
     expect(at(afterCall)).toBeLessThan(subEnd);
     expect(at(afterBatch)).toBeGreaterThan(subEnd);
     // A copy: the loop went on appending after it was taken.
-    expect(afterCall.root.messages).toHaveLength(2);
-    expect(JSON.parse(JSON.stringify(afterBatch))).toEqual(afterBatch);
+    expect(afterCall?.messages).toHaveLength(2);
+
+    // Folded as the driver folds them: while the subtask runs, it sits under its call.
+    const tree = new CheckpointTree("gpt-4o");
+    const folded = saved.map((l) => tree.add(l));
+    expect(folded[2]?.root.nested?.sub).toMatchObject({ depth: 1, parentId: "sub", iterationsUsed: 1 });
+    expect(folded[3]?.root.nested).toBeUndefined();
+  });
+
+  test("in a batch of several calls, each finished call's result is checkpointed while the others run", async () => {
+    const provider = new ScriptedProvider({
+      steps: [
+        {
+          toolCalls: [
+            { id: "e1", name: "echo", args: { value: "a" } },
+            { id: "e2", name: "echo", args: { value: "b" } },
+          ],
+        },
+        { text: "done" },
+      ],
+    });
+    const { events } = await runLoop(provider, [echoTool]);
+    expect(levels(events).map((l) => l.results.map((r) => r.toolCallId))).toEqual([
+      [],
+      ["e1"],
+      ["e1", "e2"],
+      [],
+    ]);
   });
 
   test("continuing: an idempotent call in flight runs again, any other gets the restart error, the model goes on", async () => {
@@ -101,7 +168,7 @@ describe("checkpoints", () => {
       const next = await loop.next();
       if (next.done) break;
       if (next.value.type === "checkpoint") {
-        taken = next.value.checkpoint;
+        taken = { version: 1, model: "gpt-4o", root: next.value.level };
         break;
       }
     }
@@ -110,18 +177,7 @@ describe("checkpoints", () => {
     const saved = JSON.parse(JSON.stringify(taken)) as Checkpoint;
 
     const second = new ScriptedProvider({ steps: [{ text: "finished" }] });
-    const events: LoopEvent[] = [];
-    const result = await drainLoop(
-      continueFromCheckpoint({
-        provider: second,
-        tools: [echoTool, once, again],
-        ctx: createLoopContext({}, { wallClockTimer: false }),
-        checkpoint: saved,
-      }),
-      (e) => {
-        events.push(e);
-      },
-    );
+    const { events, result } = await continued(second, [echoTool, once, again], saved);
     expect(result).toMatchObject({ status: "complete", text: "finished" });
     expect(once.runs).toEqual([]);
     expect(again.runs).toEqual(["v"]);
@@ -135,18 +191,41 @@ describe("checkpoints", () => {
     );
     // The model sees every call answered, the lost one with the restart error.
     const sent = second.requests[0]?.messages ?? [];
-    expect(sent.filter((m) => m.role === "tool").map((m) => m.role === "tool" && m.toolCallId)).toEqual(
-      expect.arrayContaining(["e1", "a1", "p1"]),
-    );
-    expect(sent.find((m) => m.role === "tool" && m.toolCallId === "a1")).toMatchObject({
-      content: RESTARTED,
-      isError: true,
-    });
+    expect(toolResults(sent).sort()).toEqual([
+      ["a1", RESTARTED],
+      ["e1", "read"],
+      ["p1", "put_value:v"],
+    ]);
+    expect(sent.find((m) => m.role === "tool" && m.toolCallId === "a1")).toMatchObject({ isError: true });
   });
 
   test("continuing after a completed batch makes the model call again, with no tool run", async () => {
     const once = writeTool("append_line");
     const provider = new ScriptedProvider({ steps: [{ text: "done now" }] });
+    const checkpoint: Checkpoint = { version: 1, model: "gpt-4o", root: afterAppend("go") };
+    const { events, result } = await continued(provider, [once], checkpoint);
+    expect(result).toMatchObject({ status: "complete", text: "done now" });
+    expect(once.runs).toEqual([]);
+    expect(toolUpdates(events)).toEqual([]);
+    expect(provider.requests[0]?.messages).toHaveLength(3);
+  });
+
+  test("continuing a subtask from its own checkpoint, re-running one that had not finished a model call, keeping a finished one", async () => {
+    const once = writeTool("append_line");
+    const provider = new ScriptedProvider({
+      respond: (r) => {
+        const first = r.messages[0];
+        const task = first?.role === "user" && typeof first.content === "string" ? first.content : "";
+        if (task === "part A") return { text: "A done" };
+        if (task === "part C") return { text: "C done" };
+        return { text: "all parts done" };
+      },
+    });
+    const sub = (id: string, title: string) => ({
+      id,
+      name: "run_subtask",
+      args: { title, instructions: `part ${title}` },
+    });
     const checkpoint: Checkpoint = {
       version: 1,
       model: "gpt-4o",
@@ -157,33 +236,42 @@ describe("checkpoints", () => {
         toolNames: null,
         messages: [
           { role: "user", content: "go" },
-          {
-            role: "assistant",
-            text: "",
-            toolCalls: [{ id: "a1", name: "append_line", args: { value: "x" } }],
-          },
-          { role: "tool", toolCallId: "a1", name: "append_line", content: "append_line:x" },
+          { role: "assistant", text: "", toolCalls: [sub("s1", "A"), sub("s2", "B"), sub("s3", "C")] },
         ],
-        results: [],
+        results: [{ role: "tool", toolCallId: "s2", name: "run_subtask", content: "B done" }],
         iterationsUsed: 1,
         maxIterations: 10,
+        nested: {
+          s1: afterAppend("part A", { depth: 1, parentId: "s1", toolNames: ["append_line"], title: "A" }),
+        },
       },
     };
-    const events: LoopEvent[] = [];
-    const result = await drainLoop(
-      continueFromCheckpoint({
-        provider,
-        tools: [once],
-        ctx: createLoopContext({}, { wallClockTimer: false }),
-        checkpoint,
-      }),
-      (e) => {
-        events.push(e);
-      },
-    );
-    expect(result).toMatchObject({ status: "complete", text: "done now" });
+    const { events, result } = await continued(provider, [once, runSubtaskTool], checkpoint);
+    expect(result).toMatchObject({ status: "complete", text: "all parts done" });
     expect(once.runs).toEqual([]);
-    expect(toolUpdates(events)).toEqual([]);
+    // s1 went on from its checkpoint (its first model call and tool not made again), s3 ran from its
+    // start, s2 did not run again; the root's call saw all three results.
+    const tasks = provider.requests.map((r) => (r.messages[0] as { content: string }).content);
+    expect(tasks).toEqual(["part A", "part C", "go"]);
     expect(provider.requests[0]?.messages).toHaveLength(3);
+    const root = provider.requests[2]?.messages ?? [];
+    expect(toolResults(root).sort()).toEqual([
+      ["s1", "A done"],
+      ["s2", "B done"],
+      ["s3", "C done"],
+    ]);
+    const ends = toolUpdates(events).filter((e) => e.status === "end");
+    expect(ends.map((e) => [e.tool_call_id, e.depth])).toEqual(
+      expect.arrayContaining([
+        ["s1", 0],
+        ["s3", 0],
+      ]),
+    );
+    // The continued subtask's result was checkpointed as soon as it ended.
+    expect(
+      levels(events)
+        .find((l) => l.parentId === null)
+        ?.results.map((r) => r.toolCallId),
+    ).toEqual(["s2", "s1"]);
   });
 });

@@ -55,6 +55,7 @@ export async function continueCrashedTurn(
     memoryEnabled: saved.memoryEnabled,
     usageBefore: usage,
     budgetUsed: saved.budgetUsed,
+    checkpoint: saved.state,
     observer: turnObserverOf(chat, {
       threadId: row.threadId,
       turnId: row.id,

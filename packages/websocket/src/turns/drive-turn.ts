@@ -1,5 +1,6 @@
 import {
   abortedStatus,
+  CheckpointTree,
   createLoopContext,
   type LoopContext,
   type LoopEvent,
@@ -68,12 +69,15 @@ async function drive(run: TurnRun, start: TurnStart): Promise<void> {
       queueWrite(run, () => storeRow(run, rootRow(message, turn.turnId, run.provider, run.model)));
     },
   });
+  const checkpoints = new CheckpointTree(run.model, run.checkpoint);
   const relay = (event: TurnEvent) => {
     if (event.type === "checkpoint") {
       // Stored with the frames before it (the log's next commit), sent to no one.
+      const state = checkpoints.add(event.level);
+      if (!state) return;
       const saved: TurnCheckpointInput = {
         version: 1,
-        state: event.checkpoint,
+        state,
         budgetUsed: ctx.budget.used,
         provider: run.provider,
         model: run.model,

@@ -16,7 +16,7 @@ const config = loadConfig({
   TURN_MAX_RECOVERIES: process.env.TURN_MAX_RECOVERIES,
 });
 const server = await startServer(config, {
-  services: { chat: continueChat(scenario, process.env.SIDE_EFFECT_DIR as string, true) },
+  services: { chat: continueChat(scenario, process.env.SIDE_EFFECT_DIR as string, true).chat },
   logger: createLogger({ level: "silent" }),
 });
 process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);

@@ -12,7 +12,7 @@ import { z } from "zod";
 import { type ChatServices, createChatServices } from "../../src/index.js";
 import { echoTool } from "./test-tools.js";
 
-export type ContinueScenario = "second-call" | "in-flight" | "crash-loop";
+export type ContinueScenario = "second-call" | "in-flight" | "crash-loop" | "subtask";
 
 /** A tool that appends its text to `<dir>/<name>.log` each time it runs, then (in the child) hangs until aborted. */
 function sideEffectTool(name: string, idempotent: boolean, dir: string, hang: boolean): Tool {
@@ -29,6 +29,11 @@ function sideEffectTool(name: string, idempotent: boolean, dir: string, hang: bo
     },
   });
 }
+
+const task = (r: ProviderRequest) => {
+  const first = r.messages[0];
+  return first?.role === "user" && typeof first.content === "string" ? first.content : "";
+};
 
 const lastTool = (r: ProviderRequest) => {
   const last = r.messages.at(-1);
@@ -67,6 +72,22 @@ function step(
           ],
         };
       return { text: "Done after the restart." };
+    case "subtask":
+      // Two parallel subtasks: B answers at once; A runs a tool, then is cut in its second model call.
+      if (task(r) === "part B") return { text: "B done" };
+      if (task(r) === "part A") {
+        if (!last) return { toolCalls: [{ id: "a1", name: "append_line", args: { text: "A" } }] };
+        return inChild ? { text: ["A ", "half"], hold: "until-aborted" } : { text: "A done" };
+      }
+      if (!last)
+        return {
+          text: "Splitting.",
+          toolCalls: [
+            { id: "s1", name: "run_subtask", args: { title: "A", instructions: "part A" } },
+            { id: "s2", name: "run_subtask", args: { title: "B", instructions: "part B" } },
+          ],
+        };
+      return { text: "Both parts done." };
     case "crash-loop":
       if (!last) return { text: "Step.", toolCalls: [{ id: "e1", name: "echo", args: { text: "x" } }] };
       // Every process that makes this call dies in it. Not before the commit queued ahead of the call
@@ -75,18 +96,26 @@ function step(
   }
 }
 
-/** Chat services for a scenario: its scripted provider, echo, and the side-effect tools over `dir`. */
-export function continueChat(scenario: ContinueScenario, dir: string, inChild: boolean): ChatServices {
+/**
+ * Chat services for a scenario: its scripted provider (returned too: its `requests` record every
+ * model call), echo, and the side-effect tools over `dir`.
+ */
+export function continueChat(
+  scenario: ContinueScenario,
+  dir: string,
+  inChild: boolean,
+): { chat: ChatServices; provider: ScriptedProvider } {
+  const provider = new ScriptedProvider((r) => step(scenario, inChild, r));
   const providers = createProviderRegistry(
     {},
     {
-      extraProviders: [new ScriptedProvider((r) => step(scenario, inChild, r))],
+      extraProviders: [provider],
       extraDefaultModels: { scripted: "scripted-1" },
     },
   );
   const base = createChatServices({ providers });
   const hang = inChild && scenario === "in-flight";
-  return createChatServices({
+  const chat = createChatServices({
     providers,
     defaults: { provider: "scripted" },
     serverTools: async (scope) => [
@@ -97,4 +126,5 @@ export function continueChat(scenario: ContinueScenario, dir: string, inChild: b
       sideEffectTool("put_value", true, dir, hang),
     ],
   });
+  return { chat, provider };
 }

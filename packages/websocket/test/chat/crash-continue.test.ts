@@ -87,14 +87,15 @@ async function runUntilKilled(scenario: ContinueScenario, killWhen: (seen: Frame
 /** The real start-up over the same file, in this process: the turn left running continues. */
 async function restart(dir: string, scenario: ContinueScenario) {
   const env = { DATABASE_PATH: join(dir, "agentwire.db"), PORT: "0", LOG_LEVEL: "silent" };
+  const { chat, provider } = continueChat(scenario, dir, false);
   const server = await startServer(loadConfig(env), {
-    services: { chat: continueChat(scenario, dir, false) },
+    services: { chat },
     logger: createLogger({ level: "silent" }),
   });
   servers.push(server);
   const client = await TestClient.open(`${server.url.replace("http", "ws")}/ws`);
   clients.push(client);
-  return { server, client, repos: server.storage.repos };
+  return { server, client, repos: server.storage.repos, provider };
 }
 
 /** resume_chat from `lastSeq`, then every frame up to the turn's one `done` (replayed or live). */
@@ -122,6 +123,12 @@ const ends = (frames: Frame[]) =>
     Frame,
     { type: "tool_call_update" }
   >[];
+
+const subtaskText = (frames: Frame[], id: string) =>
+  frames
+    .filter((f) => f.type === "chunk" && f.parent_id === id && !f.done && !f.thinking)
+    .map((f) => (f.type === "chunk" ? f.content : ""))
+    .join("");
 
 const rootText = (frames: Frame[]) =>
   frames
@@ -212,6 +219,49 @@ describe(
         message: { content: "Done after the restart.", status: "complete" },
       });
       expect((await repos.turns.latest("local", run.threadId))?.status).toBe("complete");
+    });
+
+    it("during a parallel subtask's second model call: the subtask goes on from its own step, its finished sibling is kept", async () => {
+      const run = await runUntilKilled(
+        "subtask",
+        (seen) =>
+          subtaskText(seen, "s1").endsWith("A half") &&
+          seen.some((f) => f.type === "tool_call_update" && f.tool_call_id === "s2" && f.status === "end"),
+      );
+      expect(lines(run.dir, "append_line")).toEqual(["A"]);
+      const lastSeq = (run.seen.at(-1) as Frame).seq;
+      const { server, client, repos, provider } = await restart(run.dir, "subtask");
+      const { frames } = await resumeToEnd(client, run.threadId, lastSeq);
+      expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => lastSeq + 1 + i));
+      expect(frames.filter(isDone)).toHaveLength(1);
+      expect(frames[0]).toMatchObject({ type: "agent_state", state: "resumed" });
+      // Only A's cut model call is made again (with its tool's result), then the root's; B is not run again.
+      const tasks = provider.requests.map((r) => (r.messages[0] as { content: string }).content);
+      expect(tasks).toEqual(["part A", "crash during subtask"]);
+      expect(provider.requests[0]?.messages.at(-1)).toMatchObject({ role: "tool", toolCallId: "a1" });
+      expect(lines(run.dir, "append_line")).toEqual(["A"]);
+      expect(subtaskText(frames, "s1")).toBe("A done");
+      expect(ends(frames).map((e) => [e.tool_call_id, e.result, e.is_error])).toEqual([
+        ["s1", "A done", false],
+      ]);
+      expect(frames.filter((f) => f.type === "message").at(-1)).toMatchObject({
+        message: { role: "assistant", content: "Both parts done.", status: "complete" },
+      });
+      expect((await repos.turns.latest("local", run.threadId))?.status).toBe("complete");
+      // The stored tree holds both parts: the calls before the crash and the subtask that went on after it.
+      const rows = await storedRows(server, run.threadId);
+      const tree = rows.at(-1)?.execution_tree?.nodes ?? [];
+      expect(tree.map((n) => [n.id, n.parent_id, n.result_preview, n.is_error ?? false]).sort()).toEqual([
+        ["a1", "s1", "append_line:A", false],
+        ["s1", null, "A done", false],
+        ["s2", null, "B done", false],
+      ]);
+      // The root model saw both subtasks' results: B's kept from before the crash, then A's.
+      const root = provider.requests[1]?.messages ?? [];
+      expect(root.filter((m) => m.role === "tool")).toMatchObject([
+        { toolCallId: "s2", content: "B done" },
+        { toolCallId: "s1", content: "A done" },
+      ]);
     });
 
     it("a turn that crashes its server on every continuation ends interrupted after TURN_MAX_RECOVERIES", async () => {
