@@ -4,6 +4,7 @@ import { runUnifiedAgentLoop } from "../loop/run-unified-agent-loop.js";
 import { truncateResult } from "../loop/truncate-result.js";
 import type { ToolModelMessage } from "../providers/model-message.js";
 import type { ToolCallEvent } from "../providers/provider-event.js";
+import { closeWaitingCalls } from "../subtask/run-subtask.js";
 import { RUN_SUBTASK } from "../subtask/run-subtask-tool.js";
 import { subtaskOutcome } from "../subtask/subtask-outcome.js";
 import type { Tool } from "../tools/tool.js";
@@ -58,9 +59,17 @@ async function* continueLevel(
       const startedAt = now();
       const result = yield* continueLevel(p, below);
       usage.merge(result.usage);
-      const outcome = subtaskOutcome(result, below.title ?? "subtask");
-      // A subtask continued from a checkpoint takes no new question: it had none before the crash.
-      const settled = outcome.type === "result" ? outcome : { content: RESTARTED, isError: true };
+      const title = below.title ?? "subtask";
+      const outcome = subtaskOutcome(result, title);
+      // Its question has no level above to wait with (the root's batch is not a suspension): its open
+      // calls close, and the model hears that it needed the user.
+      const closing: LoopEvent[] = [];
+      if (outcome.type === "suspend") closeWaitingCalls(outcome.nested, (e) => closing.push(e), NOT_ASKED);
+      yield* closing;
+      const settled =
+        outcome.type === "suspend"
+          ? { content: needsUser(title), isError: true }
+          : { content: outcome.content, isError: outcome.type === "result" && outcome.isError };
       const cut = truncateResult(settled.content, p.ctx.budget.limits.MAX_TOOL_RESULT_BYTES);
       p.ctx.budget.addResultBytes(cut.bytes);
       yield endEvent(nest, call, cut.text, settled.isError, startedAt);
@@ -97,6 +106,11 @@ async function* continueLevel(
   usage.merge(result.usage);
   return { ...result, usage: usage.snapshot() };
 }
+
+const NOT_ASKED = "not asked: the subtask continued after a server restart and cannot wait for the user";
+
+const needsUser = (title: string) =>
+  `subtask "${title}" stopped: after a server restart it needed the user's answer; ask the user yourself or run it again`;
 
 function toolResult(call: { id: string; name: string }, content: string, isError: boolean): ToolModelMessage {
   return { role: "tool", toolCallId: call.id, name: call.name, content, ...(isError && { isError: true }) };

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
 import {
+  askUserTool,
   type Checkpoint,
   type CheckpointEvent,
   type CheckpointLevel,
@@ -273,5 +274,40 @@ describe("checkpoints", () => {
         .find((l) => l.parentId === null)
         ?.results.map((r) => r.toolCallId),
     ).toEqual(["s2", "s1"]);
+  });
+
+  test("a subtask that asks the user while it continues after a restart ends with an error the model reads", async () => {
+    const provider = new ScriptedProvider({
+      respond: (r) =>
+        (r.messages[0] as { content: string }).content === "part A"
+          ? { toolCalls: [{ id: "q1", name: "ask_user", args: { question: "which?" } }] }
+          : { text: "told the user" },
+    });
+    const root = afterAppend("go");
+    const checkpoint: Checkpoint = {
+      version: 1,
+      model: "gpt-4o",
+      root: {
+        ...root,
+        messages: [
+          { role: "user", content: "go" },
+          {
+            role: "assistant",
+            text: "",
+            toolCalls: [{ id: "s1", name: "run_subtask", args: { title: "A", instructions: "part A" } }],
+          },
+        ],
+        nested: { s1: afterAppend("part A", { depth: 1, parentId: "s1", toolNames: null, title: "A" }) },
+      },
+    };
+    const { events, result } = await continued(provider, [askUserTool, runSubtaskTool], checkpoint);
+    expect(result).toMatchObject({ status: "complete", text: "told the user" });
+    const ends = toolUpdates(events).filter((e) => e.status === "end");
+    expect(ends.map((e) => [e.tool_call_id, e.is_error])).toEqual([
+      ["q1", true],
+      ["s1", true],
+    ]);
+    expect(ends[1]?.result).toContain("needed the user's answer");
+    expect(events.some((e) => e.type === "question")).toBe(false);
   });
 });

@@ -1,11 +1,18 @@
 import { continueFromCheckpoint, type LoopContext } from "@agentwire/agents";
-import { type FrameLog, type Repositories, readTurnCheckpoint, type TurnRow } from "@agentwire/storage";
+import {
+  type FrameLog,
+  type Repositories,
+  readTurnCheckpoint,
+  type TurnCheckpoint,
+  type TurnRow,
+} from "@agentwire/storage";
 import type { FastifyBaseLogger } from "fastify";
 import { driveWhenAdmitted } from "../turns/admit-turn.js";
 import { turnObserverOf } from "../turns/compose-observers.js";
 import { driveTurn } from "../turns/drive-turn.js";
 import { storeRow } from "../turns/end-turn.js";
 import { partialAnswer, rebuildTurn } from "../turns/rebuild-turn.js";
+import type { RunningTurn } from "../turns/running-turn.js";
 import { localCoordination } from "../turns/turn-coordination.js";
 import type { TurnRun } from "../turns/turn-run.js";
 import type { ChatServices } from "./chat-services.js";
@@ -40,6 +47,55 @@ export async function continueCrashedTurn(
   if (!provider) return false;
   const turn = chat.turns.start(log, row.threadId, row.userId, row.id);
   if (!turn) return false;
+  let run: TurnRun;
+  try {
+    run = await prepare(chat, log, repos, logger, row, saved, turn);
+  } catch (error) {
+    // Not left registered: the turn is ended as interrupted instead, and the thread takes new turns.
+    chat.turns.finish(turn);
+    turn.status = "error";
+    throw error;
+  }
+  const start = async (ctx: LoopContext) => {
+    const scope = {
+      userId: row.userId,
+      threadId: row.threadId,
+      chatContext: saved.chatContext,
+      connectionId: NO_CONNECTION,
+      provider: saved.provider,
+      model: saved.model,
+    };
+    const belt = await turnToolbelt(chat, scope, saved.memoryEnabled, run.logger, repos);
+    if (belt.guidance !== undefined) ctx.guidance = belt.guidance;
+    const context = await resumedContextReport(repos, row.userId, row.threadId, chat, ctx);
+    return continueFromCheckpoint({
+      ...(context && { context }),
+      provider,
+      tools: belt.tools,
+      ctx,
+      checkpoint: saved.state,
+      model: saved.model,
+      signal: turn.abort.signal,
+    });
+  };
+  driveWhenAdmitted(run, chat.admission?.admitNow(row.userId), () => driveTurn(run, start));
+  return true;
+}
+
+/**
+ * The continued turn's run, its tree and usage rebuilt from the log and ledger; counts the
+ * recovery, closes the cut model call's text as an interrupted row and says `resumed`, all in one
+ * commit before any new work.
+ */
+async function prepare(
+  chat: ChatServices,
+  log: FrameLog,
+  repos: Repositories,
+  logger: FastifyBaseLogger,
+  row: TurnRow,
+  saved: TurnCheckpoint,
+  turn: RunningTurn,
+): Promise<TurnRun> {
   await log.claim(row.threadId);
   const { frames, tree, usage } = await rebuildTurn(log, repos, row);
   const run: TurnRun = {
@@ -82,28 +138,5 @@ export async function continueCrashedTurn(
   turn.emit({ type: "agent_state", state: "resumed", detail: RESUMED });
   await log.flush();
   run.logger.warn({ recoveries: row.recoveries + 1 }, "turn continues after a restart");
-  const scope = {
-    userId: row.userId,
-    threadId: row.threadId,
-    chatContext: saved.chatContext,
-    connectionId: NO_CONNECTION,
-    provider: saved.provider,
-    model: saved.model,
-  };
-  const start = async (ctx: LoopContext) => {
-    const belt = await turnToolbelt(chat, scope, saved.memoryEnabled, run.logger, repos);
-    if (belt.guidance !== undefined) ctx.guidance = belt.guidance;
-    const context = await resumedContextReport(repos, row.userId, row.threadId, chat, ctx);
-    return continueFromCheckpoint({
-      ...(context && { context }),
-      provider,
-      tools: belt.tools,
-      ctx,
-      checkpoint: saved.state,
-      model: saved.model,
-      signal: turn.abort.signal,
-    });
-  };
-  driveWhenAdmitted(run, chat.admission?.admitNow(row.userId), () => driveTurn(run, start));
-  return true;
+  return run;
 }
