@@ -1,6 +1,5 @@
 import {
   abortedStatus,
-  CheckpointTree,
   createLoopContext,
   type LoopContext,
   type LoopEvent,
@@ -9,7 +8,6 @@ import {
   UsageAccumulator,
   type WorkflowFrame,
 } from "@agentwire/agents";
-import type { TurnCheckpointInput } from "@agentwire/storage";
 import {
   endTurn,
   queueWrite,
@@ -20,6 +18,7 @@ import {
   totalUsage,
 } from "./end-turn.js";
 import { rootRow } from "./root-row.js";
+import { checkpointStore } from "./store-checkpoint.js";
 import type { TurnRun } from "./turn-run.js";
 
 /** What a turn's source yields: the agent loop's events, or a workflow run's job and node updates. */
@@ -69,24 +68,9 @@ async function drive(run: TurnRun, start: TurnStart): Promise<void> {
       queueWrite(run, () => storeRow(run, rootRow(message, turn.turnId, run.provider, run.model)));
     },
   });
-  const checkpoints = new CheckpointTree(run.model, run.checkpoint);
+  const checkpoint = checkpointStore(run, ctx);
   const relay = (event: TurnEvent) => {
-    if (event.type === "checkpoint") {
-      // Stored with the frames before it (the log's next commit), sent to no one.
-      const state = checkpoints.add(event.level);
-      if (!state) return;
-      const saved: TurnCheckpointInput = {
-        version: 1,
-        state,
-        budgetUsed: ctx.budget.used,
-        provider: run.provider,
-        model: run.model,
-        chatContext: run.chatContext,
-        memoryEnabled: run.memoryEnabled,
-      };
-      turn.checkpoint(JSON.stringify(saved));
-      return;
-    }
+    if (event.type === "checkpoint") return checkpoint(event.level);
     // A workflow's job and node updates are its own progress: no tool call of the tree, no operation.
     if (event.type !== "job_update" && event.type !== "node_update") {
       tree.add(event);
