@@ -85,6 +85,10 @@ export const EnvSchema = z.object({
   INSTANCE_ID: optionalText,
   TURN_LEASE_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
   SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(3_600_000).default(0),
+  /** A turn running when the process died: continued from its last checkpoint at start-up, or ended. */
+  TURN_RECOVERY: z.enum(["continue", "interrupt"]).default("continue"),
+  /** A turn continued this many times is ended `interrupted` instead, so a turn that crashes the server cannot loop. */
+  TURN_MAX_RECOVERIES: z.coerce.number().int().min(0).max(1_000).default(3),
   /** Set: every turn is traced to this OTLP/HTTP collector (the SDK reads the other OTEL_* variables). */
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalUrl,
@@ -241,6 +245,8 @@ export interface Config {
   cluster: { redisUrl: string; instanceId: string | undefined; leaseMs: number } | undefined;
   /** How long a SIGTERM lets running turns finish before interrupting them. */
   shutdownDrainMs: number;
+  /** What start-up does with a turn the previous process left running (TURN_RECOVERY, TURN_MAX_RECOVERIES). */
+  turnRecovery: { mode: "continue" | "interrupt"; maxRecoveries: number };
   /** An OTLP endpoint set: turns are traced to `url` (the traces endpoint), as `instanceId` if set. */
   tracing: { url: string; instanceId: string | undefined } | undefined;
   /** Admission of new turns under load (MAX_LIVE_TURNS, ADMISSION_*), per instance. */
@@ -352,6 +358,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ? { redisUrl: e.REDIS_URL, instanceId: e.INSTANCE_ID, leaseMs: e.TURN_LEASE_MS }
       : undefined,
     shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
+    turnRecovery: { mode: e.TURN_RECOVERY, maxRecoveries: e.TURN_MAX_RECOVERIES },
     tracing: tracingOf(e.OTEL_EXPORTER_OTLP_ENDPOINT, e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, e.INSTANCE_ID),
     admission: {
       maxLiveTurns: e.MAX_LIVE_TURNS,

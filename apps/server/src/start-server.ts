@@ -1,8 +1,9 @@
 import { RedisThreadStateRelay, startCluster } from "@agentwire/cluster";
-import { openStorage, type Storage } from "@agentwire/storage";
+import { openStorage, type Storage, type TurnRow } from "@agentwire/storage";
 import {
   type AgentwireServices,
   type CommandHandlers,
+  continueCrashedTurn,
   createLogger,
   createServer,
   recoverInterruptedTurns,
@@ -163,7 +164,19 @@ export async function startServer(config: Config, options: StartServerOptions = 
         throw new Error(
           "another agentwire instance runs on this database without REDIS_URL: set REDIS_URL on every instance to run several",
         );
-      const interrupted = await recoverInterruptedTurns(frames, repos, logger, chat?.threadStates);
+      const { mode, maxRecoveries } = config.turnRecovery;
+      const continueTurn =
+        chat && mode === "continue"
+          ? (row: TurnRow) => continueCrashedTurn(chat, frames, repos, logger, row, maxRecoveries)
+          : undefined;
+      const { continued, interrupted } = await recoverInterruptedTurns(
+        frames,
+        repos,
+        logger,
+        chat?.threadStates,
+        continueTurn,
+      );
+      if (continued > 0) logger.warn({ continued }, "turns left running by the previous process continue");
       if (interrupted > 0)
         logger.warn({ interrupted }, "turns left running by the previous process ended as interrupted");
     }

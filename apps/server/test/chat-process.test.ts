@@ -165,7 +165,8 @@ describe("the server process with a provider", { timeout: 60_000 }, () => {
     first.proc.kill("SIGKILL");
     await exited;
 
-    const second = spawnServer(dbPath);
+    // The turn that ends `interrupted` (the default, TURN_RECOVERY=continue, is tested in the websocket package).
+    const second = spawnServer(dbPath, { TURN_RECOVERY: "interrupt" });
     const url = await second.url;
     const { messages } = (await (await fetch(`${url}/api/threads/${threadId}/messages`)).json()) as {
       messages: StoredMessage[];

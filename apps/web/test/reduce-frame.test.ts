@@ -254,6 +254,23 @@ describe("reduceFrame", () => {
     expect(turn.cards.c1?.status).toBe("done");
   });
 
+  it("keeps a turn the server continued after a restart running: the cut call's interrupted row ended nothing", () => {
+    const frames = stamp("th_1", 1, [
+      { type: "message", message: row({ id: "u", role: "user", content: "go" }) },
+      chunk("Half an"),
+      {
+        type: "message",
+        message: row({ id: "a", role: "assistant", content: "Half an", status: "interrupted" }),
+      },
+      { type: "agent_state", state: "resumed", detail: "the server restarted" },
+      chunk("Whole answer."),
+    ]);
+    const turn = applyFrames(emptyThread(), frames).turns[0]!;
+    expect(turn.errors).toEqual([]);
+    expect(turn.running).toBe(true);
+    expect(turn.state).toBe("resumed");
+  });
+
   it("tracks client tool calls until their tool call ends", () => {
     const frames = stamp("th_1", 1, [
       { type: "message", message: row({ id: "u", role: "user", content: "draw" }) },

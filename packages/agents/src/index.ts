@@ -63,6 +63,12 @@ export { ScratchpadOpError } from "./scratchpad/scratchpad-store.js";
 export { createScratchpadUpdateTool } from "./scratchpad/scratchpad-update-tool.js";
 export { RUN_SUBTASK, runSubtaskTool } from "./subtask/run-subtask-tool.js";
 export { waitingCalls } from "./suspend/ask-deferred.js";
+export {
+  type ContinueParams,
+  continueFromCheckpoint,
+  isIdempotent,
+  RESTARTED,
+} from "./suspend/continue-from-checkpoint.js";
 export { type ResumeAnswer, resumeUnifiedAgentLoop } from "./suspend/resume-unified-agent-loop.js";
 export { askUserTool } from "./tools/ask-user-tool.js";
 export {
@@ -89,6 +95,8 @@ export { defineTool, ok } from "./tools/define-tool.js";
 export { sendUpdateTool } from "./tools/send-update-tool.js";
 export type { Tool, ToolContext, ToolOutcome } from "./tools/tool.js";
 export { buildExecutionTree, ExecutionTreeBuilder } from "./tree/execution-tree-builder.js";
+export type { Checkpoint, CheckpointEvent, CheckpointLevel } from "./turn/checkpoint.js";
+export { CheckpointTree, openCalls } from "./turn/checkpoint-tree.js";
 export type { LoopEvent, ToolCallUpdateEvent } from "./turn/loop-event.js";
 export { type PermissionClass, permissionClasses } from "./turn/permission-class.js";
 export type { SuspendedState } from "./turn/suspended-state.js";

@@ -65,7 +65,15 @@ export const BudgetExceededFrame = z.object({
   observed: z.number(),
   ...turnFields,
 });
-export const AgentStateName = z.enum(["queued", "thinking", "executing", "waiting_on_user", "idle"]);
+/** `resumed`: the turn continues after the server restarted (see docs/protocol.md, A crashed turn). */
+export const AgentStateName = z.enum([
+  "queued",
+  "thinking",
+  "executing",
+  "waiting_on_user",
+  "idle",
+  "resumed",
+]);
 export type AgentStateName = z.infer<typeof AgentStateName>;
 export const AgentStateFrame = z.object({
   type: z.literal("agent_state"),

@@ -1,4 +1,4 @@
-import type { BatchRow, StoredBatch } from "./thread-log.js";
+import type { BatchRow, StoredBatch, StoredCheckpoint } from "./thread-log.js";
 
 /** A value now (SQLite answers synchronously) or later (Postgres). */
 export type Maybe<T> = T | Promise<T>;
@@ -12,9 +12,14 @@ export interface BatchStore {
   lastSeq(threadId: string): Maybe<number>;
   /**
    * Writes one commit's batches in one transaction. `prune` marks the first batch of a turn: the
-   * thread's rows of other turns go (a thread keeps its last turn). Throws when nothing was written.
+   * thread's rows of other turns go (a thread keeps its last turn). `checkpoints` replace their turns'
+   * stored one in the same transaction. Throws when nothing was written.
    */
-  write(batches: readonly { batch: StoredBatch; prune: boolean }[], now: number): Maybe<void>;
+  write(
+    batches: readonly { batch: StoredBatch; prune: boolean }[],
+    now: number,
+    checkpoints?: readonly StoredCheckpoint[],
+  ): Maybe<void>;
   /** The thread's stored batches holding seqs after `afterSeq`, in order. */
   after(threadId: string, afterSeq: number): Maybe<BatchRow[]>;
   /** The stored batches of one turn, in order, with when each was written. */

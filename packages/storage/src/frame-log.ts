@@ -34,6 +34,12 @@ export interface FrameLog {
   /** Stamps the frame with the thread's next seq and queues it for the next commit; returns the stamp. */
   append(threadId: string, turnId: string, frame: UnstampedFrame): LoggedFrame;
   /**
+   * Queues the turn's latest loop state (JSON) to be stored over its previous one, in the commit of
+   * the frames appended before it, never earlier. Absent: the log cannot keep checkpoints, and a turn
+   * it served ends `interrupted` after a crash.
+   */
+  checkpoint?(threadId: string, turnId: string, json: string): void;
+  /**
    * Frames appended from now on stay uncommitted (and unsent) until `release`: a question must not
    * reach a client before the suspension it belongs to is stored.
    */

@@ -9,6 +9,7 @@ import {
   type Pending,
   recentAfter,
   type StoredBatch,
+  type StoredCheckpoint,
   ThreadLog,
 } from "./thread-log.js";
 
@@ -57,6 +58,14 @@ export class GroupCommitLog extends MemoryFrameLog implements FrameLog {
   async claim(threadId: string): Promise<void> {
     // A turn starts here: the idle sweep leaves the thread alone for a while.
     (await this.load(threadId)).touchedAt = this.now();
+  }
+
+  checkpoint(threadId: string, turnId: string, json: string): void {
+    if (this.closed) return;
+    const thread = this.threads.get(threadId);
+    if (!thread) throw new Error(`frame log: thread ${threadId} was not claimed before a checkpoint`);
+    this.memory.checkpoint(thread, turnId, json);
+    this.schedule();
   }
 
   handOff(_threadId: string): void {
@@ -168,7 +177,8 @@ export class GroupCommitLog extends MemoryFrameLog implements FrameLog {
     this.committing = true;
     this.lastCommitAt = performance.now();
     const ready = this.memory.take();
-    const written = ready.length > 0 ? this.writeReady(ready) : [];
+    const checkpoints = this.memory.takeCheckpoints();
+    const written = ready.length > 0 || checkpoints.length > 0 ? this.writeReady(ready, checkpoints) : [];
     if (written instanceof Promise) void written.then((w) => this.finish(w));
     else this.finish(written);
   }
@@ -187,11 +197,11 @@ export class GroupCommitLog extends MemoryFrameLog implements FrameLog {
   }
 
   /** Writes in one transaction; if that fails, thread by thread, so one bad thread cannot stop the rest. */
-  private writeReady(ready: Ready): Maybe<Ready> {
+  private writeReady(ready: Ready, checkpoints: StoredCheckpoint[]): Maybe<Ready> {
     const turns = ready.map(([thread]) => thread.storedTurnId);
-    const fallBack = () => this.oneByOne(ready, turns);
+    const fallBack = () => this.oneByOne(ready, turns, checkpoints);
     try {
-      const done = this.store.write(this.batches(ready), this.now());
+      const done = this.store.write(this.batches(ready), this.now(), checkpoints);
       if (done instanceof Promise)
         return done.then(() => {
           this.retryDelayMs = 0;
@@ -209,20 +219,36 @@ export class GroupCommitLog extends MemoryFrameLog implements FrameLog {
    * backoff: nothing was sent, so nothing is lost. A write the store refuses outright drops them
    * (reported through onError).
    */
-  private async oneByOne(ready: Ready, turns: (string | undefined)[]): Promise<Ready> {
+  private async oneByOne(
+    ready: Ready,
+    turns: (string | undefined)[],
+    checkpoints: StoredCheckpoint[],
+  ): Promise<Ready> {
     const written: Ready = [];
+    // A thread's checkpoint goes with its frames (never without them); one whose frames went before, alone.
+    const alone = checkpoints.filter((c) => !ready.some(([thread]) => thread.threadId === c.threadId));
+    for (const c of alone) {
+      try {
+        await this.store.write([], this.now(), [c]);
+      } catch (error) {
+        if (this.store.passing?.(error)) this.memory.requeueCheckpoint(c);
+        else this.onError(error, c.threadId);
+      }
+    }
     for (let i = 0; i < ready.length; i++) {
       const entry = ready[i] as [ThreadLog, Pending[]];
       const [thread, frames] = entry;
+      const own = checkpoints.filter((c) => c.threadId === thread.threadId);
       // batchesOf moved the stored turn on; the failed transaction did not.
       thread.storedTurnId = turns[i];
       try {
-        await this.store.write(this.batches([entry]), this.now());
+        await this.store.write(this.batches([entry]), this.now(), own);
         written.push(entry);
       } catch (error) {
         thread.storedTurnId = turns[i];
         if (this.store.passing?.(error)) {
           this.memory.requeue(thread, frames);
+          for (const c of own) this.memory.requeueCheckpoint(c);
           this.onRetry(error, thread.threadId);
           this.retryLater();
         } else {

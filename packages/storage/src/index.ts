@@ -53,5 +53,14 @@ export {
   type StorageLogger,
 } from "./storage.js";
 export { readSuspendedTurn, SuspendedTurn } from "./suspended-turn.js";
-export { dedupe, defaultSchedule, gated, LogMemory, type Pending, ThreadLog } from "./thread-log.js";
+export {
+  dedupe,
+  defaultSchedule,
+  gated,
+  LogMemory,
+  type Pending,
+  type StoredCheckpoint,
+  ThreadLog,
+} from "./thread-log.js";
 export { toThreadSummary } from "./thread-rows.js";
+export { readTurnCheckpoint, TurnCheckpoint, type TurnCheckpointInput } from "./turn-checkpoint.js";

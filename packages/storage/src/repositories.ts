@@ -64,6 +64,9 @@ export interface TurnUpdate {
   error?: string | null;
   suspendedState?: SuspendedTurn | null;
   endedAt?: number | null;
+  recoveries?: number;
+  /** Only cleared here: the frame log writes checkpoints (with the frames before them). */
+  checkpoint?: null;
 }
 
 /** The final state of a turn. */

@@ -79,6 +79,10 @@ export type TurnRow = {
   provider: string | null;
   model: string | null;
   requestId: string | null;
+  /** The latest checkpoint of a running turn, unchecked JSON (read it with readTurnCheckpoint). */
+  checkpoint: unknown;
+  /** How many times recovery continued the turn after a crash. */
+  recoveries: number;
 };
 
 /** One provider call of a turn, at any depth of its tree. */

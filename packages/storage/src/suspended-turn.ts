@@ -4,6 +4,15 @@ import { z } from "zod";
 
 const count = z.number().int().min(0);
 
+/** Budget counters so far: a continued turn stays inside the same tree-wide limits. */
+export const BudgetUsed = z.object({
+  subtasks: count,
+  llmCalls: count,
+  toolCalls: count,
+  tokens: count,
+  bytes: count,
+});
+
 const Suspension = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("question"), question: z.string() }),
   z.object({
@@ -49,14 +58,7 @@ export const SuspendedTurn = z.object({
   tree: ExecutionTreeSnapshot,
   /** Usage of the segments before the suspension. */
   usage: TurnUsage,
-  /** Budget counters so far: a resumed turn stays inside the same tree-wide limits. */
-  budgetUsed: z.object({
-    subtasks: count,
-    llmCalls: count,
-    toolCalls: count,
-    tokens: count,
-    bytes: count,
-  }),
+  budgetUsed: BudgetUsed,
   provider: z.string().min(1),
   model: z.string().min(1),
   chatContext: ChatContext,

@@ -9,6 +9,12 @@ export type Pending = {
   readonly at: number;
 };
 
+/** A turn's loop state as a commit writes it: JSON, over the turn's previous one. */
+export type StoredCheckpoint = { threadId: string; turnId: string; json: string };
+
+/** A checkpoint waiting for its commit; it claims the frames up to `afterSeq`. */
+type QueuedCheckpoint = StoredCheckpoint & { afterSeq: number };
+
 /** One thread's part of the log in memory. */
 export class ThreadLog {
   pending: Pending[] = [];
@@ -22,6 +28,8 @@ export class ThreadLog {
   heldFrom = 0;
   /** Subscribers are dropped once this seq is delivered; 0 when not ending. */
   endAfter = 0;
+  /** The turn's latest checkpoint not yet taken by a commit: it goes once the frames before it do. */
+  checkpoint: QueuedCheckpoint | undefined = undefined;
   /** `,"thread_id":"…","seq":` — the stamp, spliced into each frame's JSON. */
   readonly stampPrefix: string;
 
@@ -47,6 +55,12 @@ function committable(thread: ThreadLog): number {
   let n = 0;
   while (n < thread.pending.length && (thread.pending[n] as Pending).seq < thread.heldFrom) n++;
   return n;
+}
+
+/** The thread's highest seq a commit has taken (every seq below its first pending frame). */
+function takenSeq(thread: ThreadLog): number {
+  const first = thread.pending[0];
+  return first ? first.seq - 1 : thread.lastSeq;
 }
 
 /** The frame's JSON with its stamp (thread_id, seq) spliced in: encoded once, stored and sent as is. */
@@ -215,6 +229,8 @@ export class LogMemory {
   readonly threads = new Map<string, ThreadLog>();
   /** Threads with pending frames (held ones included). */
   private readonly dirty = new Set<ThreadLog>();
+  /** Threads with a checkpoint waiting. */
+  private readonly checkpointed = new Set<ThreadLog>();
   private sweeper: ReturnType<typeof setInterval> | undefined;
   /** Commits begun (`take`) and ended (`committed`): a flush waits for a commit, not for a quiet moment. */
   private started = 0;
@@ -230,6 +246,38 @@ export class LogMemory {
     thread.pending.push(entry);
     this.dirty.add(thread);
     return entry;
+  }
+
+  /**
+   * Queues the turn's checkpoint (replacing one not yet taken): a commit takes it only with or after
+   * every frame appended before it, so a stored checkpoint never claims work whose frames are not.
+   */
+  checkpoint(thread: ThreadLog, turnId: string, json: string): void {
+    thread.checkpoint = { threadId: thread.threadId, turnId, json, afterSeq: thread.lastSeq };
+    this.checkpointed.add(thread);
+  }
+
+  /** The checkpoints whose frames are all taken by now (call right after `take`, in the same commit). */
+  takeCheckpoints(): StoredCheckpoint[] {
+    const out: StoredCheckpoint[] = [];
+    for (const thread of this.checkpointed) {
+      const queued = thread.checkpoint;
+      if (queued && queued.afterSeq <= takenSeq(thread)) {
+        const { afterSeq: _, ...stored } = queued;
+        out.push(stored);
+        thread.checkpoint = undefined;
+      }
+      if (!thread.checkpoint) this.checkpointed.delete(thread);
+    }
+    return out;
+  }
+
+  /** Puts a checkpoint whose commit failed back, unless a newer one of its thread waits. */
+  requeueCheckpoint(stored: StoredCheckpoint): void {
+    const thread = this.threads.get(stored.threadId);
+    if (!thread || thread.checkpoint) return;
+    thread.checkpoint = { ...stored, afterSeq: 0 };
+    this.checkpointed.add(thread);
   }
 
   /** Frames appended to the thread from now on wait for `release`. */
@@ -265,6 +313,9 @@ export class LogMemory {
   /** True when some thread has frames the next commit may take. */
   hasCommittable(): boolean {
     for (const thread of this.dirty) if (committable(thread) > 0) return true;
+    for (const thread of this.checkpointed)
+      if (thread.checkpoint && thread.checkpoint.afterSeq <= takenSeq(thread) + committable(thread))
+        return true;
     return false;
   }
 

@@ -17,6 +17,8 @@ export function newTurnRow(userId: string, threadId: string, who: TurnStart, now
     provider: who.provider ?? null,
     model: who.model ?? null,
     requestId: who.requestId ?? null,
+    checkpoint: null,
+    recoveries: 0,
   };
 }
 

@@ -7,6 +7,7 @@ export { type AuthSettings, createUserResolver, type StaticToken } from "./auth/
 export {
   type ChatServices,
   ContextScopes,
+  continueCrashedTurn,
   createChatServices,
   loadThreadContext,
   parseContextScopes,

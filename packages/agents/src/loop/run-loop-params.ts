@@ -1,6 +1,7 @@
 import type { ContextReport } from "../context/assemble-context.js";
 import type { ModelMessage } from "../providers/model-message.js";
 import type { Provider } from "../providers/provider.js";
+import type { ToolCallEvent } from "../providers/provider-event.js";
 import type { Tool } from "../tools/tool.js";
 import type { LoopEvent } from "../turn/loop-event.js";
 import type { LoopContext } from "./loop-context.js";
@@ -30,6 +31,11 @@ export type RunLoopParams = {
   maxTokens?: number;
   /** Model turns this level already used before it was suspended. */
   iterationsUsed?: number;
+  /**
+   * Calls of the last assistant message in `history` to run before the first model call (a turn
+   * continued from a checkpoint after a crash); absent, the level starts with a model call.
+   */
+  pendingCalls?: ToolCallEvent[];
   /**
    * The root's context budget and what its summary and scratchpad hold: set, the level prunes its
    * history to `budget` and yields a `context_usage` frame before each of its model calls.

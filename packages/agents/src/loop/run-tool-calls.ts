@@ -7,6 +7,7 @@ import type { Suspension } from "../turn/suspension.js";
 import { type CallOutcome, errorOutcome, stoppedOutcome } from "./call-outcome.js";
 import { EventChannel } from "./event-channel.js";
 import type { Level } from "./level.js";
+import { checkpointEvent } from "./level-state.js";
 import { runOneCall } from "./run-one-call.js";
 import { truncateResult } from "./truncate-result.js";
 
@@ -49,6 +50,8 @@ export async function* runToolCalls(
     level.budget.addResultBytes(cut.bytes);
     outcomes[i] = settled.type === "finish" ? settled : { ...settled, content: cut.text };
     push(endEvent(level, call, cut.text, settled.type === "result" && settled.isError, startedAt[i] ?? 0));
+    // With others still running, the finished call's result is durable now (a subtask's above all).
+    if (calls.length > 1) push(checkpointEvent(level, finishedResults(calls, outcomes)));
   };
   const startedAt: number[] = new Array(calls.length);
   const runAt = async (i: number) => {
@@ -87,6 +90,27 @@ export async function* runToolCalls(
   return collect(calls, outcomes, pendingIndex);
 }
 
+/** The results of the batch's calls finished so far, in call order. */
+function finishedResults(calls: ToolCallEvent[], outcomes: CallOutcome[]): ToolModelMessage[] {
+  const out: ToolModelMessage[] = [];
+  outcomes.forEach((outcome, i) => {
+    if (outcome.type === "result") out.push(resultMessage(calls[i] as ToolCallEvent, outcome));
+  });
+  return out;
+}
+
+/** A settled call's result as the model reads it. */
+function resultMessage(call: ToolCallEvent, outcome: Exclude<CallOutcome, { type: "suspend" }>) {
+  const message: ToolModelMessage = {
+    role: "tool",
+    toolCallId: call.id,
+    name: call.name,
+    content: outcome.content,
+  };
+  if (outcome.type === "result" && outcome.isError) message.isError = true;
+  return message;
+}
+
 function collect(calls: ToolCallEvent[], outcomes: CallOutcome[], pendingIndex: number): BatchOutcome {
   const batch: BatchOutcome = { results: [] };
   outcomes.forEach((outcome, i) => {
@@ -102,14 +126,7 @@ function collect(calls: ToolCallEvent[], outcomes: CallOutcome[], pendingIndex: 
       return;
     }
     if (outcome.type === "finish" && !batch.finish) batch.finish = { value: outcome.value };
-    const message: ToolModelMessage = {
-      role: "tool",
-      toolCallId: call.id,
-      name: call.name,
-      content: outcome.content,
-    };
-    if (outcome.type === "result" && outcome.isError) message.isError = true;
-    batch.results.push(message);
+    batch.results.push(resultMessage(call, outcome));
   });
   return batch;
 }

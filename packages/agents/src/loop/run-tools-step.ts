@@ -3,6 +3,7 @@ import type { LoopEvent } from "../turn/loop-event.js";
 import type { SuspendedLevel, SuspendedState } from "../turn/suspended-state.js";
 import { agentState, executingDetail } from "./agent-state.js";
 import { appendNewMessage, type Level } from "./level.js";
+import { levelState } from "./level-state.js";
 import { type NextStep, stopStep } from "./next-step.js";
 import { type BatchOutcome, runToolCalls } from "./run-tool-calls.js";
 
@@ -23,25 +24,15 @@ export async function* runToolsStep(
 /** This level's saved state, with the levels below it when a subtask asked. */
 function suspendedState(level: Level, batch: BatchOutcome): SuspendedState {
   const suspended = batch.suspended as NonNullable<BatchOutcome["suspended"]>;
-  const { params } = level;
   const own: SuspendedLevel = {
-    depth: level.depth,
-    parentId: level.parentId,
-    systemPrompt: params.systemPrompt,
-    toolNames: level.inheritable.map((t) => t.name),
-    ...(params.outputSchema !== undefined && { outputSchema: params.outputSchema }),
-    ...(params.title !== undefined && { title: params.title }),
-    messages: level.messages.slice(),
-    results: batch.results,
+    ...levelState(level, batch.results),
     pendingCall: { id: suspended.call.id, name: suspended.call.name },
     ...(batch.deferred !== undefined && { deferred: batch.deferred }),
-    iterationsUsed: level.iterations,
-    maxIterations: level.maxIterations,
   };
   const nested = suspended.nested;
   return {
     version: 1,
-    model: params.model,
+    model: level.params.model,
     toolCallId: nested?.toolCallId ?? suspended.call.id,
     suspension: suspended.suspension,
     levels: [own, ...(nested?.levels ?? [])],

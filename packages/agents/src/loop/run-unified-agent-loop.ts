@@ -2,6 +2,7 @@ import { suspensionEvents } from "../suspend/suspension-events.js";
 import type { LoopEvent } from "../turn/loop-event.js";
 import { callModel } from "./call-model.js";
 import { createLevel, type Level } from "./level.js";
+import { checkpointEvent } from "./level-state.js";
 import type { LoopResult, LoopStatus } from "./loop-result.js";
 import { assertNever, type NextStep } from "./next-step.js";
 import type { RunLoopParams } from "./run-loop-params.js";
@@ -22,14 +23,18 @@ export async function* runUnifiedAgentLoop(params: RunLoopParams): AsyncGenerato
   const freeze = () => level.budget.freeze();
   if (root) params.signal?.addEventListener("abort", freeze, { once: true });
   try {
-    let step: NextStep = { type: "call_model" };
+    const pending = params.pendingCalls;
+    let step: NextStep = pending?.length ? { type: "run_tools", calls: pending } : { type: "call_model" };
     for (;;) {
       switch (step.type) {
         case "call_model":
           step = yield* callModel(level);
+          // Durable with the frames before it: a crash from here on continues from this step.
+          if (step.type === "run_tools") yield checkpointEvent(level);
           break;
         case "run_tools":
           step = yield* runToolsStep(level, step.calls);
+          if (step.type === "call_model") yield checkpointEvent(level);
           break;
         case "remind_finish":
           level.messages.push({ role: "user", content: FINISH_REMINDER });

@@ -166,14 +166,18 @@ async function nestedOutcome(
 }
 
 /** Ends the calls a suspended nested subtree left open (deepest first, deferred ones too), so its nodes close. */
-function closeWaitingCalls(state: SuspendedState | null, push: (event: LoopEvent) => void): void {
+export function closeWaitingCalls(
+  state: SuspendedState | null,
+  push: (event: LoopEvent) => void,
+  result = NOT_ASKED,
+): void {
   for (const waiting of state ? waitingCalls(state) : []) {
     push({
       type: "tool_call_update",
       tool_call_id: waiting.id,
       name: waiting.name,
       status: "end",
-      result: NOT_ASKED,
+      result,
       is_error: true,
       parent_id: waiting.parentId,
       depth: waiting.depth,

@@ -8,6 +8,7 @@ type ToolDefinition<S extends z.ZodType> = {
   args: S;
   permissionClass: PermissionClass;
   parallelSafe?: boolean;
+  idempotent?: boolean;
   requiresExclusiveLock?: string;
   execute(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutcome>;
 };
@@ -37,6 +38,7 @@ export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): Tool<z.
     inputSchema,
     permissionClass: def.permissionClass,
     parallelSafe: def.parallelSafe ?? true,
+    ...(def.idempotent !== undefined && { idempotent: def.idempotent }),
     ...(def.requiresExclusiveLock !== undefined && { requiresExclusiveLock: def.requiresExclusiveLock }),
     validate(args) {
       const parsed = def.args.safeParse(args ?? {});

@@ -84,6 +84,11 @@ export interface Tool<A = unknown> {
   readonly permissionClass: PermissionClass;
   /** False when two calls must not run at once; default true. */
   readonly parallelSafe?: boolean;
+  /**
+   * True when running a call twice does no more than running it once: a call in flight when the
+   * server died is then run again on recovery. Default: true for the `safe` (read) class only.
+   */
+  readonly idempotent?: boolean;
   /** A lock name held across the whole turn tree while the tool runs. */
   readonly requiresExclusiveLock?: string;
   validate(args: unknown): ArgsCheck<A>;

@@ -1,4 +1,5 @@
 import type { ServerFrameOf, UnstampedFrame } from "@agentwire/protocol";
+import type { CheckpointEvent } from "./checkpoint.js";
 
 export type ChunkEvent = UnstampedFrame<ServerFrameOf<"chunk">>;
 export type ToolCallUpdateEvent = UnstampedFrame<ServerFrameOf<"tool_call_update">>;
@@ -17,7 +18,8 @@ export type ProgressUpdateEvent = UnstampedFrame<ServerFrameOf<"progress_update"
  * What the loop yields: protocol frames without the registry's stamp (`seq`, `thread_id`). Chunks
  * and tool updates carry `parent_id`/`depth` (and so do progress updates); the others are turn-wide (the
  * protocol gives them no nesting). `agent_state`, `question`, `tool_approval_request` and
- * `context_usage` come from depth 0 only. Tools emit theirs through `ToolContext.emit`.
+ * `context_usage` come from depth 0 only. Tools emit theirs through `ToolContext.emit`. A `checkpoint`
+ * (from the root only) is no frame: the turn driver stores it and sends nothing.
  */
 export type LoopEvent =
   | ChunkEvent
@@ -31,4 +33,5 @@ export type LoopEvent =
   | PlanCreatedEvent
   | PlanReadyForReviewEvent
   | PlanReviewEvent
-  | ProgressUpdateEvent;
+  | ProgressUpdateEvent
+  | CheckpointEvent;

@@ -40,6 +40,8 @@ export function reduceFrame(view: ThreadView, frame: ServerFrame): ThreadView {
         const left = t.state === "waiting_on_user" && frame.state !== "waiting_on_user";
         const { activity: _activity, ...rest } = t;
         const next = { ...rest, state: frame.state, stateDetail: frame.detail };
+        // The server restarted and the turn goes on: the cut model call's interrupted row ended nothing.
+        if (frame.state === "resumed") next.errors = next.errors.filter((e) => e !== INTERRUPTED);
         return left ? resolveApprovals(next) : next;
       });
     case "question":
@@ -159,6 +161,8 @@ export function reduceFrames<V extends ThreadView = ThreadView>(
   // Like applyFrame: the reducer keeps an app's own fields on the view.
   return frames.reduce<ThreadView>(reduceFrame, view) as V;
 }
+
+const INTERRUPTED = "turn ended: interrupted";
 
 function onMessage(view: ThreadView, message: StoredMessage): ThreadView {
   if (message.role === "user") return onUserMessage(view, message);

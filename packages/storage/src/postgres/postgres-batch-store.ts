@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type { BatchStore } from "../batch-store.js";
-import type { BatchRow, StoredBatch } from "../thread-log.js";
+import type { BatchRow, StoredBatch, StoredCheckpoint } from "../thread-log.js";
 
 type Batches = readonly { batch: StoredBatch; prune: boolean }[];
 
@@ -16,7 +16,7 @@ export class PostgresBatchStore implements BatchStore {
     return Number(result.rows[0]?.seq ?? 0);
   }
 
-  async write(batches: Batches, now: number): Promise<void> {
+  async write(batches: Batches, now: number, checkpoints: readonly StoredCheckpoint[] = []): Promise<void> {
     const client = await this.pool.connect();
     try {
       await client.query("BEGIN");
@@ -43,6 +43,8 @@ export class PostgresBatchStore implements BatchStore {
           [p.threadId, p.turnId, p.firstSeq],
         );
       }
+      for (const c of checkpoints)
+        await client.query("UPDATE turns SET checkpoint = $1 WHERE id = $2", [c.json, c.turnId]);
       await client.query("COMMIT");
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);

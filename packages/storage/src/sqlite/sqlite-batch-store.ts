@@ -1,9 +1,10 @@
 import type Database from "better-sqlite3";
 import type { BatchStore } from "../batch-store.js";
-import type { BatchRow, StoredBatch } from "../thread-log.js";
+import type { BatchRow, StoredBatch, StoredCheckpoint } from "../thread-log.js";
 import { commitBatch } from "./write-batch.js";
 
 type Batches = readonly { batch: StoredBatch; prune: boolean }[];
+type Checkpoints = readonly StoredCheckpoint[];
 
 /**
  * `frame_batches` in a SQLite file, with statements prepared once and answers given synchronously, so a
@@ -16,7 +17,8 @@ export class SqliteBatchStore implements BatchStore {
   private readonly pruneOtherTurns: Database.Statement<[string, string]>;
   private readonly selectAfter: Database.Statement<[string, number], BatchRow>;
   private readonly selectTurn: Database.Statement<[string, string], BatchRow>;
-  private readonly writeAll: (batches: Batches, now: number) => void;
+  private readonly saveCheckpoint: Database.Statement<[string, string]>;
+  private readonly writeAll: (batches: Batches, now: number, checkpoints: Checkpoints) => void;
 
   constructor(private readonly sqlite: Database.Database) {
     this.loadSeq = sqlite.prepare(
@@ -33,11 +35,13 @@ export class SqliteBatchStore implements BatchStore {
     this.selectTurn = sqlite.prepare(
       "SELECT first_seq, frames, created_at FROM frame_batches WHERE thread_id = ? AND turn_id = ? ORDER BY first_seq",
     );
-    this.writeAll = sqlite.transaction((batches: Batches, now: number) => {
+    this.saveCheckpoint = sqlite.prepare("UPDATE turns SET checkpoint = ? WHERE id = ?");
+    this.writeAll = sqlite.transaction((batches: Batches, now: number, checkpoints: Checkpoints) => {
       for (const { batch, prune } of batches) {
         if (prune) this.pruneOtherTurns.run(batch.threadId, batch.turnId);
         this.insert.run(batch.threadId, batch.firstSeq, batch.lastSeq, batch.turnId, batch.lines, now);
       }
+      for (const c of checkpoints) this.saveCheckpoint.run(c.json, c.turnId);
     });
   }
 
@@ -45,8 +49,8 @@ export class SqliteBatchStore implements BatchStore {
     return this.loadSeq.get({ id: threadId })?.seq ?? 0;
   }
 
-  write(batches: Batches, now: number): void {
-    this.writeAll(batches, now);
+  write(batches: Batches, now: number, checkpoints: Checkpoints = []): void {
+    this.writeAll(batches, now, checkpoints);
   }
 
   after(threadId: string, afterSeq: number): BatchRow[] {

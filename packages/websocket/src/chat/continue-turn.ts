@@ -101,7 +101,12 @@ export async function continueTurn(
   await turn.log.claim(turn.threadId);
   turn.status = "running";
   watchTurn(conn, turn);
-  await conn.repos.turns.update(conn.userId, turn.turnId, { status: "running", suspendedState: null });
+  // The checkpoint from before the wait is stale now: until the resumed loop stores one, a crash interrupts.
+  await conn.repos.turns.update(conn.userId, turn.turnId, {
+    status: "running",
+    suspendedState: null,
+    checkpoint: null,
+  });
   chat.threadStates.changed({ userId: conn.userId, threadId: turn.threadId, state: "running" });
   const run = runOf(conn, chat, waiting);
   const scope = {
@@ -148,7 +153,7 @@ export async function stopWaitingTurn(
  * The root's `context_usage` numbers for a resumed turn, from the thread's summary and scratchpad as
  * they are now (the turn may have changed its scratchpad before it waited); none without context settings.
  */
-async function resumedContextReport(
+export async function resumedContextReport(
   repos: Repositories,
   userId: string,
   threadId: string,

@@ -15,7 +15,7 @@ export function threadHistoryEntries(rows: readonly StoredMessage[]): ContextEnt
   const history: ContextEntry[] = [];
   const toolNames = new Map<string, string>();
   for (const row of rows) for (const call of row.tool_calls ?? []) toolNames.set(call.id, call.name);
-  for (const row of rows) {
+  for (const [i, row] of rows.entries()) {
     switch (row.role) {
       case "user":
         history.push({ id: row.id, message: { role: "user", content: row.content ?? "" } });
@@ -25,6 +25,8 @@ export function threadHistoryEntries(rows: readonly StoredMessage[]): ContextEnt
         const toolCalls = row.tool_calls?.map((c) => ({ id: c.id, name: c.name, args: c.args }));
         // A turn that ended before saying anything leaves an empty final row: nothing to replay.
         if (!text && !toolCalls?.length) break;
+        // A model call cut short by a crash and made again after it: the answer that follows replaces it.
+        if (row.status === "interrupted" && !toolCalls?.length && rows[i + 1]?.role === "assistant") break;
         history.push({
           id: row.id,
           message: { role: "assistant", text, ...(toolCalls?.length && { toolCalls }) },

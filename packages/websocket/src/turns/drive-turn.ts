@@ -18,6 +18,7 @@ import {
   totalUsage,
 } from "./end-turn.js";
 import { rootRow } from "./root-row.js";
+import { checkpointStore } from "./store-checkpoint.js";
 import type { TurnRun } from "./turn-run.js";
 
 /** What a turn's source yields: the agent loop's events, or a workflow run's job and node updates. */
@@ -67,7 +68,9 @@ async function drive(run: TurnRun, start: TurnStart): Promise<void> {
       queueWrite(run, () => storeRow(run, rootRow(message, turn.turnId, run.provider, run.model)));
     },
   });
+  const checkpoint = checkpointStore(run, ctx);
   const relay = (event: TurnEvent) => {
+    if (event.type === "checkpoint") return checkpoint(event.level);
     // A workflow's job and node updates are its own progress: no tool call of the tree, no operation.
     if (event.type !== "job_update" && event.type !== "node_update") {
       tree.add(event);

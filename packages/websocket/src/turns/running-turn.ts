@@ -42,6 +42,11 @@ export class RunningTurn {
     return this.log.append(this.threadId, this.turnId, frame).seq;
   }
 
+  /** Stores the turn's loop state (JSON) with the frames appended before it, if the log keeps checkpoints. */
+  checkpoint(json: string): void {
+    this.log.checkpoint?.(this.threadId, this.turnId, json);
+  }
+
   /** Adds a subscriber of the thread's frames; only the thread's owner may watch. */
   watch(subscriber: FrameSubscriber & { userId: string }): boolean;
   watch(sink: FrameSink): boolean;

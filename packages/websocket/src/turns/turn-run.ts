@@ -1,4 +1,4 @@
-import type { BudgetLimits, BudgetUsed, ExecutionTreeBuilder } from "@agentwire/agents";
+import type { BudgetLimits, BudgetUsed, Checkpoint, ExecutionTreeBuilder } from "@agentwire/agents";
 import type { ChatContext, TurnUsage } from "@agentwire/protocol";
 import type { Repositories } from "@agentwire/storage";
 import type { FastifyBaseLogger } from "fastify";
@@ -41,6 +41,8 @@ export type TurnRun = {
   observer?: TurnObserver | undefined;
   coordination: TurnCoordination;
   threadStates?: ThreadStateNotifier | undefined;
+  /** The checkpoint a turn continued after a crash starts from (its levels' newer ones replace it). */
+  checkpoint?: Checkpoint;
   /** Writes queued by the loop's synchronous callbacks, in order (see queueWrite). */
   writes?: Promise<void> | undefined;
 };

@@ -75,7 +75,7 @@ describe("a crash in the middle of a turn", { timeout: 60_000 }, () => {
     await client.waitForClose();
     expect(frames.some(isDone)).toBe(false);
 
-    // The real start-up over the same file: whatever was running is marked interrupted.
+    // The real start-up over the same file: whatever was running is ended as interrupted.
     const providers = createProviderRegistry(
       {},
       {
@@ -83,7 +83,9 @@ describe("a crash in the middle of a turn", { timeout: 60_000 }, () => {
         extraDefaultModels: { scripted: "scripted-1" },
       },
     );
-    fresh = await startServer(loadConfig({ DATABASE_PATH: dbPath, PORT: "0", LOG_LEVEL: "silent" }), {
+    // With TURN_RECOVERY=interrupt (crash-continue.test.ts covers the default, which continues).
+    const env = { DATABASE_PATH: dbPath, PORT: "0", LOG_LEVEL: "silent", TURN_RECOVERY: "interrupt" };
+    fresh = await startServer(loadConfig(env), {
       services: { chat: createChatServices({ providers, defaults: { provider: "scripted" } }) },
       logger: createLogger({ level: "silent" }),
     });

@@ -94,7 +94,9 @@ async function runUntilKilled(
 
 /** The real start-up over the same file (restart recovery included), in this process. */
 async function restart(dbPath: string, scenario: KillScenario) {
-  const server = await startServer(loadConfig({ DATABASE_PATH: dbPath, PORT: "0", LOG_LEVEL: "silent" }), {
+  // These kill points test the turn that ends `interrupted` (crash-continue.test.ts, the one that goes on).
+  const env = { DATABASE_PATH: dbPath, PORT: "0", LOG_LEVEL: "silent", TURN_RECOVERY: "interrupt" };
+  const server = await startServer(loadConfig(env), {
     services: { chat: scenarioChat(scenario) },
     logger: createLogger({ level: "silent" }),
   });

@@ -458,6 +458,8 @@ for (const { dialect, skip } of dialects) {
           provider: "openai",
           model: "gpt-x",
           requestId: "req-7",
+          checkpoint: null,
+          recoveries: 0,
         });
         expect(first.requestId).toBeNull();
         expect(await r.turns.get("ann", first.id)).toEqual(first);

@@ -14,6 +14,7 @@ const CLIENTS = 3;
 
 type Op =
   | { kind: "append"; thread: number; count: number }
+  | { kind: "checkpoint"; thread: number }
   | { kind: "commit" }
   | { kind: "crash" }
   | { kind: "disconnect"; client: number; thread: number }
@@ -27,6 +28,10 @@ const op: fc.Arbitrary<Op> = fc.oneof(
       thread: fc.nat(THREADS - 1),
       count: fc.integer({ min: 1, max: 4 }),
     }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant("checkpoint" as const), thread: fc.nat(THREADS - 1) }),
   },
   { weight: 3, arbitrary: fc.constant({ kind: "commit" as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: "crash" as const }) },
@@ -50,8 +55,8 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 
 let run = 0;
 
-describe("SqliteFrameLog under appends, group commits, crashes and resumes", () => {
-  it("delivers every committed frame exactly once and in order, and never one that was not committed", async () => {
+describe("SqliteFrameLog under appends, checkpoints, group commits, crashes and resumes", () => {
+  it("delivers every committed frame exactly once and in order, never one that was not committed, and keeps the latest committed checkpoint, never ahead of its frames", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 60 }), async (ops) => {
         run += 1;
@@ -85,10 +90,30 @@ describe("SqliteFrameLog under appends, group commits, crashes and resumes", () 
             },
           });
           const lastSeen = (c: number, t: number) => (received[c] as LoggedFrame[][])[t]?.at(-1)?.seq ?? 0;
+          // A checkpoint claims the frames appended before it (`upTo`); the latest committed one is stored.
+          type Saved = { upTo: number; n: number };
+          let queued: (Saved | undefined)[] = threads.map(() => undefined);
+          const stored: (Saved | undefined)[] = threads.map(() => undefined);
+          const expectCheckpoints = () => {
+            for (const [t, thread] of threads.entries()) {
+              const row = database.sqlite
+                .prepare("SELECT checkpoint FROM turns WHERE id = ?")
+                .get(thread.turnId) as { checkpoint: string | null };
+              const onDisk = row.checkpoint === null ? undefined : (JSON.parse(row.checkpoint) as Saved);
+              expect(onDisk).toEqual(stored[t]);
+              // Never ahead of the stored frames: what it claims is on disk.
+              const lastStored = readDisk(database.sqlite, thread.id).at(-1)?.seq ?? 0;
+              if (onDisk) expect(onDisk.upTo).toBeLessThanOrEqual(lastStored);
+            }
+          };
           const commitAll = () => {
             const run = scheduled;
             scheduled = [];
             for (const commit of run) commit();
+            // No holds here: every queued checkpoint went with this commit.
+            for (const [t, saved] of queued.entries()) if (saved) stored[t] = saved;
+            queued = threads.map(() => undefined);
+            expectCheckpoints();
             // Everything appended is now on disk (no holds in this model).
             for (const [t, thread] of threads.entries()) {
               for (const frame of readDisk(database.sqlite, thread.id))
@@ -110,12 +135,21 @@ describe("SqliteFrameLog under appends, group commits, crashes and resumes", () 
                 }
                 break;
               }
+              case "checkpoint": {
+                const thread = threads[step.thread] as (typeof threads)[number];
+                const saved = { upTo: log.lastSeq(thread.id), n: counter++ };
+                log.checkpoint(thread.id, thread.turnId, JSON.stringify(saved));
+                queued[step.thread] = saved;
+                break;
+              }
               case "commit":
                 commitAll();
                 break;
               case "crash":
-                // kill -9: the uncommitted tail is gone, every socket with it.
+                // kill -9: the uncommitted tail is gone, every socket with it; so are queued checkpoints.
                 scheduled = [];
+                queued = threads.map(() => undefined);
+                expectCheckpoints();
                 log = open();
                 await claimAll();
                 break;

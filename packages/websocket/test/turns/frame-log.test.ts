@@ -141,6 +141,40 @@ describe("SqliteFrameLog", () => {
     expect(got.map((f) => JSON.parse(f.json).content)).toEqual(["y"]);
   });
 
+  it("stores a checkpoint in the commit of the frames before it, never before them, the latest winning", async () => {
+    const { threadId, turnId, repos } = await thread();
+    const stored = async () => (await repos.turns.get("u", turnId))?.checkpoint;
+    const log = openLog();
+    await log.claim(threadId);
+    log.append(threadId, turnId, chunk("a"));
+    log.checkpoint(threadId, turnId, JSON.stringify({ n: 1 }));
+    expect(await stored()).toBeNull();
+    commit();
+    expect(await stored()).toEqual({ n: 1 });
+    // Its frames held (a question not yet stored): the checkpoint waits with them.
+    log.hold(threadId);
+    log.append(threadId, turnId, chunk("b"));
+    log.checkpoint(threadId, turnId, JSON.stringify({ n: 2 }));
+    commit();
+    expect(await stored()).toEqual({ n: 1 });
+    // A newer one replaces it before either is written.
+    log.checkpoint(threadId, turnId, JSON.stringify({ n: 3 }));
+    log.release(threadId);
+    commit();
+    expect(await stored()).toEqual({ n: 3 });
+    expect((await log.readAfter(threadId, 0)).map((f) => f.seq)).toEqual([1, 2]);
+    // With every frame already out, a checkpoint is a commit of its own.
+    log.checkpoint(threadId, turnId, JSON.stringify({ n: 4 }));
+    expect(scheduled).toHaveLength(1);
+    commit();
+    expect(await stored()).toEqual({ n: 4 });
+    // A crash before the commit loses the checkpoint with the frames: the stored one stays.
+    log.append(threadId, turnId, chunk("c"));
+    log.checkpoint(threadId, turnId, JSON.stringify({ n: 5 }));
+    scheduled = [];
+    expect(await stored()).toEqual({ n: 4 });
+  });
+
   it("close commits what is pending, and appends afterwards throw", async () => {
     const { threadId, turnId } = await thread();
     const log = openLog();

@@ -52,6 +52,27 @@ beforeEach(() => {
 });
 
 describe.skipIf(skip)("PostgresFrameLog", () => {
+  it("stores a checkpoint on the turn in the transaction of the frames before it, never ahead of them", async () => {
+    const { threadId, turnId, repos } = await thread();
+    const stored = async () => (await repos.turns.get("u", turnId))?.checkpoint;
+    const log = openLog();
+    await log.claim(threadId);
+    log.append(threadId, turnId, chunk("a"));
+    log.checkpoint(threadId, turnId, JSON.stringify({ n: 1 }));
+    expect(await stored()).toBeNull();
+    await commit(log);
+    expect(await stored()).toEqual({ n: 1 });
+    log.hold(threadId);
+    log.append(threadId, turnId, chunk("b"));
+    log.checkpoint(threadId, turnId, JSON.stringify({ n: 2 }));
+    await commit(log);
+    expect(await stored()).toEqual({ n: 1 });
+    log.release(threadId);
+    await commit(log);
+    expect(await stored()).toEqual({ n: 2 });
+    log.close();
+  });
+
   it("stamps seqs, delivers only after the transaction committed, and a new log reads them back from the table", async () => {
     const { threadId, turnId } = await thread();
     const log = openLog();

@@ -1,5 +1,5 @@
 import { TurnStatus, type TurnUsage } from "@agentwire/protocol";
-import { bigint, index, pgTable, text } from "drizzle-orm/pg-core";
+import { bigint, index, integer, pgTable, text } from "drizzle-orm/pg-core";
 import type { SuspendedTurn } from "../../suspended-turn.js";
 import { jsonText } from "./json-text.js";
 import { threads } from "./threads.js";
@@ -28,6 +28,10 @@ export const turns = pgTable(
     model: text(),
     /** The `request_id` of the chat_message that started it: a client that lost the reply finds its thread by it. */
     requestId: text("request_id"),
+    /** The latest checkpoint of a running turn (JSON as text, as in SQLite; see TurnCheckpoint). */
+    checkpoint: jsonText().$type<unknown>(),
+    /** How many times recovery continued the turn (TURN_MAX_RECOVERIES bounds it). */
+    recoveries: integer().notNull().default(0),
   },
   (t) => [
     index("turns_thread_idx").on(t.threadId, t.startedAt),

@@ -28,6 +28,13 @@ export const turns = sqliteTable(
     model: text(),
     /** The `request_id` of the chat_message that started it: a client that lost the reply finds its thread by it. */
     requestId: text("request_id"),
+    /**
+     * The latest checkpoint of a running turn (JSON, written by the frame log with the frames that led
+     * to it; see TurnCheckpoint): restart recovery continues the turn from it.
+     */
+    checkpoint: text({ mode: "json" }).$type<unknown>(),
+    /** How many times restart recovery continued the turn (TURN_MAX_RECOVERIES bounds it). */
+    recoveries: integer().notNull().default(0),
   },
   (t) => [
     index("turns_thread_idx").on(t.threadId, t.startedAt),

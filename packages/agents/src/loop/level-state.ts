@@ -1,0 +1,25 @@
+import type { ToolModelMessage } from "../providers/model-message.js";
+import type { CheckpointEvent, CheckpointLevel } from "../turn/checkpoint.js";
+import type { Level } from "./level.js";
+
+/** The level as plain JSON (what a suspension or a checkpoint keeps of it), with the batch's finished `results`. */
+export function levelState(level: Level, results: ToolModelMessage[]): CheckpointLevel {
+  const { params } = level;
+  return {
+    depth: level.depth,
+    parentId: level.parentId,
+    systemPrompt: params.systemPrompt,
+    toolNames: level.inheritable.map((t) => t.name),
+    ...(params.outputSchema !== undefined && { outputSchema: params.outputSchema }),
+    ...(params.title !== undefined && { title: params.title }),
+    messages: level.messages.slice(),
+    results,
+    iterationsUsed: level.iterations,
+    maxIterations: level.maxIterations,
+  };
+}
+
+/** The level's checkpoint after a completed model call, tool call or tool batch. */
+export function checkpointEvent(level: Level, results: ToolModelMessage[] = []): CheckpointEvent {
+  return { type: "checkpoint", level: levelState(level, results) };
+}

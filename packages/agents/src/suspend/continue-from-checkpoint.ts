@@ -1,0 +1,117 @@
+import type { LoopResult } from "../loop/loop-result.js";
+import { endEvent } from "../loop/run-tool-calls.js";
+import { runUnifiedAgentLoop } from "../loop/run-unified-agent-loop.js";
+import { truncateResult } from "../loop/truncate-result.js";
+import type { ToolModelMessage } from "../providers/model-message.js";
+import type { ToolCallEvent } from "../providers/provider-event.js";
+import { closeWaitingCalls } from "../subtask/run-subtask.js";
+import { RUN_SUBTASK } from "../subtask/run-subtask-tool.js";
+import { subtaskOutcome } from "../subtask/subtask-outcome.js";
+import type { Tool } from "../tools/tool.js";
+import type { Checkpoint, CheckpointLevel } from "../turn/checkpoint.js";
+import { openCalls } from "../turn/checkpoint-tree.js";
+import type { LoopEvent } from "../turn/loop-event.js";
+import { UsageAccumulator } from "../usage/usage-accumulator.js";
+import { resolveTools } from "./resume-tool-level.js";
+import type { ResumeParams } from "./resume-unified-agent-loop.js";
+
+/** What continuing needs beside the checkpoint: the same provider, root toolbelt and turn context. */
+export type ContinueParams = Omit<ResumeParams, "state" | "answer"> & { checkpoint: Checkpoint };
+
+/** The result of a call that was running when the process died and cannot safely run twice. */
+export const RESTARTED = "the server restarted before this call finished";
+
+/** True when a call in flight at a crash may simply run again: declared so, or of the read (`safe`) class. */
+export function isIdempotent(tool: Tool | undefined): boolean {
+  return tool?.idempotent ?? tool?.permissionClass === "safe";
+}
+
+/**
+ * Continues a turn from its last checkpoint after the process that ran it died, level by level: the
+ * calls of a level's last assistant message that had not finished are continued as follows. A
+ * subtask with a checkpoint of its own continues from it (its result answers the call); one without
+ * had finished no model call yet and runs again from its start; a call of an idempotent tool runs
+ * again; any other call gets an error result (RESTARTED, its `end` yielded here) and the model
+ * decides. Then each level goes on as before the crash: the model call that was in flight is made again.
+ */
+export function continueFromCheckpoint(p: ContinueParams): AsyncGenerator<LoopEvent, LoopResult> {
+  return continueLevel(p, p.checkpoint.root);
+}
+
+async function* continueLevel(
+  p: ContinueParams,
+  level: CheckpointLevel,
+): AsyncGenerator<LoopEvent, LoopResult> {
+  const tools = resolveTools(p.tools, level.toolNames);
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const last = level.messages.at(-1);
+  const open = new Set(openCalls(level));
+  const calls = last?.role === "assistant" ? (last.toolCalls ?? []).filter((c) => open.has(c.id)) : [];
+  const usage = new UsageAccumulator();
+  const again: ToolCallEvent[] = [];
+  const answered: ToolModelMessage[] = [];
+  const now = p.ctx.now ?? (() => performance.now());
+  const nest = { parentId: level.parentId, depth: level.depth, now };
+  const { nested: _, ...own } = level;
+  for (const call of calls) {
+    const below = level.nested?.[call.id];
+    if (call.name === RUN_SUBTASK && below) {
+      const startedAt = now();
+      const result = yield* continueLevel(p, below);
+      usage.merge(result.usage);
+      const title = below.title ?? "subtask";
+      const outcome = subtaskOutcome(result, title);
+      // Its question has no level above to wait with (the root's batch is not a suspension): its open
+      // calls close, and the model hears that it needed the user.
+      const closing: LoopEvent[] = [];
+      if (outcome.type === "suspend") closeWaitingCalls(outcome.nested, (e) => closing.push(e), NOT_ASKED);
+      yield* closing;
+      const settled =
+        outcome.type === "suspend"
+          ? { content: needsUser(title), isError: true }
+          : { content: outcome.content, isError: outcome.type === "result" && outcome.isError };
+      const cut = truncateResult(settled.content, p.ctx.budget.limits.MAX_TOOL_RESULT_BYTES);
+      p.ctx.budget.addResultBytes(cut.bytes);
+      yield endEvent(nest, call, cut.text, settled.isError, startedAt);
+      answered.push(toolResult(call, cut.text, settled.isError));
+      // Its result is durable now, as the batch's finished calls are in the loop.
+      yield { type: "checkpoint", level: { ...own, results: [...level.results, ...answered] } };
+    } else if (call.name === RUN_SUBTASK || isIdempotent(byName.get(call.name))) {
+      again.push({ type: "tool-call", id: call.id, name: call.name, args: call.args });
+    } else {
+      yield endEvent({ ...nest, now: () => 0 }, call, RESTARTED, true, 0);
+      answered.push(toolResult(call, RESTARTED, true));
+    }
+  }
+  // New messages of the level, reported like the loop reports its own (the server stores the root's).
+  for (const m of answered) p.ctx.onMessage?.(m, { depth: level.depth, parentId: level.parentId });
+  const result = yield* runUnifiedAgentLoop({
+    provider: p.provider,
+    model: p.model ?? p.checkpoint.model,
+    systemPrompt: level.systemPrompt,
+    history: [...level.messages, ...level.results, ...answered],
+    tools,
+    ctx: p.ctx,
+    depth: level.depth,
+    parentId: level.parentId,
+    maxIterations: level.maxIterations,
+    iterationsUsed: level.iterationsUsed,
+    ...(again.length > 0 && { pendingCalls: again }),
+    ...(p.signal !== undefined && { signal: p.signal }),
+    ...(p.maxTokens !== undefined && { maxTokens: p.maxTokens }),
+    ...(level.outputSchema !== undefined && { outputSchema: level.outputSchema }),
+    ...(level.title !== undefined && { title: level.title }),
+    ...(level.depth === 0 && p.context !== undefined && { context: p.context }),
+  });
+  usage.merge(result.usage);
+  return { ...result, usage: usage.snapshot() };
+}
+
+const NOT_ASKED = "not asked: the subtask continued after a server restart and cannot wait for the user";
+
+const needsUser = (title: string) =>
+  `subtask "${title}" stopped: after a server restart it needed the user's answer; ask the user yourself or run it again`;
+
+function toolResult(call: { id: string; name: string }, content: string, isError: boolean): ToolModelMessage {
+  return { role: "tool", toolCallId: call.id, name: call.name, content, ...(isError && { isError: true }) };
+}

@@ -1,0 +1,130 @@
+/**
+ * The turns the crash-continue tests kill and continue: the child server process and the restarted
+ * server build the same chat services from them. Tools with a side effect append a line to a file in
+ * `dir` per run, so a test counts how often each really ran; in the child (`inChild`) of `in-flight`
+ * they then hang, so the kill finds them in flight.
+ */
+import { appendFileSync } from "node:fs";
+import { join } from "node:path";
+import { createProviderRegistry, defineTool, ok, type ProviderRequest, type Tool } from "@agentwire/agents";
+import { ScriptedProvider, type ScriptedStep } from "@agentwire/agents/testing";
+import { z } from "zod";
+import { type ChatServices, createChatServices } from "../../src/index.js";
+import { echoTool } from "./test-tools.js";
+
+export type ContinueScenario = "second-call" | "in-flight" | "crash-loop" | "subtask";
+
+/** A tool that appends its text to `<dir>/<name>.log` each time it runs, then (in the child) hangs until aborted. */
+function sideEffectTool(name: string, idempotent: boolean, dir: string, hang: boolean): Tool {
+  return defineTool({
+    name,
+    description: `Test tool ${name}: appends a line.`,
+    args: z.object({ text: z.string() }),
+    permissionClass: "workspace_write",
+    idempotent,
+    execute: async ({ text }, ctx) => {
+      appendFileSync(join(dir, `${name}.log`), `${text}\n`);
+      if (hang) await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
+      return ok(`${name}:${text}`);
+    },
+  });
+}
+
+const task = (r: ProviderRequest) => {
+  const first = r.messages[0];
+  return first?.role === "user" && typeof first.content === "string" ? first.content : "";
+};
+
+const lastTool = (r: ProviderRequest) => {
+  const last = r.messages.at(-1);
+  return last?.role === "tool" ? last : undefined;
+};
+
+/** Kills this process once the group commit queued before now has run (setImmediate callbacks run in order). */
+async function crashAfterCommit(): Promise<ScriptedStep> {
+  await new Promise((resolve) => setImmediate(resolve));
+  process.kill(process.pid, "SIGKILL");
+  return { text: "never" };
+}
+
+function step(
+  scenario: ContinueScenario,
+  inChild: boolean,
+  r: ProviderRequest,
+): ScriptedStep | Promise<ScriptedStep> {
+  const last = lastTool(r);
+  switch (scenario) {
+    case "second-call":
+      if (!last)
+        return { text: "Looking.", toolCalls: [{ id: "a1", name: "append_line", args: { text: "one" } }] };
+      if (last.toolCallId === "a1")
+        return inChild
+          ? { text: ["Half ", "an answer"], hold: "until-aborted" }
+          : { text: "Checking.", toolCalls: [{ id: "e2", name: "echo", args: { text: "two" } }] };
+      return { text: "All done." };
+    case "in-flight":
+      if (!last)
+        return {
+          text: "Both.",
+          toolCalls: [
+            { id: "a1", name: "append_line", args: { text: "x" } },
+            { id: "p1", name: "put_value", args: { text: "y" } },
+          ],
+        };
+      return { text: "Done after the restart." };
+    case "subtask":
+      // Two parallel subtasks: B answers at once; A runs a tool, then is cut in its second model call.
+      if (task(r) === "part B") return { text: "B done" };
+      if (task(r) === "part A") {
+        if (!last) return { toolCalls: [{ id: "a1", name: "append_line", args: { text: "A" } }] };
+        return inChild ? { text: ["A ", "half"], hold: "until-aborted" } : { text: "A done" };
+      }
+      if (!last)
+        return {
+          text: "Splitting.",
+          toolCalls: [
+            { id: "s1", name: "run_subtask", args: { title: "A", instructions: "part A" } },
+            { id: "s2", name: "run_subtask", args: { title: "B", instructions: "part B" } },
+          ],
+        };
+      return { text: "Both parts done." };
+    case "crash-loop":
+      if (!last) return { text: "Step.", toolCalls: [{ id: "e1", name: "echo", args: { text: "x" } }] };
+      // Every process that makes this call dies in it. Not before the commit queued ahead of the call
+      // (it waits for this event-loop turn's end), as a real model call's network round trip would not.
+      return crashAfterCommit();
+  }
+}
+
+/**
+ * Chat services for a scenario: its scripted provider (returned too: its `requests` record every
+ * model call), echo, and the side-effect tools over `dir`.
+ */
+export function continueChat(
+  scenario: ContinueScenario,
+  dir: string,
+  inChild: boolean,
+): { chat: ChatServices; provider: ScriptedProvider } {
+  const provider = new ScriptedProvider((r) => step(scenario, inChild, r));
+  const providers = createProviderRegistry(
+    {},
+    {
+      extraProviders: [provider],
+      extraDefaultModels: { scripted: "scripted-1" },
+    },
+  );
+  const base = createChatServices({ providers });
+  const hang = inChild && scenario === "in-flight";
+  const chat = createChatServices({
+    providers,
+    defaults: { provider: "scripted" },
+    serverTools: async (scope) => [
+      ...(await base.serverTools(scope)),
+      echoTool(),
+      // Killed while they run only where the scenario wants calls in flight.
+      sideEffectTool("append_line", false, dir, hang),
+      sideEffectTool("put_value", true, dir, hang),
+    ],
+  });
+  return { chat, provider };
+}

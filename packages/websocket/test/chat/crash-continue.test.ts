@@ -1,0 +1,296 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { RESTARTED } from "@agentwire/agents";
+import type { ServerFrame, StoredMessage } from "@agentwire/protocol";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../../../apps/server/src/config.js";
+import { type RunningServer, startServer } from "../../../../apps/server/src/start-server.js";
+import { createLogger } from "../../src/index.js";
+import { TestClient } from "../harness.js";
+import { until } from "../support/until.js";
+import { isDone } from "./chat-harness.js";
+import { type ContinueScenario, continueChat } from "./continue-scenarios.js";
+
+const root = join(import.meta.dirname, "../../../..");
+const childScript = join(import.meta.dirname, "continue-child.ts");
+let children: ChildProcess[] = [];
+let servers: RunningServer[] = [];
+let clients: TestClient[] = [];
+let dirs: string[] = [];
+afterEach(async () => {
+  for (const c of clients) c.ws.terminate();
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+  for (const s of servers) await s.close();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  children = [];
+  servers = [];
+  clients = [];
+  dirs = [];
+});
+
+type Frame = ServerFrame & { seq: number; thread_id?: string };
+
+/** A real server process over `dir`'s database running the scenario; its URL, and its exit signal. */
+function spawnChild(dir: string, scenario: ContinueScenario, extraEnv: Record<string, string> = {}) {
+  const proc = spawn(process.execPath, ["--import", "tsx", "--conditions=@agentwire/source", childScript], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? "",
+      DATABASE_PATH: join(dir, "agentwire.db"),
+      SIDE_EFFECT_DIR: dir,
+      CONTINUE_SCENARIO: scenario,
+      ...extraEnv,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(proc);
+  let stderr = "";
+  proc.stderr?.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+    proc.once("exit", (_c, signal) => resolve(signal)),
+  );
+  const url = new Promise<string>((resolve, reject) => {
+    createInterface({ input: proc.stdout as NodeJS.ReadableStream }).on("line", (line) => {
+      const entry = JSON.parse(line) as { url?: string };
+      if (entry.url) resolve(entry.url);
+    });
+    proc.once("exit", (code, signal) =>
+      reject(new Error(`child exited with ${code ?? signal} before listening:\n${stderr}`)),
+    );
+  });
+  return { proc, url, exited };
+}
+
+/** Starts the scenario's turn on a child process and SIGKILLs it once `killWhen` holds; returns what the client saw. */
+async function runUntilKilled(scenario: ContinueScenario, killWhen: (seen: Frame[], dir: string) => boolean) {
+  const dir = mkdtempSync(join(tmpdir(), "agentwire-continue-"));
+  dirs.push(dir);
+  const child = spawnChild(dir, scenario);
+  const client = await TestClient.open(`${(await child.url).replace("http", "ws")}/ws`);
+  clients.push(client);
+  const seen: Frame[] = [];
+  client.ws.on("message", (data) => seen.push(JSON.parse(data.toString()) as Frame));
+  client.command("chat_message", { content: `crash during ${scenario}` });
+  await until(() => killWhen(seen, dir), "the kill point");
+  child.proc.kill("SIGKILL");
+  expect(await child.exited).toBe("SIGKILL");
+  await client.closed;
+  expect(seen.some(isDone)).toBe(false);
+  return { dir, seen, threadId: seen[0]?.thread_id as string };
+}
+
+/** The real start-up over the same file, in this process: the turn left running continues. */
+async function restart(dir: string, scenario: ContinueScenario) {
+  const env = { DATABASE_PATH: join(dir, "agentwire.db"), PORT: "0", LOG_LEVEL: "silent" };
+  const { chat, provider } = continueChat(scenario, dir, false);
+  const server = await startServer(loadConfig(env), {
+    services: { chat },
+    logger: createLogger({ level: "silent" }),
+  });
+  servers.push(server);
+  const client = await TestClient.open(`${server.url.replace("http", "ws")}/ws`);
+  clients.push(client);
+  return { server, client, repos: server.storage.repos, provider };
+}
+
+/** resume_chat from `lastSeq`, then every frame up to the turn's one `done` (replayed or live). */
+async function resumeToEnd(client: TestClient, threadId: string, lastSeq: number) {
+  client.command("resume_chat", { thread_id: threadId, last_seq: lastSeq });
+  const frames = (await client.collectUntil((f) => f.type === "chat_resumed")) as Frame[];
+  const resumed = frames.pop() as Extract<ServerFrame, { type: "chat_resumed" }>;
+  if (!frames.some(isDone)) frames.push(...((await client.collectUntil(isDone)) as Frame[]));
+  return { frames, resumed };
+}
+
+const lines = (dir: string, tool: string) => {
+  const file = join(dir, `${tool}.log`);
+  return existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : [];
+};
+
+async function storedRows(server: RunningServer, threadId: string): Promise<StoredMessage[]> {
+  const res = await fetch(`${server.url}/api/threads/${threadId}/messages`);
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { messages: StoredMessage[] }).messages;
+}
+
+const ends = (frames: Frame[]) =>
+  frames.filter((f) => f.type === "tool_call_update" && f.status === "end") as Extract<
+    Frame,
+    { type: "tool_call_update" }
+  >[];
+
+const subtaskText = (frames: Frame[], id: string) =>
+  frames
+    .filter((f) => f.type === "chunk" && f.parent_id === id && !f.done && !f.thinking)
+    .map((f) => (f.type === "chunk" ? f.content : ""))
+    .join("");
+
+const rootText = (frames: Frame[]) =>
+  frames
+    .filter((f) => f.type === "chunk" && f.depth === 0 && !f.done && !f.thinking)
+    .map((f) => (f.type === "chunk" ? f.content : ""))
+    .join("");
+
+// Each test spawns real server processes that load the sources through tsx: seconds each on a busy machine.
+describe(
+  "kill -9 in the middle of a turn, then a restart over the same file: the turn continues",
+  {
+    timeout: 90_000,
+  },
+  () => {
+    it("during the second model call after a tool call: completes, the tool ran once, one continuous turn", async () => {
+      const run = await runUntilKilled("second-call", (seen) => rootText(seen).endsWith("Half an answer"));
+      expect(lines(run.dir, "append_line")).toEqual(["one"]);
+      const lastSeq = (run.seen.at(-1) as Frame).seq;
+
+      const { server, client, repos } = await restart(run.dir, "second-call");
+      // A client that resumes from its last seq: the rest of the same turn, every frame once, in order.
+      const { frames, resumed } = await resumeToEnd(client, run.threadId, lastSeq);
+      expect(resumed.replayed).toBeLessThanOrEqual(frames.length);
+      expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => lastSeq + 1 + i));
+      expect(frames.filter(isDone)).toHaveLength(1);
+      expect(frames.at(-1)).toMatchObject({ type: "chunk", done: true });
+      // The partial text of the cut call is closed as interrupted, then the turn says it resumed.
+      expect(frames[0]).toMatchObject({
+        type: "message",
+        message: { role: "assistant", content: "Half an answer", status: "interrupted" },
+      });
+      expect(frames[1]).toMatchObject({ type: "agent_state", state: "resumed" });
+      expect(frames.filter((f) => f.type === "message").at(-1)).toMatchObject({
+        message: { role: "assistant", content: "All done.", status: "complete" },
+      });
+      // The completed tool did not run again; the continuation ran its own.
+      expect(lines(run.dir, "append_line")).toEqual(["one"]);
+      expect(ends(frames).map((e) => e.tool_call_id)).toEqual(["e2"]);
+
+      const turn = await repos.turns.latest("local", run.threadId);
+      expect(turn?.status).toBe("complete");
+      expect(turn?.recoveries).toBe(1);
+      // The stored rows and tree hold both parts.
+      const rows = await storedRows(server, run.threadId);
+      expect(rows.map((m) => [m.role, m.content, m.tool_call_id ?? null, m.status])).toEqual([
+        ["user", "crash during second-call", null, "complete"],
+        ["assistant", "Looking.", null, "complete"],
+        ["tool", "append_line:one", "a1", "complete"],
+        ["assistant", "Half an answer", null, "interrupted"],
+        ["assistant", "Checking.", null, "complete"],
+        ["tool", "echo:two", "e2", "complete"],
+        ["assistant", "All done.", null, "complete"],
+      ]);
+      const tree = rows.at(-1)?.execution_tree?.nodes ?? [];
+      expect(tree.map((n) => [n.id, n.is_error ?? false])).toEqual([
+        ["a1", false],
+        ["e2", false],
+      ]);
+
+      // From 0: exactly the frames the client saw before the kill, then the continuation.
+      client.command("resume_chat", { thread_id: run.threadId, last_seq: 0 });
+      const all = (await client.collectUntil((f) => f.type === "chat_resumed")) as Frame[];
+      const status = all.pop();
+      expect(status).toMatchObject({ status: "finished" });
+      expect(all).toEqual([...run.seen, ...frames]);
+    });
+
+    it("with tools in flight: the idempotent one runs again, the other gets the restart error and the model goes on", async () => {
+      const run = await runUntilKilled("in-flight", (seen, dir) => {
+        const started = seen.filter((f) => f.type === "tool_call_update" && f.status === "start");
+        return (
+          started.length === 2 &&
+          lines(dir, "append_line").length === 1 &&
+          lines(dir, "put_value").length === 1
+        );
+      });
+      const lastSeq = (run.seen.at(-1) as Frame).seq;
+      const { client, repos } = await restart(run.dir, "in-flight");
+      const { frames } = await resumeToEnd(client, run.threadId, lastSeq);
+      expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => lastSeq + 1 + i));
+      const byId = new Map(ends(frames).map((e) => [e.tool_call_id, e]));
+      expect(byId.get("a1")).toMatchObject({ is_error: true, result: RESTARTED });
+      expect(byId.get("p1")).toMatchObject({ is_error: false, result: "put_value:y" });
+      // What really ran: the non-idempotent tool once (before the kill), the idempotent one twice.
+      expect(lines(run.dir, "append_line")).toEqual(["x"]);
+      expect(lines(run.dir, "put_value")).toEqual(["y", "y"]);
+      expect(frames.filter((f) => f.type === "message").at(-1)).toMatchObject({
+        message: { content: "Done after the restart.", status: "complete" },
+      });
+      expect((await repos.turns.latest("local", run.threadId))?.status).toBe("complete");
+    });
+
+    it("during a parallel subtask's second model call: the subtask goes on from its own step, its finished sibling is kept", async () => {
+      const run = await runUntilKilled(
+        "subtask",
+        (seen) =>
+          subtaskText(seen, "s1").endsWith("A half") &&
+          seen.some((f) => f.type === "tool_call_update" && f.tool_call_id === "s2" && f.status === "end"),
+      );
+      expect(lines(run.dir, "append_line")).toEqual(["A"]);
+      const lastSeq = (run.seen.at(-1) as Frame).seq;
+      const { server, client, repos, provider } = await restart(run.dir, "subtask");
+      const { frames } = await resumeToEnd(client, run.threadId, lastSeq);
+      expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => lastSeq + 1 + i));
+      expect(frames.filter(isDone)).toHaveLength(1);
+      expect(frames[0]).toMatchObject({ type: "agent_state", state: "resumed" });
+      // Only A's cut model call is made again (with its tool's result), then the root's; B is not run again.
+      const tasks = provider.requests.map((r) => (r.messages[0] as { content: string }).content);
+      expect(tasks).toEqual(["part A", "crash during subtask"]);
+      expect(provider.requests[0]?.messages.at(-1)).toMatchObject({ role: "tool", toolCallId: "a1" });
+      expect(lines(run.dir, "append_line")).toEqual(["A"]);
+      expect(subtaskText(frames, "s1")).toBe("A done");
+      expect(ends(frames).map((e) => [e.tool_call_id, e.result, e.is_error])).toEqual([
+        ["s1", "A done", false],
+      ]);
+      expect(frames.filter((f) => f.type === "message").at(-1)).toMatchObject({
+        message: { role: "assistant", content: "Both parts done.", status: "complete" },
+      });
+      expect((await repos.turns.latest("local", run.threadId))?.status).toBe("complete");
+      // The stored tree holds both parts: the calls before the crash and the subtask that went on after it.
+      const rows = await storedRows(server, run.threadId);
+      const tree = rows.at(-1)?.execution_tree?.nodes ?? [];
+      expect(tree.map((n) => [n.id, n.parent_id, n.result_preview, n.is_error ?? false]).sort()).toEqual([
+        ["a1", "s1", "append_line:A", false],
+        ["s1", null, "A done", false],
+        ["s2", null, "B done", false],
+      ]);
+      // The root model saw both subtasks' results: B's kept from before the crash, then A's.
+      const root = provider.requests[1]?.messages ?? [];
+      expect(root.filter((m) => m.role === "tool")).toMatchObject([
+        { toolCallId: "s2", content: "B done" },
+        { toolCallId: "s1", content: "A done" },
+      ]);
+    });
+
+    it("a turn that crashes its server on every continuation ends interrupted after TURN_MAX_RECOVERIES", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "agentwire-continue-"));
+      dirs.push(dir);
+      const env = { TURN_MAX_RECOVERIES: "2" };
+      const first = spawnChild(dir, "crash-loop", env);
+      const client = await TestClient.open(`${(await first.url).replace("http", "ws")}/ws`);
+      clients.push(client);
+      client.command("chat_message", { content: "crash every time" });
+      // The second model call kills the process: once at first, then once per continuation.
+      expect(await first.exited).toBe("SIGKILL");
+      for (let i = 0; i < 2; i++) {
+        const again = spawnChild(dir, "crash-loop", env);
+        expect(await again.exited).toBe("SIGKILL");
+      }
+      // The third start finds the turn continued twice already: it ends it, and lives.
+      const last = spawnChild(dir, "crash-loop", env);
+      const url = await last.url;
+      const watcher = await TestClient.open(`${url.replace("http", "ws")}/ws`);
+      clients.push(watcher);
+      const threads = (await (await fetch(`${url}/api/threads`)).json()) as { threads: { id: string }[] };
+      const threadId = threads.threads[0]?.id as string;
+      const { frames, resumed } = await resumeToEnd(watcher, threadId, 0);
+      expect(resumed.status).toBe("interrupted");
+      expect(frames.filter((f) => f.type === "agent_state" && f.state === "resumed")).toHaveLength(2);
+      expect(frames.filter(isDone)).toHaveLength(1);
+      expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => i + 1));
+      expect(last.proc.exitCode).toBeNull();
+    });
+  },
+);
