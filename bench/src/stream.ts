@@ -62,6 +62,11 @@ type Client = {
  */
 type Arm = "agentwire" | "bare" | "bare-durable";
 const FLOORS: readonly Arm[] = process.argv.includes("--no-floor") ? [] : ["bare", "bare-durable"];
+// `--floor-levels 200,1000`: the levels that also run the floors (default: every level).
+const FLOOR_LEVELS = (process.argv[process.argv.indexOf("--floor-levels") + 1] ?? "")
+  .split(",")
+  .map(Number)
+  .filter((n) => process.argv.includes("--floor-levels") && Number.isInteger(n) && n > 0);
 
 async function runLevel(turns: number, arm: Arm = "agentwire") {
   const [sse, ssePort] = await forkChild("./_paced-sse-server.ts", { chunks: CHUNKS, chunkMs: CHUNK_MS });
@@ -324,8 +329,9 @@ for (const turns of levels) {
   console.log(`stream: ${turns} concurrent turns…`);
   const level = await runLevel(turns);
   const floors: Record<string, Awaited<ReturnType<typeof floorOf>>> = {};
-  for (const arm of FLOORS) floors[arm.replace("-", "_")] = await floorOf(turns, arm);
-  results.push({ ...level, ...(FLOORS.length > 0 && { baseline_floor: floors }) });
+  const withFloor = FLOOR_LEVELS.length === 0 || FLOOR_LEVELS.includes(turns);
+  if (withFloor) for (const arm of FLOORS) floors[arm.replace("-", "_")] = await floorOf(turns, arm);
+  results.push({ ...level, ...(withFloor && FLOORS.length > 0 && { baseline_floor: floors }) });
 }
 const report = {
   levels: results,
@@ -346,7 +352,7 @@ const report = {
     frames_lost:
       "turns whose client saw a seq gap or repeat, not exactly one done as the last frame, or fewer text chunks than the SSE server sent",
     baseline_floor:
-      "per level, the same turns, clients, provider and measurement with a floor server instead of agentwire (bench/src/_bare-stream-server.ts), in the same run: `bare` posts to the provider over one keep-alive agent, reads the stream with eventsource-parser and sends each delta as one chunk frame (thread_id, seq), then a done: no loop, no rows, no durability; `bare_durable` also writes each tick's frames to SQLite (WAL, synchronous=NORMAL, one transaction per tick, one row per thread per tick) before sending them, as agentwire's group commit does. What is left between agentwire and bare_durable is agentwire's own work; bare itself is the syscalls and parsing every relay pays. Skip with --no-floor",
+      "per level, the same turns, clients, provider and measurement with a floor server instead of agentwire (bench/src/_bare-stream-server.ts), in the same run (every level, or those of --floor-levels): `bare` posts to the provider over one keep-alive agent, reads the stream with eventsource-parser and sends each delta as one chunk frame (thread_id, seq), then a done: no loop, no rows, no durability; `bare_durable` also writes each tick's frames to SQLite (WAL, synchronous=NORMAL, one transaction per tick, one row per thread per tick) before sending them, as agentwire's group commit does. What is left between agentwire and bare_durable is agentwire's own work; bare itself is the syscalls and parsing every relay pays. Skip with --no-floor",
     model_side:
       "bench/src/_paced-sse-server.ts: node:http, the real chat.completion.chunk format (role chunk, one content delta per tick, finish chunk, usage chunk, [DONE]); one interval ticks all streams; not measured",
   },
