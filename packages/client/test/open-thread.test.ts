@@ -38,7 +38,10 @@ describe("opening an existing thread", () => {
     await opening.done;
     await writer.send({ content: "first", thread_id: threadId }).done; // two finished turns before the live one
     const live = writer.send({ content: "second", thread_id: threadId });
-    await until(() => live.tree?.root.some((c) => c.kind === "text" && c.text.includes("two")) === true);
+    await until(
+      () => live.tree?.root.some((c) => c.kind === "text" && c.text.includes("two")) === true,
+      "the live turn's first text",
+    );
 
     // A page opened now: the rows first, then the last turn from seq 0.
     const reader = testClient(server.wsUrl);
@@ -49,7 +52,10 @@ describe("opening an existing thread", () => {
     const reading = (async () => {
       for await (const f of resumed.frames) frames.push(f);
     })();
-    await until(() => frames.some((f) => f.type === "chunk" && f.content.includes("two")));
+    await until(
+      () => frames.some((f) => f.type === "chunk" && f.content.includes("two")),
+      "the replayed text",
+    );
     held.open();
     await reading;
     expect((await resumed.done).status).toBe("complete");
