@@ -87,6 +87,11 @@ export class Turn {
     return this.log;
   }
 
+  /** The frames applied so far, in seq order: what `frames` yields, read without waiting (for `subscribe` listeners). */
+  get received(): readonly ServerFrame[] {
+    return this.log.all;
+  }
+
   /** The live nested view of the turn (undefined before its first frame). */
   get tree(): TurnView | undefined {
     return lastTurn(this.view);
