@@ -68,6 +68,7 @@ export class Turn {
   private ended = false;
   private healedAt: number | null = null;
   private healing = false;
+  private replayed = false;
   private readonly listeners = new Set<() => void>();
 
   constructor(
@@ -95,6 +96,11 @@ export class Turn {
   /** The live nested view of the turn (undefined before its first frame). */
   get tree(): TurnView | undefined {
     return lastTurn(this.view);
+  }
+
+  /** False while a resumed turn replays what it missed (before the server's `chat_resumed`): a view can wait. */
+  get caughtUp(): boolean {
+    return this.requestId !== undefined || this.replayed;
   }
 
   /** True once the turn ended. */
@@ -213,6 +219,7 @@ export class Turn {
 
   private resumed(frame: ServerFrame & { type: "chat_resumed" }): void {
     this.healing = false;
+    this.replayed = true;
     this.healedAt = this.lastSeq;
     this.view = reduceFrame(this.view, frame);
     // Resumed from its start after a lookup, whatever the status: the log's turn is not this one.

@@ -150,7 +150,7 @@ export class ChatSession {
     this.turn = turn;
     this.turnRows = [];
     this.read = 0;
-    this.set({ liveTree: undefined, status: "running", error: undefined });
+    this.set({ liveTree: undefined, status: turn.caughtUp ? "running" : "loading", error: undefined });
     if (this.attached) this.follow(turn);
   }
 
@@ -184,7 +184,8 @@ export class ChatSession {
     const tree = turn.tree;
     const patch: Partial<ChatState> = { liveTree: tree };
     if (grew) patch.messages = joinRows(this.fetched, this.turnRows);
-    if (!turn.isDone) patch.status = waits(tree) ? "waiting_user" : "running";
+    // A resumed turn still replaying is `loading`: a finished one must not flash `running` on open.
+    if (!turn.isDone) patch.status = !turn.caughtUp ? "loading" : waits(tree) ? "waiting_user" : "running";
     this.set(patch);
   }
 

@@ -8,6 +8,8 @@ const client = createClient({ url: location.origin, reconnect: { initialDelayMs:
 const container = document.getElementById("root") as HTMLElement;
 let root: Root | undefined;
 let chat: UseChat | undefined;
+/** Every status the mounted component rendered, in order (reset by each mount). */
+let statuses: string[] = [];
 
 function rootText(c: UseChat): string {
   return (c.liveTree?.root ?? [])
@@ -19,6 +21,7 @@ function Chat({ threadId }: { threadId?: string }) {
   const c = useChat(threadId === undefined ? {} : { threadId });
   // The latest render's commands, for the test to call (set in an effect, a send right after mount could miss it).
   chat = c;
+  if (statuses.at(-1) !== c.status) statuses.push(c.status);
   return h(
     "section",
     {
@@ -53,6 +56,7 @@ declare global {
       send(text: string): void;
       stop(): Promise<void>;
       answer(text: string): Promise<void>;
+      statuses(): string[];
       react: string;
     };
   }
@@ -60,6 +64,7 @@ declare global {
 
 window.chatApp = {
   mount(threadId) {
+    statuses = [];
     root = createRoot(container);
     root.render(h(AgentwireProvider, { client }, h(Chat, threadId === undefined ? {} : { threadId })));
   },
@@ -71,5 +76,6 @@ window.chatApp = {
   send: (text) => void chat?.send(text),
   stop: async () => chat?.stop(),
   answer: async (text) => chat?.answer(text),
+  statuses: () => statuses,
   react: version,
 };

@@ -114,6 +114,14 @@ describe.each(["19", "18"] as const)("useChat on React %s", { timeout: 90_000 },
     expect(await live(page)).toBe("Drafting the answer. ");
     expect(await rows(page)).toEqual(["user: hold one", "assistant: Drafting the answer. "]);
     expect(await page.locator("#chat").getAttribute("data-thread")).toBe(threadId);
+
+    // Opened again once finished: the replay of the ended turn never shows as running.
+    await page.evaluate(() => window.chatApp.unmount());
+    await page.evaluate((id) => window.chatApp.mount(id), threadId);
+    await status(page, "complete");
+    expect(await page.evaluate(() => window.chatApp.statuses())).toEqual(["loading", "complete"]);
+    expect(await rows(page)).toEqual(["user: hold one", "assistant: Drafting the answer. "]);
+    expect(await live(page)).toBe("Drafting the answer. ");
     await page.close();
   });
 
