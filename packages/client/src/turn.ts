@@ -68,6 +68,7 @@ export class Turn {
   private ended = false;
   private healedAt: number | null = null;
   private healing = false;
+  private replayed = false;
   private readonly listeners = new Set<() => void>();
 
   constructor(
@@ -87,9 +88,19 @@ export class Turn {
     return this.log;
   }
 
+  /** The frames applied so far, in seq order: what `frames` yields, read without waiting (for `subscribe` listeners). */
+  get received(): readonly ServerFrame[] {
+    return this.log.all;
+  }
+
   /** The live nested view of the turn (undefined before its first frame). */
   get tree(): TurnView | undefined {
     return lastTurn(this.view);
+  }
+
+  /** False while a resumed turn replays what it missed (before the server's `chat_resumed`): a view can wait. */
+  get caughtUp(): boolean {
+    return this.requestId !== undefined || this.replayed;
   }
 
   /** True once the turn ended. */
@@ -208,6 +219,7 @@ export class Turn {
 
   private resumed(frame: ServerFrame & { type: "chat_resumed" }): void {
     this.healing = false;
+    this.replayed = true;
     this.healedAt = this.lastSeq;
     this.view = reduceFrame(this.view, frame);
     // Resumed from its start after a lookup, whatever the status: the log's turn is not this one.

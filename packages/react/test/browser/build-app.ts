@@ -1,0 +1,32 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const PACKAGE = fileURLToPath(new URL("../..", import.meta.url));
+
+/**
+ * Bundles the test page for the browser into `dir` (index.html, app.js) from the current sources,
+ * against React 19 (`react`) or 18 (`react-18`, installed under that alias).
+ */
+export async function buildChatApp(dir: string, react: "18" | "19"): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  await build({
+    entryPoints: [join(PACKAGE, "test/browser/chat-app.ts")],
+    outfile: join(dir, "app.js"),
+    bundle: true,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    conditions: ["@agentwire/source"],
+    // Alias targets resolve from the working directory: the package's own node_modules.
+    absWorkingDir: PACKAGE,
+    ...(react === "18" && { alias: { react: "react-18", "react-dom": "react-dom-18" } }),
+    define: { "process.env.NODE_ENV": '"development"' },
+    logLevel: "warning",
+  });
+  writeFileSync(
+    join(dir, "index.html"),
+    '<!doctype html><html><head><meta charset="utf-8"><title>useChat</title></head><body><div id="root"></div><script type="module" src="/app.js"></script></body></html>',
+  );
+}
