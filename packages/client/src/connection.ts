@@ -17,7 +17,7 @@ export type WebSocketLike = {
 /** A WebSocket class: the global one by default, or e.g. `ws` on Node 20. */
 export type WebSocketClass = new (url: string, protocols: string[]) => object;
 
-/** How a silent socket is noticed: a ping every `intervalMs`; dead when nothing came for `intervalMs + timeoutMs`. */
+/** How a silent socket is noticed: a ping every `intervalMs`; dead when a ping brought nothing back for `timeoutMs`. */
 export type HeartbeatOptions = { intervalMs?: number; timeoutMs?: number };
 
 export type ConnectionOptions = {
@@ -126,16 +126,23 @@ export class Connection {
 
   private startHeartbeat(): void {
     const interval = this.o.heartbeat.intervalMs ?? 15_000;
-    const silentFor = interval + (this.o.heartbeat.timeoutMs ?? 10_000);
+    const timeout = this.o.heartbeat.timeoutMs ?? 10_000;
+    // The first ping sent since the socket last brought anything; 0: none unanswered.
+    let pingedAt = 0;
     this.beat = setInterval(() => {
       const ws = this.ws;
       if (!ws) return;
-      // A half-open socket (a laptop lid, a dead NAT entry) never reports close: treat silence as death.
-      if (Date.now() - this.lastHeard > silentFor) {
+      const now = Date.now();
+      if (pingedAt <= this.lastHeard) pingedAt = 0;
+      // A half-open socket (a laptop lid, a dead NAT entry) never reports close: a ping unanswered for
+      // timeoutMs is death. Counted from the ping, not from the last frame, so a timer that fires late
+      // (a busy page or process) sends its ping before it judges.
+      if (pingedAt !== 0 && now - pingedAt > timeout) {
         this.down(ws);
         ws.close(4001, "no answer to ping");
         return;
       }
+      if (pingedAt === 0) pingedAt = now;
       this.send({ command: "ping", data: {} });
     }, interval);
   }
