@@ -28,7 +28,7 @@ afterEach(() => {
 });
 
 describe("the first pnpm start's build", () => {
-  it("plans only what the server needs (its packages and the web page), dependencies first, not the CLI", () => {
+  it("plans only what the server needs (its packages, the web page and the client SDK it is built on), dependencies first, not the CLI", () => {
     const plan = buildPlan(
       root,
       workspaceDirs(root, (d) => readdirSync(d)),
@@ -37,6 +37,7 @@ describe("the first pnpm start's build", () => {
     expect(new Set(names)).toEqual(
       new Set([
         "@agentwire/protocol",
+        "@agentwire/client",
         "@agentwire/agents",
         "@agentwire/storage",
         "@agentwire/cluster",
