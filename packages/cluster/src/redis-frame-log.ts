@@ -28,6 +28,8 @@ export interface RedisFrameLogOptions extends MemoryFrameLogOptions {
  */
 const CHECKPOINT_TTL_MS = 10 * 60_000;
 
+const DROP_IF_SAME = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) else return 0 end`;
+
 /** A subscriber following a thread whose turn runs on another instance, through XREAD. */
 type Follower = { subscriber: FrameSubscriber; lastSeq: number };
 
@@ -236,7 +238,13 @@ export class RedisFrameLog extends MemoryFrameLog implements FrameLog {
         } else this.deliver(thread, frames);
       }
     }
-    // A checkpoint whose frames did not reach Redis is dropped: it would claim work clients never got.
+    // A checkpoint whose frames did not reach Redis is dropped, there too unless a newer one replaced
+    // it: it would claim work clients never got.
+    for (const c of checkpoints)
+      if (failed.has(c.threadId))
+        this.redis
+          .eval(DROP_IF_SAME, 1, this.checkpointKey(c.turnId), c.json)
+          .catch((error: unknown) => this.onError(error, c.threadId));
     this.storeAfter(checkpoints.filter((c) => !failed.has(c.threadId)));
     this.commitEnded();
   }
