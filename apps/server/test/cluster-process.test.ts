@@ -173,6 +173,28 @@ describe.skipIf(skip)("two instances on one Postgres and one Redis", { timeout: 
     expect(again.frames.filter((f: ServerFrame) => f.type !== "chat_resumed")).toEqual(logged);
   });
 
+  it("TURN_RECOVERY=interrupt: the same kill ends the turn on B as interrupted, with the text A streamed", async () => {
+    const env = { TURN_RECOVERY: "interrupt" };
+    const a = await instance("a", env);
+    const b = await instance("b", env);
+    const onA = await client(a.url);
+    onA.send("chat_message", { content: "write then answer" });
+    await onA.until((f) => f.type === "chunk" && f.content === "an answer");
+    const threadId = (onA.frames[0] as { thread_id: string }).thread_id;
+    const onB = await client(b.url);
+    onB.send("resume_chat", { thread_id: threadId, last_seq: 0 });
+    await onB.until((f) => f.type === "chat_resumed");
+    a.proc.kill("SIGKILL");
+    await onB.until(isDone);
+    expect(onB.frames.some((f) => f.type === "agent_state" && f.state === "resumed")).toBe(false);
+    const rows = await messagesOf(b.url, threadId);
+    expect(rows.at(-1)).toMatchObject({
+      role: "assistant",
+      content: "Half an answer",
+      status: "interrupted",
+    });
+  });
+
   it("SIGTERM of A with a drain timeout: the running turn finishes, and the client on B sees all of it", async () => {
     const a = await instance("a", { SHUTDOWN_DRAIN_MS: "10000" });
     const b = await instance("b");
