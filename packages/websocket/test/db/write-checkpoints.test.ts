@@ -46,7 +46,7 @@ describe.each(dialects)("Storage.writeCheckpoints ($name)", ({ skip, open }) => 
     async () => {
       storage = await open();
       const { repos } = storage;
-    await repos.users.ensure("ann", Date.now());
+      await repos.users.ensure("ann", Date.now());
       const thread = await repos.threads.create("ann", "t");
       const first = await repos.turns.start("ann", thread.id, {});
       const second = await repos.turns.start("ann", thread.id, {});
