@@ -27,9 +27,9 @@ const NO_CONNECTION = "recovered";
 
 /**
  * Continues, in this process, a chat turn whose process died (this one's predecessor, or with Redis a
- * dead instance whose lease lapsed), from the checkpoint its
- * frame log stored: the same turn and thread log (its frames follow the stored ones), its tree rebuilt
- * from them, usage and budget carried over. The text the model streamed of the call in flight is kept
+ * dead instance whose lease lapsed), from the checkpoint its frame log stored: the same turn and
+ * thread log (its frames follow the stored ones), its tree rebuilt from them, usage and budget
+ * carried over. The text the model streamed of the call in flight is kept
  * as an `interrupted` row (every character a client saw is stored), then `agent_state resumed`, then
  * the loop goes on. False (nothing done) without a readable checkpoint, past `maxRecoveries`, or when
  * the turn's provider is no longer configured, or when another instance holds the thread's lease:
