@@ -22,6 +22,12 @@ export interface Resume {
   firstFrameAt?: number;
   resumedAt?: number;
   doneAt?: number;
+  /** `chat_resumed.last_seq`: frames after it were appended after the resume (by the survivor). */
+  lastSeqAtResume?: number;
+  /** An `agent_state resumed` arrived: the survivor continued the turn rather than ending it. */
+  continued: boolean;
+  /** Arrival time of each sequenced frame on the survivor, by seq (firstContinuedAt is read from it). */
+  arrivals: Map<number, number>;
 }
 
 /** What one client needs from the run: where to connect and whom to tell. */
@@ -35,6 +41,8 @@ export interface ClientHooks {
 const TEXT_CHUNK = Buffer.from('{"type":"chunk","content":" word"');
 const THREAD_FRAME = Buffer.from('{"type":"thread"');
 const MESSAGE_FRAME = Buffer.from('{"type":"message"');
+const AGENT_STATE_FRAME = Buffer.from('{"type":"agent_state"');
+const RESUMED = Buffer.from('"state":"resumed"');
 const startsWith = (data: Buffer, prefix: Buffer) => data.subarray(0, prefix.length).equals(prefix);
 
 /** A user with one socket (and a second one after its instance died) running one turn. */
@@ -73,11 +81,18 @@ export class ScaleClient {
   async resumeOn(url: string, instance: string, from: "zero" | "last"): Promise<void> {
     if (!this.threadId) return;
     const t0 = performance.now();
-    const resume: Resume = { connectMs: 0, sentAt: 0 };
+    const resume: Resume = { connectMs: 0, sentAt: 0, continued: false, arrivals: new Map() };
     this.resume = resume;
     this.second = await this.open(url, instance, (data, seq) => {
-      if (seq >= 0) resume.firstFrameAt ??= performance.now();
-      else if (data.includes('"type":"chat_resumed"')) resume.resumedAt ??= performance.now();
+      const now = performance.now();
+      if (seq >= 0) {
+        resume.firstFrameAt ??= now;
+        resume.arrivals.set(seq, now);
+        if (startsWith(data, AGENT_STATE_FRAME) && data.includes(RESUMED)) resume.continued = true;
+      } else if (data.includes('"type":"chat_resumed"')) {
+        resume.resumedAt ??= now;
+        resume.lastSeqAtResume = (JSON.parse(String(data)) as { last_seq: number }).last_seq;
+      }
     });
     resume.connectMs = performance.now() - t0;
     resume.sentAt = performance.now();
@@ -226,4 +241,16 @@ function sameJson(a: Buffer, b: Buffer): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * When the survivor's first frame of a resumed client's turn arrived: the earliest frame with a seq
+ * past `chat_resumed.last_seq` (everything up to it was the dead instance's, or replayed).
+ */
+export function firstContinuedAt(resume: Resume): number | undefined {
+  const after = resume.lastSeqAtResume;
+  if (after === undefined) return undefined;
+  let first: number | undefined;
+  for (const [seq, at] of resume.arrivals) if (seq > after && (first === undefined || at < first)) first = at;
+  return first;
 }

@@ -1,15 +1,17 @@
 // `pnpm bench scale [--sockets 2000] [--db sqlite|postgres] …`: two real agentwire instances on one
 // Redis and one database, N sockets spread over them, one 3-subtask turn per socket; halfway through
 // (by text chunks delivered) instance `a` is killed with SIGKILL. Its clients reconnect to `b` and
-// resume. Reports frames lost (every frame a client had must be in the replay; every final sequence
-// gapless with one done), turn endings per instance that ran them, resume latency on the survivor,
+// resume; once a's leases lapse, b continues a's turns from their last checkpoints (`--recovery
+// interrupt`: ends them `interrupted`, the behaviour before). Reports frames lost (every frame a client
+// had must be in the replay; every final sequence gapless with one done), turn endings per instance
+// that ran them, kill → first continued frame beside the lease, resume latency on the survivor,
 // event-loop lag per instance (from its /metrics), load average. Writes bench/results/scale.json.
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { EnvSchema } from "../../apps/server/src/config.js";
-import { describeProblem, ScaleClient, type Verdict, verify } from "./_scale-client.js";
+import { describeProblem, firstContinuedAt, ScaleClient, type Verdict, verify } from "./_scale-client.js";
 import {
   type DatabaseKind,
   type Instance,
@@ -47,6 +49,10 @@ const RECONNECT_JITTER_MS = numberArg("reconnect-jitter-ms", 0);
 const TIMEOUT_MS = numberArg("timeout-ms", 120_000);
 const RESUME_FROM = choiceArg("resume-from", ["zero", "last"], "zero");
 const LOG_LEVEL = choiceArg("log-level", ["info", "warn"], "info");
+// TURN_RECOVERY of both instances: continue (the default) or interrupt (the behaviour before it).
+const RECOVERY = choiceArg("recovery", ["continue", "interrupt"], "continue");
+/** How a killed turn a client resumed on b must end. */
+const KILLED_TURN_ENDS = RECOVERY === "continue" ? "complete" : "interrupted";
 const shape: ScaleTurnShape = {
   subtasks: numberArg("subtasks", 3),
   subtaskChunks: numberArg("subtask-chunks", 40),
@@ -59,7 +65,9 @@ const start = benchStart();
 const load: { start: number[]; kill?: number[]; end?: number[] } = { start: loadavg() };
 
 // --- servers -----------------------------------------------------------------------------------------
-console.log(`scale: ${SOCKETS} sockets on 2 instances, db ${DB}, lease ${LEASE_MS} ms…`);
+console.log(
+  `scale: ${SOCKETS} sockets on 2 instances, db ${DB}, lease ${LEASE_MS} ms, recovery ${RECOVERY}…`,
+);
 const backends = await startBackends(DB);
 const users = Array.from({ length: SOCKETS + 2 * WARMUP }, (_, i) => ({
   user: `u${i}`,
@@ -76,6 +84,7 @@ const env: Record<string, string> = {
   AGENTWIRE_SCRIPTED_PROVIDER: new URL("./_scale-provider.ts", import.meta.url).pathname,
   DEFAULT_PROVIDER: "scripted",
   TURN_LEASE_MS: String(LEASE_MS),
+  TURN_RECOVERY: RECOVERY,
   LOG_LEVEL,
   BENCH_SCALE_TURN: JSON.stringify(shape),
 };
@@ -249,6 +258,13 @@ const since = (pick: (c: ScaleClient) => number | undefined, from: (c: ScaleClie
   );
 const framesLost = sum((v) => v.lost) + sum((v) => v.gaps);
 const survivorInterrupted = turnsOn.b.ended.interrupted ?? 0;
+// a's turns still running at the kill whose clients resumed on b: each must end as RECOVERY says.
+const killed = verdicts.filter((v) => v.client.resume !== undefined);
+const killedEnded = (status: string) => killed.filter((v) => v.verdict.status === status).length;
+const killToContinued = since(
+  (c) => (c.resume ? firstContinuedAt(c.resume) : undefined),
+  () => killedAt,
+);
 const checks = {
   frames_lost_is_zero: framesLost === 0,
   no_duplicate_seqs: sum((v) => v.duplicates) === 0,
@@ -259,6 +275,8 @@ const checks = {
   every_turn_got_its_thread: verdicts.every((v) => v.client.threadId !== undefined),
   survivor_turns_all_complete: (turnsOn.b.ended.complete ?? 0) === turnsOn.b.turns,
   interrupted_only_on_killed_instance: survivorInterrupted === 0,
+  // continue: every killed turn completes on b; interrupt: every one ends interrupted there.
+  killed_turns_all_end_as_recovery_says: killed.length > 0 && killedEnded(KILLED_TURN_ENDS) === killed.length,
   stored_rows_agree_with_frames: rowStatus.disagree === 0 && rowStatus.failed === 0,
 };
 
@@ -274,6 +292,22 @@ const report = {
     duplicate_seqs: sum((v) => v.duplicates),
     turns: turnsOn,
     turns_interrupted_on_survivor: survivorInterrupted,
+    killed_turns: {
+      resumed_on_survivor: killed.length,
+      complete: killedEnded("complete"),
+      interrupted: killedEnded("interrupted"),
+      // Clients that saw `agent_state resumed`: the survivor continued the turn from a checkpoint.
+      continued: killed.filter((v) => v.client.resume?.continued).length,
+    },
+    // The survivor's first frame of each killed turn (continued or, with --recovery interrupt, its
+    // closing frames), beside the lease it had to wait out; the target is p99 within 1.5 leases.
+    kill_to_first_continued_frame_ms: {
+      p50: killToContinued.p50,
+      p99: killToContinued.p99,
+      lease_ms: LEASE_MS,
+      p99_in_leases: round(killToContinued.p99 / LEASE_MS, 2),
+      p99_within_1_5_leases: killToContinued.p99 <= 1.5 * LEASE_MS,
+    },
     resume_p99_ms: since(
       (c) => c.resume?.firstFrameAt ?? c.resume?.resumedAt,
       (c) => c.resume?.sentAt ?? 0,
@@ -309,6 +343,7 @@ const report = {
         (c) => c.resume?.doneAt,
         () => killedAt,
       ),
+      kill_to_first_continued_frame: killToContinued,
       errors: resumeErrors.slice(0, 10),
       error_count: resumeErrors.length,
     },
@@ -318,7 +353,7 @@ const report = {
           v.lost + v.gaps + v.duplicates > 0 ||
           v.dones !== 1 ||
           !v.doneLast ||
-          v.status !== (c.first.instance === "b" || !c.resume ? "complete" : "interrupted"),
+          v.status !== (c.first.instance === "b" || !c.resume ? "complete" : KILLED_TURN_ENDS),
       )
       .slice(0, 10)
       .map(({ client, verdict }) => describeProblem(client, verdict)),
@@ -360,6 +395,7 @@ const report = {
     instances: 2,
     db: DB,
     lease_ms: LEASE_MS,
+    recovery: RECOVERY,
     kill_at_share_of_a_chunks: KILL_AT,
     resume_from: RESUME_FROM,
     reconnect_jitter_ms: RECONNECT_JITTER_MS,
@@ -370,13 +406,17 @@ const report = {
     log_level: LOG_LEVEL,
     auth: "token, one user per socket",
     method:
-      "real processes: redis-server, the database (a fresh Postgres cluster, or one SQLite file both instances open), two `node apps/server/src/main.ts` instances (REDIS_URL, INSTANCE_ID a/b, TURN_LEASE_MS, AGENTWIRE_SCRIPTED_PROVIDER=bench/src/_scale-provider.ts), this process with every ws client. Sockets alternate a/b; one chat_message each, ramped; when a's clients have received kill_at of their text chunks, both /metrics are scraped and a gets SIGKILL; each of a's clients without its done reconnects to b at once and sends resume_chat (last_seq 0 with resume_from zero). Event-loop lag: prom-client's monitorEventLoopDelay histogram (20 ms resolution, subtracted), reset by each scrape, so each figure covers one window.",
+      "real processes: redis-server, the database (a fresh Postgres cluster, or one SQLite file both instances open), two `node apps/server/src/main.ts` instances (REDIS_URL, INSTANCE_ID a/b, TURN_LEASE_MS, TURN_RECOVERY, AGENTWIRE_SCRIPTED_PROVIDER=bench/src/_scale-provider.ts), this process with every ws client. Sockets alternate a/b; one chat_message each, ramped; when a's clients have received kill_at of their text chunks, both /metrics are scraped and a gets SIGKILL; each of a's clients without its done reconnects to b at once and sends resume_chat (last_seq 0 with resume_from zero); once a's leases lapse, b continues a's turns from their last checkpoints (recovery continue) or ends them interrupted (recovery interrupt). Event-loop lag: prom-client's monitorEventLoopDelay histogram (20 ms resolution, subtracted), reset by each scrape, so each figure covers one window.",
     frames_lost:
       "frames received on a's socket missing from (or different in) the replay on b, plus seq gaps in any client's final sequence (first socket's frames, then b's replayed and live ones)",
     resume_p99_ms:
-      "resume_chat sent → first replayed frame (or chat_resumed when nothing was replayed), over a's clients that resumed; resume_to_closing_frames: → the turn's done chunk, bounded below by the lease (the survivor ends a dead instance's turn once its lease lapsed)",
+      "resume_chat sent → first replayed frame (or chat_resumed when nothing was replayed), over a's clients that resumed; resume_to_closing_frames: → the turn's done chunk, bounded below by the lease (the survivor takes a dead instance's turn over once its lease lapsed)",
+    kill_to_first_continued_frame_ms:
+      "SIGKILL of a → the first frame on b's socket with a seq past chat_resumed.last_seq (appended by b after the resume: the continuation, or the closing frames with --recovery interrupt), over a's clients that resumed",
+    killed_turns:
+      "a's turns whose clients resumed on b, by how they ended (status of the last assistant message frame); continued: the client saw agent_state resumed",
     turns:
-      "by the instance the turn started on; ended = the status of the last assistant message frame the client saw; stored_rows checks the same status through GET /api/threads/:id/messages on b",
+      "by the instance the turn started on (a's include those b continued); ended = the status of the last assistant message frame the client saw; stored_rows checks the same status through GET /api/threads/:id/messages on b",
   },
   machine: {
     ...machineInfo(start),
@@ -469,7 +509,7 @@ function instanceFigures(m: InstanceMetrics) {
 
 /**
  * Each turn's stored status, read through the survivor's API: the last assistant row must say what
- * the frames said (complete, or interrupted for a dead instance's turn).
+ * the frames said (complete, or interrupted for a dead instance's turn with --recovery interrupt).
  */
 async function storedStatuses(instance: Instance) {
   const result = { checked: 0, disagree: 0, failed: 0, examples: [] as string[] };

@@ -4,10 +4,10 @@ import {
   type AgentwireServices,
   type CommandHandlers,
   continueCrashedTurn,
+  continueOrEndTurn,
   createLogger,
   createServer,
   recoverInterruptedTurns,
-  recoverTurn,
   type ServerLimitsInput,
 } from "@agentwire/websocket";
 import type { FastifyInstance } from "fastify";
@@ -85,6 +85,8 @@ export async function startServer(config: Config, options: StartServerOptions = 
           logger,
           leaseMs: config.cluster.leaseMs,
           ...(config.cluster.instanceId !== undefined && { instanceId: config.cluster.instanceId }),
+          // Checkpoints go to the database once their frames are in Redis: a dead instance's turns continue.
+          storeCheckpoints: (checkpoints) => storage.writeCheckpoints(checkpoints),
         })
       : undefined;
     if (cluster) closeCluster = () => cluster.close();
@@ -134,6 +136,13 @@ export async function startServer(config: Config, options: StartServerOptions = 
     if (web) await serveWebApp(app, web);
     else logger.info("web client not built: run `pnpm build` to serve it at /");
     const chat = built.services.chat;
+    // TURN_RECOVERY=continue: a turn whose process died continues here (after a restart, or with
+    // Redis once the dead instance's lease lapsed); else, or when it cannot, it ends interrupted.
+    const { mode, maxRecoveries } = config.turnRecovery;
+    const continueTurn =
+      chat && mode === "continue"
+        ? (row: TurnRow) => continueCrashedTurn(chat, frames, repos, logger, row, maxRecoveries)
+        : undefined;
     if (cluster && chat) {
       chat.coordination = cluster.leases;
       const redisUrl = config.cluster?.redisUrl;
@@ -148,13 +157,14 @@ export async function startServer(config: Config, options: StartServerOptions = 
         closeCluster = () => relay.close().then(closeRest);
         await chat.threadStates.relayVia(relay);
       }
-      // Another instance may be running any stored turn: only those whose lease lapsed are ended.
+      // Another instance may be running any stored turn: only those whose lease lapsed are taken over.
       const { uiTools } = built.services;
       await cluster.serve({
         turns: chat.turns,
         repos,
-        // Its user's subscribers see the thread go idle, here and (through the relay) elsewhere.
-        recoverTurn: (turn) => recoverTurn(cluster.frames, repos, logger, turn, chat.threadStates),
+        // Continued here, or ended: its user's subscribers see either, here and (through the relay) elsewhere.
+        recoverTurn: (turn) =>
+          continueOrEndTurn(cluster.frames, repos, logger, turn, chat.threadStates, continueTurn),
         ...(uiTools && { uiTools }),
       });
     } else {
@@ -164,11 +174,6 @@ export async function startServer(config: Config, options: StartServerOptions = 
         throw new Error(
           "another agentwire instance runs on this database without REDIS_URL: set REDIS_URL on every instance to run several",
         );
-      const { mode, maxRecoveries } = config.turnRecovery;
-      const continueTurn =
-        chat && mode === "continue"
-          ? (row: TurnRow) => continueCrashedTurn(chat, frames, repos, logger, row, maxRecoveries)
-          : undefined;
       const { continued, interrupted } = await recoverInterruptedTurns(
         frames,
         repos,

@@ -1,16 +1,26 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import type { ServerFrame } from "@agentwire/protocol";
+import { openStorage } from "@agentwire/storage";
+import { afterEach, describe, expect, it } from "vitest";
 import { isDone, messagesOf, seqsOf, useCluster } from "./support/cluster-instances.js";
 
 /**
  * Two real server processes on one real Postgres and one real Redis: any instance serves any client of
- * any thread, commands reach the instance running the turn, and a dead instance's turn is ended by
- * the survivor within the lease.
+ * any thread, commands reach the instance running the turn, and a dead instance's turn is taken over by
+ * the survivor within the lease: continued from its last checkpoint, or ended when it has none.
  */
 const LEASE_MS = 600;
-const { skip, instance, client } = useCluster({
+const { skip, instance, client, databaseUrl } = useCluster({
   provider: join(import.meta.dirname, "fixtures/scripted-provider.ts"),
   leaseMs: LEASE_MS,
+});
+
+let workspaces: string[] = [];
+afterEach(() => {
+  for (const w of workspaces) rmSync(w, { recursive: true, force: true });
+  workspaces = [];
 });
 
 // Each test spawns real server processes that load the sources through tsx: on a busy machine (a fresh
@@ -75,7 +85,7 @@ describe.skipIf(skip)("two instances on one Postgres and one Redis", { timeout: 
     expect(seqsOf(onA.frames)).toEqual(Array.from({ length: seqsOf(onA.frames).length }, (_, i) => i + 1));
   });
 
-  it("kill -9 of A mid-turn: B ends the turn as interrupted within the lease; its client gets the closing frames", async () => {
+  it("kill -9 of A in its first model call (no checkpoint yet): B ends the turn as interrupted within the lease; its client gets the closing frames", async () => {
     const a = await instance("a");
     const b = await instance("b");
     const onA = await client(a.url);
@@ -95,6 +105,94 @@ describe.skipIf(skip)("two instances on one Postgres and one Redis", { timeout: 
     expect(rows.at(-1)).toMatchObject({ role: "assistant", content: "holding ", status: "interrupted" });
     const seqs = seqsOf(onB.frames.filter((f) => f.type !== "chat_resumed"));
     expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1));
+  });
+
+  it("kill -9 of A in its second model call, after a completed tool call: B continues the turn within the lease; a client on B sees one continuous turn complete; the tool did not run again", async () => {
+    const workspace = mkdtempSync(join(tmpdir(), "agentwire-cluster-ws-"));
+    workspaces.push(workspace);
+    const a = await instance("a", { WORKSPACE_ROOT: workspace });
+    const b = await instance("b", { WORKSPACE_ROOT: workspace });
+    const onA = await client(a.url);
+    onA.send("chat_message", { content: "write then answer" });
+    await onA.until((f) => f.type === "chunk" && f.content === "an answer");
+    const threadId = (onA.frames[0] as { thread_id: string }).thread_id;
+    // The write is done; changed behind the agent's back, it would be overwritten if the tool ran again.
+    const note = join(workspace, "local", "notes", "step.txt");
+    expect(readFileSync(note, "utf8")).toBe("step one");
+    writeFileSync(note, "changed after the tool ran");
+
+    const onB = await client(b.url);
+    onB.send("resume_chat", { thread_id: threadId, last_seq: 0 });
+    await onB.until((f) => f.type === "chat_resumed");
+    const killedAt = Date.now();
+    a.proc.kill("SIGKILL");
+    await onB.until((f) => f.type === "agent_state" && f.state === "resumed");
+    // The lease lapses within one lease of the kill, B's sweep (every half lease) continues the turn.
+    expect(Date.now() - killedAt).toBeLessThan(LEASE_MS * 4);
+    await onB.until(isDone);
+
+    // Every frame once, in order: what A sent, then the continuation B ran, on the same seqs.
+    expect(onB.frames.slice(0, onA.frames.length)).toEqual(onA.frames);
+    const logged = onB.frames.filter((f) => f.type !== "chat_resumed");
+    const seqs = seqsOf(logged);
+    expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1));
+    expect(logged.filter(isDone)).toHaveLength(1);
+    const continued = onB.frames.slice(onB.frames.findIndex((f) => f.type === "chat_resumed") + 1);
+    expect(continued[0]).toMatchObject({
+      type: "message",
+      message: { role: "assistant", content: "Half an answer", status: "interrupted" },
+    });
+    expect(continued[1]).toMatchObject({ type: "agent_state", state: "resumed" });
+    expect(continued.filter((f) => f.type === "message").at(-1)).toMatchObject({
+      message: { role: "assistant", content: "All done.", status: "complete" },
+    });
+    // The completed tool call is not run again: no call of it in the continuation, the file as changed.
+    expect(continued.some((f) => f.type === "tool_call_update")).toBe(false);
+    expect(readFileSync(note, "utf8")).toBe("changed after the tool ran");
+
+    const rows = await messagesOf(b.url, threadId);
+    expect(rows.map((m) => [m.role, m.role === "tool" ? m.tool_call_id : m.content, m.status])).toEqual([
+      ["user", "write then answer", "complete"],
+      ["assistant", "Writing.", "complete"],
+      ["tool", "w1", "complete"],
+      ["assistant", "Half an answer", "interrupted"],
+      ["assistant", "All done.", "complete"],
+    ]);
+    const storage = await openStorage({ databaseUrl: databaseUrl(), databasePath: "unused" });
+    try {
+      const turn = await storage.repos.turns.latest("local", threadId);
+      expect(turn).toMatchObject({ status: "complete", recoveries: 1 });
+    } finally {
+      await storage.close();
+    }
+    // Replayed from 0 on B, the turn is one continuous turn that finished.
+    const again = await client(b.url);
+    again.send("resume_chat", { thread_id: threadId, last_seq: 0 });
+    const resumed = await again.until((f) => f.type === "chat_resumed");
+    expect(resumed).toMatchObject({ status: "finished" });
+    expect(again.frames.filter((f: ServerFrame) => f.type !== "chat_resumed")).toEqual(logged);
+  });
+
+  it("TURN_RECOVERY=interrupt: the same kill ends the turn on B as interrupted, with the text A streamed", async () => {
+    const env = { TURN_RECOVERY: "interrupt" };
+    const a = await instance("a", env);
+    const b = await instance("b", env);
+    const onA = await client(a.url);
+    onA.send("chat_message", { content: "write then answer" });
+    await onA.until((f) => f.type === "chunk" && f.content === "an answer");
+    const threadId = (onA.frames[0] as { thread_id: string }).thread_id;
+    const onB = await client(b.url);
+    onB.send("resume_chat", { thread_id: threadId, last_seq: 0 });
+    await onB.until((f) => f.type === "chat_resumed");
+    a.proc.kill("SIGKILL");
+    await onB.until(isDone);
+    expect(onB.frames.some((f) => f.type === "agent_state" && f.state === "resumed")).toBe(false);
+    const rows = await messagesOf(b.url, threadId);
+    expect(rows.at(-1)).toMatchObject({
+      role: "assistant",
+      content: "Half an answer",
+      status: "interrupted",
+    });
   });
 
   it("SIGTERM of A with a drain timeout: the running turn finishes, and the client on B sees all of it", async () => {

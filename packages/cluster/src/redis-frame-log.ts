@@ -1,4 +1,10 @@
-import type { FrameLog, FrameSubscriber, LoggedFrame, MemoryFrameLogOptions } from "@agentwire/storage";
+import type {
+  FrameLog,
+  FrameSubscriber,
+  LoggedFrame,
+  MemoryFrameLogOptions,
+  StoredCheckpoint,
+} from "@agentwire/storage";
 import { dedupe, gated, MemoryFrameLog, type Pending, ThreadLog } from "@agentwire/storage";
 import type { Redis } from "ioredis";
 
@@ -9,7 +15,20 @@ export interface RedisFrameLogOptions extends MemoryFrameLogOptions {
   maxLength?: number;
   /** A thread's stream expires this long after its last commit. */
   ttlMs?: number;
+  /**
+   * Stores turns' checkpoints (the database's `turns.checkpoint`); called only after the frames
+   * before them are in Redis. Absent: checkpoints are dropped, and a dead instance's turns end `interrupted`.
+   */
+  storeCheckpoints?: (checkpoints: readonly StoredCheckpoint[]) => Promise<void>;
 }
+
+/**
+ * How long Redis keeps a turn's checkpoint: it only bridges the moment until the database's copy,
+ * written right after, has it too (the recovering instance reads Redis first, then the database).
+ */
+const CHECKPOINT_TTL_MS = 10 * 60_000;
+
+const DROP_IF_SAME = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) else return 0 end`;
 
 /** A subscriber following a thread whose turn runs on another instance, through XREAD. */
 type Follower = { subscriber: FrameSubscriber; lastSeq: number };
@@ -31,17 +50,34 @@ export class RedisFrameLog extends MemoryFrameLog implements FrameLog {
   private readonly ttlMs: number;
   private readerId: number | undefined;
   private reading: Promise<void> | undefined;
+  /** Checkpoints whose frames are in Redis, waiting for the database, newest per turn. */
+  private readonly unstored = new Map<string, StoredCheckpoint>();
+  private storing: Promise<void> | undefined;
 
   /** `redis` runs commands; `reader` is a connection of its own for the blocking XREAD. */
   constructor(
     private readonly redis: Redis,
     private readonly reader: Redis,
-    options: RedisFrameLogOptions = {},
+    private readonly options: RedisFrameLogOptions = {},
   ) {
     super(options);
     this.prefix = options.prefix ?? "aw:";
     this.maxLength = options.maxLength ?? 50_000;
     this.ttlMs = options.ttlMs ?? 24 * 3_600_000;
+  }
+
+  checkpoint(threadId: string, turnId: string, json: string): void {
+    if (this.closed || !this.options.storeCheckpoints) return;
+    const thread = this.threads.get(threadId);
+    if (!thread) throw new Error(`frame log: thread ${threadId} was not claimed before a checkpoint`);
+    this.memory.checkpoint(thread, turnId, json);
+    this.schedule();
+  }
+
+  /** Everything appended so far committed and delivered, and the checkpoints queued so far stored. */
+  override async flush(): Promise<void> {
+    await super.flush();
+    while (this.storing) await this.storing;
   }
 
   async claim(threadId: string): Promise<void> {
@@ -153,6 +189,19 @@ export class RedisFrameLog extends MemoryFrameLog implements FrameLog {
     return `${this.prefix}frames:${threadId}`;
   }
 
+  private checkpointKey(turnId: string): string {
+    return `${this.prefix}checkpoint:${turnId}`;
+  }
+
+  /**
+   * The turn's latest checkpoint as stored with its frames (parsed JSON), or undefined: fresher than
+   * the database's copy, which is written after the frames are.
+   */
+  async readCheckpoint(turnId: string): Promise<unknown> {
+    const json = await this.redis.get(this.checkpointKey(turnId));
+    return json === null ? undefined : JSON.parse(json);
+  }
+
   /** One group commit: every committable frame of every thread in one pipeline, then delivery. */
   protected override async commit(): Promise<void> {
     this.scheduled = false;
@@ -164,7 +213,13 @@ export class RedisFrameLog extends MemoryFrameLog implements FrameLog {
       this.write(pipeline, thread, frames);
       ready.push([thread, frames, from]);
     }
-    if (ready.length > 0) {
+    const framesEnd = pipeline.length;
+    const checkpoints = this.memory.takeCheckpoints();
+    // After the frames they follow, in the same round trip: Redis runs a pipeline in order, so a
+    // stored checkpoint's frames are stored too (the database copy follows once they are).
+    for (const c of checkpoints) pipeline.set(this.checkpointKey(c.turnId), c.json, "PX", CHECKPOINT_TTL_MS);
+    const failed = new Set<string>();
+    if (pipeline.length > 0) {
       let results: [Error | null, unknown][] = [];
       try {
         results = (await pipeline.exec()) ?? [];
@@ -174,14 +229,54 @@ export class RedisFrameLog extends MemoryFrameLog implements FrameLog {
       }
       for (let i = 0; i < ready.length; i++) {
         const [thread, frames, from] = ready[i] as [ThreadLog, Pending[], number];
-        const to = ready[i + 1]?.[2] ?? pipeline.length;
-        const failed = results.length === 0 ? new Error("no reply") : firstError(results, from, to);
+        const to = ready[i + 1]?.[2] ?? framesEnd;
+        const error = results.length === 0 ? new Error("no reply") : firstError(results, from, to);
         // Never sent, so no client holds them; the turn hears of it through onError.
-        if (failed) this.onError(failed, thread.threadId);
-        else this.deliver(thread, frames);
+        if (error) {
+          failed.add(thread.threadId);
+          this.onError(error, thread.threadId);
+        } else this.deliver(thread, frames);
       }
     }
+    // A checkpoint whose frames did not reach Redis is dropped, there too unless a newer one replaced
+    // it: it would claim work clients never got.
+    for (const c of checkpoints)
+      if (failed.has(c.threadId))
+        this.redis
+          .eval(DROP_IF_SAME, 1, this.checkpointKey(c.turnId), c.json)
+          .catch((error: unknown) => this.onError(error, c.threadId));
+    this.storeAfter(checkpoints.filter((c) => !failed.has(c.threadId)));
     this.commitEnded();
+  }
+
+  /**
+   * Hands checkpoints to the database one write at a time, off the commit path (frames are not held
+   * for it): a turn's newer checkpoint replaces one still waiting, so writes never reorder.
+   */
+  private storeAfter(checkpoints: readonly StoredCheckpoint[]): void {
+    const store = this.options.storeCheckpoints;
+    if (!store || checkpoints.length === 0) return;
+    for (const c of checkpoints) this.unstored.set(c.turnId, c);
+    if (!this.storing) this.storeWaiting(store);
+  }
+
+  private storeWaiting(store: NonNullable<RedisFrameLogOptions["storeCheckpoints"]>): void {
+    this.storing = (async () => {
+      while (this.unstored.size > 0) {
+        const batch = [...this.unstored.values()];
+        this.unstored.clear();
+        try {
+          await store(batch);
+        } catch (error) {
+          // The turn goes on; a crash before its next checkpoint continues from an older one.
+          for (const c of batch) this.onError(error, c.threadId);
+        }
+      }
+    })().finally(() => {
+      this.storing = undefined;
+      // Queued after the loop's last look, before this ran.
+      if (this.unstored.size > 0) this.storeWaiting(store);
+    });
   }
 
   /** The thread's frames as XADDs (a new turn first trims the older turns' entries), then its TTL. */

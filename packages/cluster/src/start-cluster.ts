@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { USER_STOP } from "@agentwire/agents";
-import type { Repositories, StorageLogger, TurnRow } from "@agentwire/storage";
+import type { Repositories, StorageLogger, StoredCheckpoint, TurnRow } from "@agentwire/storage";
 import { logFrameErrors } from "@agentwire/storage";
 import { Redis } from "ioredis";
 import { type ClusterCommand, parseClusterCommand } from "./cluster-command.js";
@@ -15,9 +15,14 @@ export interface ClusterOptions {
   logger: StorageLogger;
   /** Defaults to a random id per process. */
   instanceId?: string;
-  /** How long a dead instance's turns stay running before another instance ends them. */
+  /** How long a dead instance's turns stay running before another instance takes them over. */
   leaseMs?: number;
   prefix?: string;
+  /**
+   * Stores turns' checkpoints in the database (the storage's `writeCheckpoints`), after their frames
+   * are in Redis. Absent: turns keep no checkpoint, and a dead instance's turns end `interrupted`.
+   */
+  storeCheckpoints?: (checkpoints: readonly StoredCheckpoint[]) => Promise<void>;
 }
 
 /** A turn this instance runs (the server's `RunningTurn`): what a stop command and the dead-turn sweep look at. */
@@ -34,10 +39,11 @@ export interface ClusterServeOptions {
   turns: { get(threadId: string): LocalTurn | undefined };
   repos: Repositories;
   /**
-   * Ends, from the shared log, a turn stored as running whose instance died, as a restart would end
-   * its own (the server's `recoverTurn`, which also tells the thread's live state).
+   * Takes over a turn stored as running whose instance died, as a restart takes over its own (the
+   * server's `continueOrEndTurn`): continued here from its checkpoint (the row carries the freshest
+   * one, read from Redis), or ended from the shared log; says which.
    */
-  recoverTurn: (turn: TurnRow) => Promise<void>;
+  recoverTurn: (turn: TurnRow) => Promise<"continued" | "interrupted">;
   /** The client tool proxy: answers routed here resolve in it, and its own are routed from here. */
   uiTools?: RoutedToolProxy;
 }
@@ -55,7 +61,7 @@ export interface Cluster {
   readonly toolCalls: RedisToolCallRouting;
   /**
    * Stops this instance's running turns on request of another instance, resolves client tool answers
-   * routed here (with `uiTools`, whose answers it then routes too), and ends dead instances' turns.
+   * routed here (with `uiTools`, whose answers it then routes too), and takes over dead instances' turns.
    */
   serve(options: ClusterServeOptions): Promise<void>;
   /** True while Redis answers. */
@@ -83,6 +89,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const frames = new RedisFrameLog(redis, reader, {
     prefix,
     onError: logFrameErrors(logger),
+    ...(options.storeCheckpoints && { storeCheckpoints: options.storeCheckpoints }),
   });
   const leases = new TurnLeases(redis, {
     instanceId,
@@ -143,7 +150,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         if (sweeping) return;
         sweeping = true;
         try {
-          await endDeadTurns(host);
+          await takeOverDeadTurns(host);
         } catch (err) {
           logger.warn({ err }, "could not check for turns of dead instances");
         } finally {
@@ -176,9 +183,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
 
   /**
    * A turn stored as running whose lease is gone ran on an instance that died (a live one renews
-   * it): one surviving instance, chosen by a lock, ends it from the shared log like a restart would.
+   * it): one surviving instance, chosen by a lock, takes it over like a restart would (continues or ends it).
    */
-  async function endDeadTurns(host: ClusterServeOptions): Promise<void> {
+  async function takeOverDeadTurns(host: ClusterServeOptions): Promise<void> {
     const rows = (await host.repos.turns.listRunning()).filter((row) => {
       const local = host.turns.get(row.threadId);
       return !(local?.active && local.turnId === row.id);
@@ -192,18 +199,24 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     // A few at a time: a thousand turns of a dead instance are ended in seconds, not one after another.
     const queue = [...dead];
     const worker = async () => {
-      for (let row = queue.shift(); row; row = queue.shift()) await endDeadTurn(host, row);
+      for (let row = queue.shift(); row; row = queue.shift()) await takeOverDeadTurn(host, row);
     };
     await Promise.all(Array.from({ length: Math.min(8, queue.length) }, worker));
   }
 
-  async function endDeadTurn(host: ClusterServeOptions, row: TurnRow): Promise<void> {
+  async function takeOverDeadTurn(host: ClusterServeOptions, row: TurnRow): Promise<void> {
     const lock = await redis.set(`${prefix}recover:${row.id}`, instanceId, "PX", leases.lease * 4, "NX");
     if (lock !== "OK") return;
     // It may have ended between the list and the lock.
     const fresh = await host.repos.turns.get(row.userId, row.id);
     if (fresh?.status !== "running") return;
-    logger.warn({ thread_id: row.threadId, turn_id: row.id }, "turn of a dead instance ended as interrupted");
-    await host.recoverTurn(fresh);
+    const checkpoint = await frames.readCheckpoint(fresh.id);
+    const outcome = await host.recoverTurn(checkpoint === undefined ? fresh : { ...fresh, checkpoint });
+    logger.warn(
+      { thread_id: row.threadId, turn_id: row.id },
+      outcome === "continued"
+        ? "turn of a dead instance continues here"
+        : "turn of a dead instance ended as interrupted",
+    );
   }
 }

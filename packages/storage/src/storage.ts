@@ -1,5 +1,6 @@
 import type { FrameLog } from "./frame-log.js";
 import type { Repositories } from "./repositories.js";
+import type { StoredCheckpoint } from "./thread-log.js";
 
 /** Where a storage reports what goes wrong in the background (a pino or Fastify logger fits). */
 export interface StorageLogger {
@@ -19,6 +20,11 @@ export interface Storage {
   readonly repos: Repositories;
   /** The frame log of one instance, stored in this database (several instances use the Redis log instead). */
   createFrameLog(logger: StorageLogger): FrameLog;
+  /**
+   * Stores turns' checkpoints over their previous ones, for a frame log kept elsewhere (Redis), which
+   * calls it only once the frames before each checkpoint are committed there.
+   */
+  writeCheckpoints(checkpoints: readonly StoredCheckpoint[]): Promise<void>;
   /** True when the database answers and every migration is applied. */
   isReady(): Promise<boolean>;
   /**

@@ -46,6 +46,8 @@ export {
   type AdmissionRejection,
   AdmissionTicket,
   admissionDefaults,
+  type ContinueCrashedTurn,
+  continueOrEndTurn,
   RunningTurn,
   recoverInterruptedTurns,
   recoverTurn,

@@ -50,6 +50,8 @@ export interface Cluster {
   skip: boolean;
   /** The shared Redis, for tests that look at its keys. */
   redisUrl(): string;
+  /** The current test's Postgres database, for tests that read stored rows directly. */
+  databaseUrl(): string;
   /** Spawns a server process on the test's database and the shared Redis; resolves once it listens. */
   instance(name: string, env?: Record<string, string>): Promise<Instance>;
   /** The upgrade's HTTP status: 101 when a socket opened (it is kept open), else e.g. 429. */
@@ -163,7 +165,7 @@ export function useCluster({ provider, leaseMs }: ClusterOptions): Cluster {
     };
   }
 
-  return { skip, redisUrl: () => redis!.url, instance, upgrade, client };
+  return { skip, redisUrl: () => redis!.url, databaseUrl: () => databaseUrl, instance, upgrade, client };
 }
 
 /** Whether the frame ends a turn. */

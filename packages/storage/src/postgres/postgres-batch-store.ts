@@ -82,3 +82,16 @@ export class PostgresBatchStore implements BatchStore {
     return code.startsWith("08") || code.startsWith("57") || code.startsWith("40") || code.startsWith("53");
   }
 }
+
+/** Stores turns' checkpoints in one statement (a frame log outside Postgres committed their frames first). */
+export async function writeCheckpoints(
+  pool: pg.Pool,
+  checkpoints: readonly StoredCheckpoint[],
+): Promise<void> {
+  if (checkpoints.length === 0) return;
+  await pool.query(
+    `UPDATE turns SET checkpoint = c.json FROM unnest($1::text[], $2::text[]) AS c(id, json)
+     WHERE turns.id = c.id`,
+    [checkpoints.map((c) => c.turnId), checkpoints.map((c) => c.json)],
+  );
+}

@@ -2,6 +2,7 @@ import { logFrameErrors } from "../frame-log.js";
 import type { Storage } from "../storage.js";
 import { createPgRepositories } from "./create-pg-repositories.js";
 import type { AgentwirePostgres } from "./open-postgres.js";
+import { writeCheckpoints } from "./postgres-batch-store.js";
 import { PostgresFrameLog } from "./postgres-frame-log.js";
 
 /** A Postgres pool as the server's storage. */
@@ -19,6 +20,7 @@ export function postgresStorage(pg: AgentwirePostgres): Storage & { readonly pos
             "frames could not be stored yet; retrying (not sent meanwhile)",
           ),
       }),
+    writeCheckpoints: (checkpoints) => writeCheckpoints(pg.pool, checkpoints),
     isReady: () => pg.isReady(),
     claimSoleInstance: () => pg.lockSoleInstance(),
     poolStats: () => pg.poolStats(),

@@ -14,6 +14,9 @@ export function sqliteStorage(
   const batch = batchWrites(database.sqlite);
   let report = (message: string) => console.error(`agentwire: WAL checkpoint failed: ${message}`);
   const stopCheckpoints = checkpointInWorker(database.sqlite, (message) => report(message));
+  const saveCheckpoint = database.sqlite.prepare<[string, string]>(
+    "UPDATE turns SET checkpoint = ? WHERE id = ?",
+  );
   return {
     dialect: "sqlite",
     database,
@@ -24,6 +27,9 @@ export function sqliteStorage(
       const log = new SqliteFrameLog(database.sqlite, { onError: logFrameErrors(logger) });
       batch.committedByLog = () => log.commitQueued;
       return log;
+    },
+    writeCheckpoints: async (checkpoints) => {
+      for (const c of checkpoints) saveCheckpoint.run(c.json, c.turnId);
     },
     isReady: async () => database.isReady(),
     claimSoleInstance: async () => true,

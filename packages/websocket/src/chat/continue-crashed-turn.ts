@@ -19,19 +19,21 @@ import type { ChatServices } from "./chat-services.js";
 import { resumedContextReport } from "./continue-turn.js";
 import { turnToolbelt } from "./turn-toolbelt.js";
 
-/** What a client sees in `agent_state resumed`. */
+/** What a client sees in `agent_state resumed` (after a restart, or on the instance that took over). */
 const RESUMED = "the server restarted; the turn continues from its last completed step";
 
 /** No socket started the continued turn: client UI tools find none under this id. */
 const NO_CONNECTION = "recovered";
 
 /**
- * Continues, in this process, a chat turn the previous process left running, from the checkpoint its
- * frame log stored: the same turn and thread log (its frames follow the stored ones), its tree rebuilt
- * from them, usage and budget carried over. The text the model streamed of the call in flight is kept
+ * Continues, in this process, a chat turn whose process died (this one's predecessor, or with Redis a
+ * dead instance whose lease lapsed), from the checkpoint its frame log stored: the same turn and
+ * thread log (its frames follow the stored ones), its tree rebuilt from them, usage and budget
+ * carried over. The text the model streamed of the call in flight is kept
  * as an `interrupted` row (every character a client saw is stored), then `agent_state resumed`, then
  * the loop goes on. False (nothing done) without a readable checkpoint, past `maxRecoveries`, or when
- * the turn's provider is no longer configured: the caller ends the turn as interrupted.
+ * the turn's provider is no longer configured, or when another instance holds the thread's lease:
+ * the caller ends the turn as interrupted.
  */
 export async function continueCrashedTurn(
   chat: ChatServices,
@@ -47,13 +49,22 @@ export async function continueCrashedTurn(
   if (!provider) return false;
   const turn = chat.turns.start(log, row.threadId, row.userId, row.id);
   if (!turn) return false;
+  const coordination = chat.coordination ?? localCoordination;
+  let claimed = false;
   let run: TurnRun;
   try {
+    // With Redis: the thread's lease, renewed while the turn runs here, so no other instance takes it too.
+    claimed = await coordination.claim(row.threadId, row.id, () => turn.abort.abort("lease_lost"));
+    if (!claimed) {
+      chat.turns.finish(turn);
+      return false;
+    }
     run = await prepare(chat, log, repos, logger, row, saved, turn);
   } catch (error) {
     // Not left registered: the turn is ended as interrupted instead, and the thread takes new turns.
     chat.turns.finish(turn);
     turn.status = "error";
+    if (claimed) await coordination.release(row.threadId, row.id).catch(() => undefined);
     throw error;
   }
   const start = async (ctx: LoopContext) => {

@@ -25,26 +25,34 @@ export async function recoverInterruptedTurns(
 ): Promise<{ continued: number; interrupted: number }> {
   const rows = await repos.turns.listRunning();
   let continued = 0;
-  for (const row of rows) {
-    if (continueTurn && (await continueCrashedOrNot(continueTurn, row, logger))) continued++;
-    else await recoverTurn(log, repos, logger, row, threadStates);
-  }
+  for (const row of rows)
+    if ((await continueOrEndTurn(log, repos, logger, row, threadStates, continueTurn)) === "continued")
+      continued++;
   await log.flush();
   return { continued, interrupted: rows.length - continued };
 }
 
-/** A continuation that fails to start ends the turn like any other that cannot continue. */
-async function continueCrashedOrNot(
-  continueTurn: ContinueCrashedTurn,
-  row: TurnRow,
+/**
+ * Takes over one turn whose process is gone: continued from its checkpoint when `continueTurn` can,
+ * else ended (recoverTurn). A continuation that fails to start ends it like any other that cannot continue.
+ */
+export async function continueOrEndTurn(
+  log: FrameLog,
+  repos: Repositories,
   logger: FastifyBaseLogger,
-): Promise<boolean> {
-  try {
-    return await continueTurn(row);
-  } catch (err) {
-    logger.error({ err, thread_id: row.threadId, turn_id: row.id }, "could not continue a crashed turn");
-    return false;
+  row: TurnRow,
+  threadStates?: ThreadStateNotifier,
+  continueTurn?: ContinueCrashedTurn,
+): Promise<"continued" | "interrupted"> {
+  if (continueTurn) {
+    try {
+      if (await continueTurn(row)) return "continued";
+    } catch (err) {
+      logger.error({ err, thread_id: row.threadId, turn_id: row.id }, "could not continue a crashed turn");
+    }
   }
+  await recoverTurn(log, repos, logger, row, threadStates);
+  return "interrupted";
 }
 
 /**

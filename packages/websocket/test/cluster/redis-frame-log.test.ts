@@ -1,9 +1,10 @@
 import { RedisFrameLog } from "@agentwire/cluster";
-import type { FrameSubscriber, LoggedFrame } from "@agentwire/storage";
+import type { FrameSubscriber, LoggedFrame, StoredCheckpoint } from "@agentwire/storage";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { redisMissing, startRedis, type TestRedis } from "../support/redis-server.js";
 import { skipMissingService } from "../support/skip-missing-service.js";
+import { until } from "../support/until.js";
 
 const skip = skipMissingService(redisMissing());
 let server: TestRedis | undefined;
@@ -22,11 +23,17 @@ afterAll(async () => {
 });
 
 /** One "instance": its own command and reader connections, as two server processes would have. */
-function instance(errors: unknown[] = []): RedisFrameLog {
+function instance(
+  errors: unknown[] = [],
+  storeCheckpoints?: (c: readonly StoredCheckpoint[]) => Promise<void>,
+): RedisFrameLog {
   const redis = new Redis(server!.url);
   const reader = new Redis(server!.url);
   connections.push(redis, reader);
-  const log = new RedisFrameLog(redis, reader, { onError: (e) => errors.push(e) });
+  const log = new RedisFrameLog(redis, reader, {
+    onError: (e) => errors.push(e),
+    ...(storeCheckpoints && { storeCheckpoints }),
+  });
   logs.push(log);
   return log;
 }
@@ -134,6 +141,59 @@ describe.skipIf(skip)("RedisFrameLog", () => {
     expect(got).toEqual([]);
     expect(String(errors[0])).toMatch(/equal or smaller/);
     expect((await a.readAfter(thread, 0)).map((f) => JSON.parse(f.json).content)).toEqual(["from b"]);
+  });
+
+  it("keeps a turn's checkpoint in Redis with the frames before it, then in the database once they are stored; the newest wins", async () => {
+    const stored: { checkpoints: StoredCheckpoint[]; framesThen: number }[] = [];
+    const log: RedisFrameLog = instance([], async (checkpoints) => {
+      // What the stream held when the database got them: never less than the frames before them.
+      stored.push({ checkpoints: [...checkpoints], framesThen: (await log.readAfter(thread, 0)).length });
+    });
+    const thread = newThread();
+    await log.claim(thread);
+    log.append(thread, "turn-1", chunk("a"));
+    log.checkpoint(thread, "turn-1", '{"step":1}');
+    log.append(thread, "turn-1", chunk("b"));
+    log.checkpoint(thread, "turn-1", '{"step":2}');
+    await log.flush();
+    // One commit took both: the newer replaced the older before it was stored.
+    expect(stored).toEqual([
+      { checkpoints: [{ threadId: thread, turnId: "turn-1", json: '{"step":2}' }], framesThen: 2 },
+    ]);
+    expect(await log.readCheckpoint("turn-1")).toEqual({ step: 2 });
+    log.append(thread, "turn-1", chunk("c"));
+    log.checkpoint(thread, "turn-1", '{"step":3}');
+    await log.flush();
+    expect(stored.at(-1)).toEqual({
+      checkpoints: [{ threadId: thread, turnId: "turn-1", json: '{"step":3}' }],
+      framesThen: 3,
+    });
+    expect(await log.readCheckpoint("turn-1")).toEqual({ step: 3 });
+    expect(await log.readCheckpoint("turn-2")).toBeUndefined();
+  });
+
+  it("drops the checkpoint of frames Redis refused (a stale owner), and keeps none without a database to store it", async () => {
+    const stored: StoredCheckpoint[] = [];
+    const a = instance([], async (c) => {
+      stored.push(...c);
+    });
+    const b = instance();
+    const thread = newThread();
+    await a.claim(thread);
+    await b.claim(thread);
+    b.append(thread, "turn-1", chunk("from b"));
+    await b.flush();
+    a.append(thread, "turn-1", chunk("stale a"));
+    a.checkpoint(thread, "turn-1", '{"stale":true}');
+    await a.flush();
+    expect(stored).toEqual([]);
+    // Its Redis copy, written in the same round trip, is taken back.
+    await until(async () => (await a.readCheckpoint("turn-1")) === undefined || false, "the stale copy gone");
+    // b keeps no checkpoints (no storeCheckpoints): a crash of its turn ends it interrupted.
+    b.append(thread, "turn-1", chunk("more from b"));
+    b.checkpoint(thread, "turn-1", '{"b":true}');
+    await b.flush();
+    expect(await b.readCheckpoint("turn-1")).toBeUndefined();
   });
 
   it("holds frames until release", async () => {
