@@ -1,15 +1,15 @@
+import type { Client, ClientError, Turn } from "@agentwire/client";
 import type { ServerFrame } from "@agentwire/protocol";
 import { preview } from "@agentwire/protocol/preview";
-import type WebSocket from "ws";
 import type { ExitCode } from "../cli-io.js";
 import type { ChatOptions } from "./chat-options.js";
 import type { Interrupts } from "./interrupts.js";
 import type { LineReader } from "./line-reader.js";
 import { renderFrame } from "./render-frame.js";
-import { statusLines } from "./status-lines.js";
+import { reconnectingLine, statusLines } from "./status-lines.js";
 import { terminalText } from "./terminal-text.js";
 import type { TurnOutput } from "./turn-output.js";
-import { initialTurnState } from "./turn-state.js";
+import { initialTurnState, type TurnState } from "./turn-state.js";
 
 /** The terminal side of a session: where turns render, and where prompts read and write. */
 export type SessionTerminal = {
@@ -27,12 +27,18 @@ export type SessionTerminal = {
 
 const now = () => performance.now();
 
-/** One connection: sends turns, renders their frames, answers questions and approvals at a prompt. */
+/** Statuses a command exits 1 for: the turn did not get to its answer. */
+const FAILED = new Set(["error", "interrupted", "unknown"]);
+
+/**
+ * One chat on the SDK's client: sends turns, renders their frames (each once, in order, across
+ * reconnects), answers questions and approvals at a prompt.
+ */
 export class ChatSession {
   private threadId: string | undefined;
 
   constructor(
-    private readonly ws: WebSocket,
+    private readonly client: Client,
     private readonly terminal: SessionTerminal,
     private readonly options: ChatOptions,
   ) {
@@ -41,18 +47,29 @@ export class ChatSession {
 
   /** Sends one message and renders its turn to the end; 0 when it ended without an error. */
   turn(content: string): Promise<ExitCode> {
+    const turn = this.client.send({
+      content,
+      ...(this.threadId && { thread_id: this.threadId }),
+      ...(this.options.provider && { provider: this.options.provider }),
+      ...(this.options.model && { model: this.options.model }),
+    });
+    return this.follow(turn);
+  }
+
+  /** Renders `turn` to its end, with Ctrl-C stopping it and questions asked at the prompt. */
+  private follow(turn: Turn): Promise<ExitCode> {
     const { output, lines, interrupts } = this.terminal;
-    if (this.ws.readyState !== this.ws.OPEN) {
-      output.write("! the connection to the server is closed\n");
-      return Promise.resolve(1);
-    }
     const state = initialTurnState(now());
-    const showStatus = () => output.start(() => statusLines(state, now(), this.terminal.columns()));
+    const showStatus = () =>
+      output.start(() =>
+        this.client.connected
+          ? statusLines(state, now(), this.terminal.columns())
+          : reconnectingLine(now(), this.terminal.columns()),
+      );
     let presses = 0;
     let stopping = false;
     let prompting = false;
     let finished = false;
-    let queue = Promise.resolve();
 
     return new Promise<ExitCode>((resolve) => {
       const finish = (code: ExitCode) => {
@@ -61,22 +78,27 @@ export class ChatSession {
         output.stop();
         if (prompting) lines.cancel();
         endInterrupts();
-        this.ws.off("message", onMessage);
-        this.ws.off("close", onClose);
         resolve(code);
+      };
+      const show = (text: string) => output.write(text);
+      const failed = (error: ClientError) => {
+        state.failed = true;
+        show(`${state.atLineStart ? "" : "\n"}! ${error.code}: ${terminalText(error.message)}\n`);
+        state.atLineStart = true;
       };
       const onInterrupt = () => {
         presses += 1;
-        if (presses > 1 || !this.threadId) return finish(1);
+        if (presses > 1 || turn.thread === undefined) return finish(1);
         stopping = true;
         // A question left unanswered goes away with the turn.
         if (prompting) lines.cancel();
-        this.send("stop", { thread_id: this.threadId });
+        turn.stop().catch(failed);
       };
-      const onClose = (code: number) => {
-        output.write(`${state.atLineStart ? "" : "\n"}! the server closed the connection (${code})\n`);
-        finish(1);
-      };
+      // A turn that ends while its question waits (stopped elsewhere, the server gone) takes the prompt with it.
+      void turn.done.then(() => {
+        stopping = true;
+        if (prompting) lines.cancel();
+      });
       /** Asks at the prompt with the status area gone (nothing moves while the user types). */
       const prompt = async (text: string): Promise<string | undefined> => {
         output.stop();
@@ -90,20 +112,19 @@ export class ChatSession {
         return answer;
       };
       const handle = async (frame: ServerFrame) => {
-        if (finished) return;
         if ("thread_id" in frame && frame.thread_id) this.threadId = frame.thread_id;
         const text = renderFrame(frame, state, this.renderOptions(), now());
-        if (text) output.write(text);
+        if (text) show(text);
         else output.refresh();
         if (frame.type === "question") {
           const answer = await prompt("> ");
           if (answer !== undefined) {
-            this.send("answer", { thread_id: this.threadId, tool_call_id: frame.tool_call_id, answer });
+            turn.answer(answer, frame.tool_call_id).catch(failed);
           } else if (!finished && !stopping) {
-            output.write("! no answer (input ended): stopping the turn\n");
+            show("! no answer (input ended): stopping the turn\n");
             state.failed = true;
             stopping = true;
-            this.send("stop", { thread_id: this.threadId });
+            turn.stop().catch(failed);
           }
         }
         if (frame.type === "tool_approval_request") {
@@ -114,40 +135,30 @@ export class ChatSession {
             : reply?.startsWith("y")
               ? "allow"
               : "deny";
-          this.send("tool_approval_response", { approval_id: frame.approval_id, decision });
+          turn.approve(frame.approval_id, decision).catch(failed);
         }
-        // An error outside any turn (refused message): the turn never started.
-        if (frame.type === "error" && frame.seq === undefined) finish(1);
-        if (frame.type === "chunk" && frame.done) finish(state.failed ? 1 : 0);
-      };
-      const onMessage = (data: WebSocket.RawData) => {
-        let frame: ServerFrame;
-        try {
-          frame = JSON.parse(String(data)) as ServerFrame;
-        } catch {
-          return;
-        }
-        // One frame at a time: frames after a question wait until it is answered.
-        queue = queue.then(() => handle(frame));
       };
       const endInterrupts = interrupts.during(onInterrupt);
-      this.ws.on("message", onMessage);
-      this.ws.once("close", onClose);
       showStatus();
-      this.send("chat_message", {
-        content,
-        ...(this.threadId && { thread_id: this.threadId }),
-        ...(this.options.provider && { provider: this.options.provider }),
-        ...(this.options.model && { model: this.options.model }),
-      });
+      void (async () => {
+        // One frame at a time: frames after a question wait until it is answered.
+        for await (const frame of turn.frames) {
+          if (finished) return;
+          await handle(frame);
+        }
+        const end = await turn.done;
+        // A refused message or a closed client ends the turn with no error frame of its own.
+        if (end.error && !state.failed) failed(end.error);
+        finish(exitCode(state, end.status));
+      })();
     });
   }
 
   private renderOptions() {
     return { verbose: this.options.verbose, live: this.terminal.live };
   }
+}
 
-  private send(command: string, data: unknown): void {
-    this.ws.send(JSON.stringify({ command, data }));
-  }
+function exitCode(state: TurnState, status: string): ExitCode {
+  return state.failed || FAILED.has(status) ? 1 : 0;
 }
