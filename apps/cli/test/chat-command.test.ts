@@ -1,13 +1,11 @@
-import { spawn } from "node:child_process";
-import { join } from "node:path";
 import { createProviderRegistry } from "@agentwire/agents";
 import { createChatServices } from "@agentwire/websocket";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ChatTestServer, startChatServer } from "../../../packages/websocket/test/chat/chat-harness.js";
 import { startTestServer, type TestServer } from "../../../packages/websocket/test/harness.js";
 import { freePort } from "../../../packages/websocket/test/support/free-port.js";
+import { runCliProcess } from "./support/cli-process.js";
 
-const root = join(import.meta.dirname, "../../..");
 let server: ChatTestServer | undefined;
 let noProvider: TestServer | undefined;
 afterEach(async () => {
@@ -17,23 +15,7 @@ afterEach(async () => {
   noProvider = undefined;
 });
 
-function cli(args: string[]) {
-  const proc = spawn(
-    process.execPath,
-    ["--import", "tsx", "--conditions=@agentwire/source", "apps/cli/src/main.ts", "chat", ...args],
-    { cwd: root, env: { PATH: process.env.PATH ?? "" }, stdio: ["pipe", "pipe", "pipe"] },
-  );
-  let stdout = "";
-  let stderr = "";
-  proc.stdout.on("data", (d) => {
-    stdout += d;
-  });
-  proc.stderr.on("data", (d) => {
-    stderr += d;
-  });
-  const exit = new Promise<number | null>((resolve) => proc.once("exit", resolve));
-  return { proc, exit, out: () => stdout, err: () => stderr };
-}
+const cli = (args: string[]) => runCliProcess(["chat", ...args]);
 
 describe("agentwire chat", () => {
   it("writes plain text into a pipe: subtasks folded, the question once, and --agent deprecated", async () => {

@@ -27,6 +27,12 @@ export type SessionTerminal = {
 
 const now = () => performance.now();
 
+/** What a turn that never got to its end says: the server lost it (a restart), or had none to resume. */
+const END_LINES: Record<string, string> = {
+  interrupted: "↯ interrupted: the server stopped during this turn (the thread goes on)",
+  unknown: "! the server has no running turn on this thread",
+};
+
 /** Statuses a command exits 1 for: the turn did not get to its answer. */
 const FAILED = new Set(["error", "interrupted", "unknown"]);
 
@@ -149,6 +155,8 @@ export class ChatSession {
         const end = await turn.done;
         // A refused message or a closed client ends the turn with no error frame of its own.
         if (end.error && !state.failed) failed(end.error);
+        const why = END_LINES[end.status];
+        if (why) show(`${state.atLineStart ? "" : "\n"}${why}\n`);
         finish(exitCode(state, end.status));
       })();
     });
