@@ -75,15 +75,18 @@ describe("agentwire chat", () => {
     expect(run.out()).toContain("■ stopped");
   });
 
-  it("sends stop on Ctrl-C and exits when the turn ends", async () => {
+  it("sends stop on Ctrl-C and exits 130 when the turn ends, without claiming 0 tokens", async () => {
     server = await startChatServer([{ text: "thinking hard", hold: "until-aborted" }]);
     const run = cli(["long job", "--url", server.wsUrl]);
     await new Promise<void>((resolve) =>
       run.proc.stdout.on("data", () => run.out().includes("thinking hard") && resolve()),
     );
     run.proc.kill("SIGINT");
-    expect(await run.exit).toBe(0);
+    // Stopped is not answered: the exit status says so, as a shell does for SIGINT.
+    expect(await run.exit).toBe(130);
     expect(run.out()).toContain("■ stopped");
+    // The provider never reported the cut stream's tokens: no "0 out" after text streamed.
+    expect(run.out()).toContain("· tokens not reported (stopped mid-answer), 1 model call, 0 tool calls\n");
     const thread = (await server.repos.threads.list("local"))[0];
     const rows = await server.repos.messages.list("local", thread?.id ?? "");
     expect(rows.at(-1)).toMatchObject({ status: "stopped", content: "thinking hard" });
@@ -125,6 +128,18 @@ describe("agentwire chat", () => {
     const run = cli(["hi", "--provider", "openai", "--url", server.wsUrl]);
     expect(await run.exit).toBe(1);
     expect(run.err()).toContain('provider "openai" is not configured on the server; it has: scripted');
+    expect(server.provider.calls).toBe(0);
+  });
+
+  it("says where the socket is when --url names another path", async () => {
+    server = await startChatServer([]);
+    const wrong = server.wsUrl.replace(/\/ws$/, "/socket");
+    const run = cli(["hi", "--url", wrong]);
+    expect(await run.exit).toBe(1);
+    const host = new URL(server.wsUrl).host;
+    expect(run.err()).toBe(
+      `agentwire chat: server refused: HTTP 404 (no socket at that path: the server's socket is at /ws, e.g. --url ws://${host}/ws)\n`,
+    );
     expect(server.provider.calls).toBe(0);
   });
 

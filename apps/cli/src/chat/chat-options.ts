@@ -3,6 +3,7 @@ import type { CliIo, ExitCode } from "../cli-io.js";
 const CHAT_USAGE = `usage: agentwire chat ["question"] [options]
 Without a question: interactive (an empty line does nothing, Ctrl-D ends).
 Ctrl-C stops the running turn; a second Ctrl-C exits.
+Exit status: 0 answered, 1 failed (or stopped otherwise), 2 bad usage, 130 stopped with Ctrl-C.
 options:
   --url URL         the server's socket (default ws://127.0.0.1:8787/ws; env AGENTWIRE_URL);
                     http(s)://host:port works too

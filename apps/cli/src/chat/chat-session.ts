@@ -157,7 +157,7 @@ export class ChatSession {
         if (end.error && !state.failed) failed(end.error);
         const why = END_LINES[end.status];
         if (why) show(`${state.atLineStart ? "" : "\n"}${why}\n`);
-        finish(exitCode(state, end.status));
+        finish(exitCode(state, end.status, presses > 0));
       })();
     });
   }
@@ -167,6 +167,9 @@ export class ChatSession {
   }
 }
 
-function exitCode(state: TurnState, status: string): ExitCode {
-  return state.failed || FAILED.has(status) ? 1 : 0;
+/** 0 for an answer; 130 for a turn stopped with Ctrl-C, 1 for any other that did not get to its answer. */
+function exitCode(state: TurnState, status: string, interrupted: boolean): ExitCode {
+  if (state.failed || FAILED.has(status)) return 1;
+  if (status === "stopped") return interrupted ? 130 : 1;
+  return 0;
 }

@@ -53,6 +53,7 @@ export function renderFrame(
         return "";
       }
       if (!frame.content) return "";
+      state.streamed = true;
       const content = terminalText(frame.content);
       if (frame.depth > 0) {
         if (frame.parent_id) noteSubtaskText(state, frame.parent_id, content);
@@ -83,10 +84,11 @@ export function renderFrame(
       state.failed = true;
       return line(`! ${frame.code}: ${terminalText(frame.message)}`);
     case "generation_stopped":
+      state.stopped = true;
       return line("■ stopped");
     case "usage":
       return line(
-        `· ${frame.input_tokens} in / ${frame.output_tokens} out tokens, ${plural(frame.llm_calls, "model call")}, ` +
+        `· ${tokensText(frame, state)}, ${plural(frame.llm_calls, "model call")}, ` +
           `${plural(frame.tool_calls, "tool call")}${frame.cost_known ? `, $${frame.cost_usd.toFixed(4)}` : ""}`,
       );
     case "thread":
@@ -221,6 +223,16 @@ function interruptedCalls(
         .join("\n")}\n`;
   }
   return out;
+}
+
+/**
+ * The turn's tokens. A model call stopped mid-stream never gets its provider's usage report: after
+ * text streamed, "0 out" would be false, so the line says the count is missing instead.
+ */
+function tokensText(usage: { input_tokens: number; output_tokens: number }, state: TurnState): string {
+  if (state.stopped && state.streamed && usage.input_tokens === 0 && usage.output_tokens === 0)
+    return "tokens not reported (stopped mid-answer)";
+  return `${usage.input_tokens} in / ${usage.output_tokens} out tokens`;
 }
 
 function resultText(result: unknown): string {
