@@ -1,4 +1,5 @@
 import { createProviderRegistry } from "@agentwire/agents";
+import { ScriptedProvider } from "@agentwire/agents/testing";
 import { createChatServices } from "@agentwire/websocket";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ChatTestServer, startChatServer } from "../../../packages/websocket/test/chat/chat-harness.js";
@@ -121,6 +122,31 @@ describe("agentwire chat", () => {
     expect(run.out()).toBe("");
     // Nothing was sent: no thread exists.
     expect(await noProvider.repos.threads.list("local")).toEqual([]);
+  });
+
+  it("names the flags and variables when the server has no default provider, or the provider no default model", async () => {
+    const provider = new ScriptedProvider([{ text: "picked by hand" }]);
+    // A provider without a default model, on a server without DEFAULT_PROVIDER.
+    noProvider = await startTestServer({
+      services: {
+        chat: createChatServices({ providers: createProviderRegistry({}, { extraProviders: [provider] }) }),
+      },
+    });
+    const noDefault = cli(["hi", "--url", noProvider.wsUrl]);
+    expect(await noDefault.exit).toBe(1);
+    expect(noDefault.err()).toBe(
+      "agentwire chat: the server has no default provider: pass --provider P (it has: scripted), or set DEFAULT_PROVIDER (and DEFAULT_MODEL) on the server\n",
+    );
+    const noModel = cli(["hi", "--provider", "scripted", "--url", noProvider.wsUrl]);
+    expect(await noModel.exit).toBe(1);
+    expect(noModel.err()).toMatch(
+      /^agentwire chat: provider "scripted" has no default model: pass --model M( \(it lists: .*\))?, or set SCRIPTED_MODEL on the server\n$/,
+    );
+    expect(provider.calls).toBe(0);
+    // With both named, the same server answers.
+    const named = cli(["hi", "--provider", "scripted", "--model", "scripted-1", "--url", noProvider.wsUrl]);
+    expect(await named.exit).toBe(0);
+    expect(named.out()).toContain("picked by hand");
   });
 
   it("names the providers the server has when --provider asks for another", async () => {

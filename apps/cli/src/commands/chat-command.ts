@@ -35,7 +35,7 @@ export async function runChatCommand(args: string[], io: CliIo): Promise<ExitCod
     // Both at once: the provider list may take a moment (a provider's model list is fetched).
     const [socket, problem] = await Promise.all([
       firstSocket,
-      providerProblem(httpBase(url), options.token, options.provider),
+      providerProblem(httpBase(url), options.token, options),
     ]);
     // Only the first socket says whether the server is there at all; later drops are the SDK's to mend.
     first = undefined;
