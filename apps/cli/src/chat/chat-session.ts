@@ -51,19 +51,32 @@ export class ChatSession {
     this.threadId = options.thread;
   }
 
-  /** Sends one message and renders its turn to the end; 0 when it ended without an error. */
-  turn(content: string): Promise<ExitCode> {
+  /**
+   * Sends one message and renders its turn to the end; 0 when it ended without an error. A turn that
+   * leaves a draft plan asks for its decision, and that decision's turn follows.
+   */
+  async turn(content: string): Promise<ExitCode> {
     const turn = this.client.send({
       content,
       ...(this.threadId && { thread_id: this.threadId }),
       ...(this.options.provider && { provider: this.options.provider }),
       ...(this.options.model && { model: this.options.model }),
     });
-    return this.follow(turn);
+    let outcome = await this.follow(turn);
+    while (outcome.draft !== undefined && outcome.code === 0 && this.threadId !== undefined) {
+      const decision = await askPlanDecision(this.terminal);
+      if (!decision) break;
+      const data = { thread_id: this.threadId, plan_id: outcome.draft, ...decision };
+      outcome = await this.follow(this.client.decidePlan(data));
+    }
+    return outcome.code;
   }
 
-  /** Renders `turn` to its end, with Ctrl-C stopping it and questions asked at the prompt. */
-  private follow(turn: Turn): Promise<ExitCode> {
+  /**
+   * Renders `turn` to its end, with Ctrl-C stopping it and questions asked at the prompt; the exit
+   * code, and the draft plan it left waiting for review.
+   */
+  private follow(turn: Turn): Promise<{ code: ExitCode; draft?: string }> {
     const { output, lines, interrupts } = this.terminal;
     const state = initialTurnState(now());
     const showStatus = () =>
@@ -76,15 +89,16 @@ export class ChatSession {
     let stopping = false;
     let prompting = false;
     let finished = false;
+    let draft: string | undefined;
 
-    return new Promise<ExitCode>((resolve) => {
+    return new Promise((resolve) => {
       const finish = (code: ExitCode) => {
         if (finished) return;
         finished = true;
         output.stop();
         if (prompting) lines.cancel();
         endInterrupts();
-        resolve(code);
+        resolve({ code, ...(draft !== undefined && { draft }) });
       };
       const show = (text: string) => output.write(text);
       const failed = (error: ClientError) => {
@@ -119,6 +133,7 @@ export class ChatSession {
       };
       const handle = async (frame: ServerFrame) => {
         if ("thread_id" in frame && frame.thread_id) this.threadId = frame.thread_id;
+        if (frame.type === "plan_ready_for_review") draft = frame.plan.id;
         const text = renderFrame(frame, state, this.renderOptions(), now());
         if (text) show(text);
         else output.refresh();
@@ -165,6 +180,31 @@ export class ChatSession {
   private renderOptions() {
     return { verbose: this.options.verbose, live: this.terminal.live };
   }
+}
+
+/**
+ * Asks what to do with a draft plan: approve, revise with feedback, or leave it for later (Enter, or
+ * the end of input). Ctrl-C at this prompt leaves it too.
+ */
+async function askPlanDecision(
+  terminal: SessionTerminal,
+): Promise<{ decision: "approve" } | { decision: "revise"; feedback?: string } | undefined> {
+  const ask = async (text: string) => {
+    terminal.write(text);
+    const reply = await terminal.lines.next();
+    terminal.write(
+      reply !== undefined && terminal.echoInput ? `${reply}\n` : reply === undefined ? "\n" : "",
+    );
+    return reply?.trim();
+  };
+  const reply = (
+    await ask("? [a]pprove the plan, [r]evise it, or Enter to leave it for later: ")
+  )?.toLowerCase();
+  if (reply?.startsWith("a")) return { decision: "approve" };
+  if (!reply?.startsWith("r")) return undefined;
+  const feedback = await ask("what should change? ");
+  if (feedback === undefined) return undefined;
+  return { decision: "revise", ...(feedback && { feedback }) };
 }
 
 /** 0 for an answer; 130 for a turn stopped with Ctrl-C, 1 for any other that did not get to its answer. */
