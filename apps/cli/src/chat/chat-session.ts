@@ -1,5 +1,5 @@
 import type { Client, ClientError, Turn } from "@agentwire/client";
-import type { ServerFrame } from "@agentwire/protocol";
+import type { ServerFrame, StoredMessage, ThreadSummary } from "@agentwire/protocol";
 import { preview } from "@agentwire/protocol/preview";
 import type { ExitCode } from "../cli-io.js";
 import type { ChatOptions } from "./chat-options.js";
@@ -8,6 +8,7 @@ import type { LineReader } from "./line-reader.js";
 import { renderFrame } from "./render-frame.js";
 import { reconnectingLine, statusLines } from "./status-lines.js";
 import { terminalText } from "./terminal-text.js";
+import { historyLines } from "./thread-history.js";
 import type { TurnOutput } from "./turn-output.js";
 import { initialTurnState, type TurnState } from "./turn-state.js";
 
@@ -49,6 +50,32 @@ export class ChatSession {
     private readonly options: ChatOptions,
   ) {
     this.threadId = options.thread;
+  }
+
+  /**
+   * For `--thread`: shows the thread's last messages, then follows a turn that runs or waits on it
+   * (its pending question asked at the prompt) so the next message is not refused as `busy`.
+   * Undefined when the thread could not be read (said why), else the followed turn's exit code (0 with none).
+   */
+  async catchUp(threadId: string): Promise<ExitCode | undefined> {
+    const { output } = this.terminal;
+    let rows: StoredMessage[];
+    let summary: ThreadSummary | undefined;
+    try {
+      [rows, summary] = await Promise.all([
+        this.client.threads.messages(threadId),
+        this.client.threads.list().then((all) => all.find((t) => t.id === threadId)),
+      ]);
+    } catch (error) {
+      const e = error as ClientError;
+      output.write(`! ${e.code}: ${terminalText(e.message)}\n`);
+      return undefined;
+    }
+    const live = summary?.state === "running" || summary?.state === "waiting_on_user";
+    const lines = historyLines(rows, live);
+    output.write([`· thread ${threadId}`, ...lines, ""].join("\n"));
+    if (!live) return 0;
+    return (await this.follow(this.client.resume(threadId))).code;
   }
 
   /**
@@ -138,6 +165,9 @@ export class ChatSession {
         if (text) show(text);
         else output.refresh();
         if (frame.type === "question") {
+          // A resumed turn replays its questions from the start: only the open one is asked.
+          const open = turn.tree?.questions.find((q) => q.toolCallId === frame.tool_call_id);
+          if (open?.resolved) return;
           const answer = await prompt("> ");
           if (answer !== undefined) {
             turn.answer(answer, frame.tool_call_id).catch(failed);

@@ -83,6 +83,12 @@ async function converse(
   terminal: SessionTerminal,
   options: ChatOptions,
 ): Promise<ExitCode> {
+  if (options.thread) {
+    const code = await session.catchUp(options.thread);
+    if (code === undefined) return 1;
+    // A one-shot chat whose waiting turn was not brought to its end does not add a message to it.
+    if (options.question && code !== 0) return code;
+  }
   if (options.question) return session.turn(options.question);
   for (;;) {
     terminal.write("> ");
