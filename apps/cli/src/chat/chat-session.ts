@@ -46,8 +46,10 @@ export class ChatSession {
 
   constructor(
     private readonly client: Client,
-    private readonly terminal: SessionTerminal,
+    readonly terminal: SessionTerminal,
     private readonly options: ChatOptions,
+    /** Notes that the user saw the thread as it is now (for `agentwire threads`' marks). */
+    private readonly looked: (threadId: string) => Promise<void> = async () => {},
   ) {
     this.threadId = options.thread;
   }
@@ -74,8 +76,9 @@ export class ChatSession {
     const live = summary?.state === "running" || summary?.state === "waiting_on_user";
     const lines = historyLines(rows, live);
     output.write([`· thread ${threadId}`, ...lines, ""].join("\n"));
-    if (!live) return 0;
-    return (await this.follow(this.client.resume(threadId))).code;
+    const code = live ? (await this.follow(this.client.resume(threadId))).code : 0;
+    await this.looked(threadId);
+    return code;
   }
 
   /**
@@ -96,6 +99,7 @@ export class ChatSession {
       const data = { thread_id: this.threadId, plan_id: outcome.draft, ...decision };
       outcome = await this.follow(this.client.decidePlan(data));
     }
+    if (this.threadId !== undefined) await this.looked(this.threadId);
     return outcome.code;
   }
 

@@ -1,5 +1,6 @@
 import type { WebSocketClass } from "@agentwire/client";
 import WebSocket from "ws";
+import { nothingAnswers, WANTS_TOKEN } from "../server-messages.js";
 
 /** How a socket the SDK opened fared: open, or refused with a reason fit to show. */
 export type SocketOutcome = { ok: true } | { ok: false; message: string };
@@ -24,11 +25,10 @@ export function watchedSocketClass(report: (outcome: SocketOutcome) => void): We
 }
 
 function why(error: NodeJS.ErrnoException, host: string): string {
-  if (error.code === "ECONNREFUSED")
-    return `nothing answers at ${host}: start the server (pnpm start), or give its address with --url or AGENTWIRE_URL`;
+  if (error.code === "ECONNREFUSED") return nothingAnswers(host);
   // `ws` reports a refused handshake only in its message.
   const status = /Unexpected server response: (\d+)/.exec(error.message)?.[1];
-  if (status === "401") return "server refused: HTTP 401 (it wants an API token: --token or AGENTWIRE_TOKEN)";
+  if (status === "401") return WANTS_TOKEN;
   if (status === "404")
     return `server refused: HTTP 404 (no socket at that path: the server's socket is at ${SOCKET_PATH}, e.g. --url ws://${host}${SOCKET_PATH})`;
   return status ? `server refused: HTTP ${status}` : error.message;

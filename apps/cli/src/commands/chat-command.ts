@@ -1,4 +1,4 @@
-import { type Client, createClient, httpBase, socketUrl } from "@agentwire/client";
+import { createClient, httpBase, socketUrl } from "@agentwire/client";
 import { type ChatOptions, parseChatArgs } from "../chat/chat-options.js";
 import { ChatSession, type SessionTerminal } from "../chat/chat-session.js";
 import { Interrupts } from "../chat/interrupts.js";
@@ -8,6 +8,7 @@ import { providerProblem } from "../chat/provider-problem.js";
 import { plainOutput } from "../chat/turn-output.js";
 import { type SocketOutcome, watchedSocketClass } from "../chat/watched-socket.js";
 import type { CliIo, ExitCode } from "../cli-io.js";
+import { SeenThreads } from "../threads/seen-threads.js";
 
 // A person waits at a terminal: after a drop, try again at least every 5 s rather than the SDK's 15.
 const RECONNECT = { maxDelayMs: 5_000 };
@@ -47,16 +48,21 @@ export async function runChatCommand(args: string[], io: CliIo): Promise<ExitCod
       io.stderr(`agentwire chat: ${problem}\n`);
       return 1;
     }
-    return await chat(client, options, io);
+    const seen = new SeenThreads(io.env, httpBase(url));
+    const looked = async (threadId: string) => {
+      const thread = (await client.threads.list().catch(() => [])).find((t) => t.id === threadId);
+      if (thread) seen.note({ [threadId]: thread.updated_at });
+    };
+    return await chat(new ChatSession(client, openTerminal(io), options, looked), options);
   } finally {
     client.close();
   }
 }
 
-async function chat(client: Client, options: ChatOptions, io: CliIo): Promise<ExitCode> {
-  const terminal = openTerminal(io);
+async function chat(session: ChatSession, options: ChatOptions): Promise<ExitCode> {
+  const { terminal } = session;
   try {
-    return await converse(new ChatSession(client, terminal, options), terminal, options);
+    return await converse(session, terminal, options);
   } finally {
     terminal.interrupts.close();
     terminal.lines.close();

@@ -4,11 +4,11 @@ import { join } from "node:path";
 const root = join(import.meta.dirname, "../../../..");
 
 /** `agentwire ...args` from source as a child process with piped stdio (no terminal): its output and exit code. */
-export function runCliProcess(args: string[]) {
+export function runCliProcess(args: string[], env: Record<string, string> = {}) {
   const proc = spawn(
     process.execPath,
     ["--import", "tsx", "--conditions=@agentwire/source", "apps/cli/src/main.ts", ...args],
-    { cwd: root, env: { PATH: process.env.PATH ?? "" }, stdio: ["pipe", "pipe", "pipe"] },
+    { cwd: root, env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["pipe", "pipe", "pipe"] },
   );
   let stdout = "";
   let stderr = "";
