@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type ChatTestServer, startChatServer } from "../../../packages/websocket/test/chat/chat-harness.js";
 import { startTestServer, type TestServer } from "../../../packages/websocket/test/harness.js";
 import { freePort } from "../../../packages/websocket/test/support/free-port.js";
+import { until } from "../../../packages/websocket/test/support/until.js";
 import { runCliProcess } from "./support/cli-process.js";
 
 let server: ChatTestServer | undefined;
@@ -65,6 +66,40 @@ describe("agentwire chat", () => {
       r.messages.some((m) => m.role === "tool" && m.content === "blue"),
     );
     expect(answered).toBeDefined();
+  });
+
+  it("names which of parallel subtasks asks each question", async () => {
+    server = await startChatServer((request) => {
+      const first = request.messages[0];
+      const task = first?.role === "user" ? first.content : "";
+      const answered = request.messages.at(-1)?.role === "tool";
+      if (task === "sub:a")
+        return answered
+          ? { text: "A ok" }
+          : { toolCalls: [{ name: "ask_user", args: { question: "Colour?" } }] };
+      if (task === "sub:b")
+        return answered
+          ? { text: "B ok" }
+          : { toolCalls: [{ name: "ask_user", args: { question: "Size?" } }] };
+      return answered
+        ? { text: "Both done." }
+        : {
+            toolCalls: [
+              { id: "sa", name: "run_subtask", args: { title: "Part A", instructions: "sub:a" } },
+              { id: "sb", name: "run_subtask", args: { title: "Part B", instructions: "sub:b" } },
+            ],
+          };
+    });
+    const run = cli(["two things", "--url", server.wsUrl]);
+    // The two ask in either order; each prompt is answered as it comes.
+    await run.printed(" asks: ");
+    run.proc.stdin.write("first\n");
+    await until(() => (run.out().match(/ asks: /g) ?? []).length === 2 || undefined, "the second question");
+    run.proc.stdin.write("second\n");
+    expect(await run.exit).toBe(0);
+    expect(run.out()).toContain("Both done.");
+    expect(run.out()).toMatch(/^\? Part A asks: Colour\?$/m);
+    expect(run.out()).toMatch(/^\? Part B asks: Size\?$/m);
   });
 
   it("stops a turn whose question finds the input already ended, and says so", async () => {

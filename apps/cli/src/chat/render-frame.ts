@@ -74,8 +74,10 @@ export function renderFrame(
       return frame.message.role === "assistant" && frame.message.status === "interrupted"
         ? interruptedCalls(frame.message.execution_tree?.nodes ?? [], state, options, line)
         : "";
-    case "question":
-      return line(`? ${terminalText(frame.question)}`);
+    case "question": {
+      const asker = askingSubtask(frame.tool_call_id, state);
+      return line(`? ${asker ? `${asker} asks: ` : ""}${terminalText(frame.question)}`);
+    }
     case "progress_update":
       return line(`${"  ".repeat(frame.depth)}› ${terminalText(frame.message)}`);
     case "budget_exceeded":
@@ -223,6 +225,20 @@ function interruptedCalls(
         .join("\n")}\n`;
   }
   return out;
+}
+
+/**
+ * Which subtask asks a question, by its place in the tree, when the turn runs several side by side
+ * (then an answer could go to the wrong one); undefined for the root's own or a lone subtask's question.
+ */
+function askingSubtask(toolCallId: string, state: TurnState): string | undefined {
+  const call = state.calls.get(toolCallId);
+  const parent = call?.parentId ? state.calls.get(call.parentId) : undefined;
+  if (!parent) return undefined;
+  const subtasks = [...state.calls.values()].filter(
+    (c) => c.depth === 0 && (c.name === RUN_SUBTASK || c.name === PLAN_STEP),
+  );
+  return subtasks.length > 1 ? callPath(state, parent) : undefined;
 }
 
 /**
