@@ -12,5 +12,5 @@ export const processIo: CliIo = {
   env: process.env,
 };
 
-/** A command's outcome: the process exit code. */
-export type ExitCode = 0 | 1 | 2;
+/** A command's outcome: the process exit code (130, as a shell says for SIGINT: a turn stopped with Ctrl-C). */
+export type ExitCode = 0 | 1 | 2 | 130;

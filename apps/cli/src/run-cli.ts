@@ -4,6 +4,8 @@ const USAGE = `usage: agentwire <command>
 commands:
   chat ["question"] [--url URL] [--token T] [--thread ID] [--provider P] [--model M] [--verbose]
                     talk to a running server (agentwire chat --help for more)
+  threads [--url URL] [--token T]
+                    your threads with their live state, • marking new activity
   token create --user NAME | token list [--user NAME] | token revoke ID
                     API tokens in the server's database (DATABASE_URL, else DATABASE_PATH)
   mcp approve NAME  pin an MCP server's current tool definitions as approved
@@ -18,6 +20,7 @@ type Command = (args: string[], io: CliIo) => Promise<ExitCode>;
 const commands: Record<string, () => Promise<Command>> = {
   chat: async () => (await import("./commands/chat-command.js")).runChatCommand,
   mcp: async () => (await import("./commands/mcp-command.js")).runMcpCommand,
+  threads: async () => (await import("./commands/threads-command.js")).runThreadsCommand,
   token: async () => (await import("./commands/token-command.js")).runTokenCommand,
 };
 

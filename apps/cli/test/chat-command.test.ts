@@ -1,13 +1,13 @@
-import { spawn } from "node:child_process";
-import { join } from "node:path";
 import { createProviderRegistry } from "@agentwire/agents";
+import { ScriptedProvider } from "@agentwire/agents/testing";
 import { createChatServices } from "@agentwire/websocket";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ChatTestServer, startChatServer } from "../../../packages/websocket/test/chat/chat-harness.js";
 import { startTestServer, type TestServer } from "../../../packages/websocket/test/harness.js";
 import { freePort } from "../../../packages/websocket/test/support/free-port.js";
+import { until } from "../../../packages/websocket/test/support/until.js";
+import { runCliProcess } from "./support/cli-process.js";
 
-const root = join(import.meta.dirname, "../../..");
 let server: ChatTestServer | undefined;
 let noProvider: TestServer | undefined;
 afterEach(async () => {
@@ -17,23 +17,7 @@ afterEach(async () => {
   noProvider = undefined;
 });
 
-function cli(args: string[]) {
-  const proc = spawn(
-    process.execPath,
-    ["--import", "tsx", "--conditions=@agentwire/source", "apps/cli/src/main.ts", "chat", ...args],
-    { cwd: root, env: { PATH: process.env.PATH ?? "" }, stdio: ["pipe", "pipe", "pipe"] },
-  );
-  let stdout = "";
-  let stderr = "";
-  proc.stdout.on("data", (d) => {
-    stdout += d;
-  });
-  proc.stderr.on("data", (d) => {
-    stderr += d;
-  });
-  const exit = new Promise<number | null>((resolve) => proc.once("exit", resolve));
-  return { proc, exit, out: () => stdout, err: () => stderr };
-}
+const cli = (args: string[]) => runCliProcess(["chat", ...args]);
 
 describe("agentwire chat", () => {
   it("writes plain text into a pipe: subtasks folded, the question once, and --agent deprecated", async () => {
@@ -84,6 +68,40 @@ describe("agentwire chat", () => {
     expect(answered).toBeDefined();
   });
 
+  it("names which of parallel subtasks asks each question", async () => {
+    server = await startChatServer((request) => {
+      const first = request.messages[0];
+      const task = first?.role === "user" ? first.content : "";
+      const answered = request.messages.at(-1)?.role === "tool";
+      if (task === "sub:a")
+        return answered
+          ? { text: "A ok" }
+          : { toolCalls: [{ name: "ask_user", args: { question: "Colour?" } }] };
+      if (task === "sub:b")
+        return answered
+          ? { text: "B ok" }
+          : { toolCalls: [{ name: "ask_user", args: { question: "Size?" } }] };
+      return answered
+        ? { text: "Both done." }
+        : {
+            toolCalls: [
+              { id: "sa", name: "run_subtask", args: { title: "Part A", instructions: "sub:a" } },
+              { id: "sb", name: "run_subtask", args: { title: "Part B", instructions: "sub:b" } },
+            ],
+          };
+    });
+    const run = cli(["two things", "--url", server.wsUrl]);
+    // The two ask in either order; each prompt is answered as it comes.
+    await run.printed(" asks: ");
+    run.proc.stdin.write("first\n");
+    await until(() => (run.out().match(/ asks: /g) ?? []).length === 2 || undefined, "the second question");
+    run.proc.stdin.write("second\n");
+    expect(await run.exit).toBe(0);
+    expect(run.out()).toContain("Both done.");
+    expect(run.out()).toMatch(/^\? Part A asks: Colour\?$/m);
+    expect(run.out()).toMatch(/^\? Part B asks: Size\?$/m);
+  });
+
   it("stops a turn whose question finds the input already ended, and says so", async () => {
     server = await startChatServer([{ toolCalls: [{ name: "ask_user", args: { question: "colour?" } }] }]);
     const run = cli(["pick", "--url", server.wsUrl]);
@@ -93,15 +111,18 @@ describe("agentwire chat", () => {
     expect(run.out()).toContain("■ stopped");
   });
 
-  it("sends stop on Ctrl-C and exits when the turn ends", async () => {
+  it("sends stop on Ctrl-C and exits 130 when the turn ends, without claiming 0 tokens", async () => {
     server = await startChatServer([{ text: "thinking hard", hold: "until-aborted" }]);
     const run = cli(["long job", "--url", server.wsUrl]);
     await new Promise<void>((resolve) =>
       run.proc.stdout.on("data", () => run.out().includes("thinking hard") && resolve()),
     );
     run.proc.kill("SIGINT");
-    expect(await run.exit).toBe(0);
+    // Stopped is not answered: the exit status says so, as a shell does for SIGINT.
+    expect(await run.exit).toBe(130);
     expect(run.out()).toContain("■ stopped");
+    // The provider never reported the cut stream's tokens: no "0 out" after text streamed.
+    expect(run.out()).toContain("· tokens not reported (stopped mid-answer), 1 model call, 0 tool calls\n");
     const thread = (await server.repos.threads.list("local"))[0];
     const rows = await server.repos.messages.list("local", thread?.id ?? "");
     expect(rows.at(-1)).toMatchObject({ status: "stopped", content: "thinking hard" });
@@ -138,11 +159,48 @@ describe("agentwire chat", () => {
     expect(await noProvider.repos.threads.list("local")).toEqual([]);
   });
 
+  it("names the flags and variables when the server has no default provider, or the provider no default model", async () => {
+    const provider = new ScriptedProvider([{ text: "picked by hand" }]);
+    // A provider without a default model, on a server without DEFAULT_PROVIDER.
+    noProvider = await startTestServer({
+      services: {
+        chat: createChatServices({ providers: createProviderRegistry({}, { extraProviders: [provider] }) }),
+      },
+    });
+    const noDefault = cli(["hi", "--url", noProvider.wsUrl]);
+    expect(await noDefault.exit).toBe(1);
+    expect(noDefault.err()).toBe(
+      "agentwire chat: the server has no default provider: pass --provider P (it has: scripted), or set DEFAULT_PROVIDER (and DEFAULT_MODEL) on the server\n",
+    );
+    const noModel = cli(["hi", "--provider", "scripted", "--url", noProvider.wsUrl]);
+    expect(await noModel.exit).toBe(1);
+    expect(noModel.err()).toMatch(
+      /^agentwire chat: provider "scripted" has no default model: pass --model M( \(it lists: .*\))?, or set SCRIPTED_MODEL on the server\n$/,
+    );
+    expect(provider.calls).toBe(0);
+    // With both named, the same server answers.
+    const named = cli(["hi", "--provider", "scripted", "--model", "scripted-1", "--url", noProvider.wsUrl]);
+    expect(await named.exit).toBe(0);
+    expect(named.out()).toContain("picked by hand");
+  });
+
   it("names the providers the server has when --provider asks for another", async () => {
     server = await startChatServer([]);
     const run = cli(["hi", "--provider", "openai", "--url", server.wsUrl]);
     expect(await run.exit).toBe(1);
     expect(run.err()).toContain('provider "openai" is not configured on the server; it has: scripted');
+    expect(server.provider.calls).toBe(0);
+  });
+
+  it("says where the socket is when --url names another path", async () => {
+    server = await startChatServer([]);
+    const wrong = server.wsUrl.replace(/\/ws$/, "/socket");
+    const run = cli(["hi", "--url", wrong]);
+    expect(await run.exit).toBe(1);
+    const host = new URL(server.wsUrl).host;
+    expect(run.err()).toBe(
+      `agentwire chat: server refused: HTTP 404 (no socket at that path: the server's socket is at /ws, e.g. --url ws://${host}/ws)\n`,
+    );
     expect(server.provider.calls).toBe(0);
   });
 

@@ -143,7 +143,7 @@ describe("agentwire chat in a terminal", () => {
     const run = chat("pick for me");
     await run.waitFor(/^>$/m);
     run.type("\x03");
-    expect(await run.exit).toBe(0);
+    expect(await run.exit).toBe(130);
     const screen = run.screen();
     expect(screen).toMatch(/^■ stopped$/m);
     expect(screen.match(/Which colour\?/g)).toHaveLength(1);

@@ -22,6 +22,21 @@ const tool = (f: Partial<ServerFrame & { type: "tool_call_update" }>) =>
 const chunk = (content: string, parent_id: string | null = null, depth = 0) =>
   ({ type: "chunk", content, parent_id, depth }) as ServerFrame;
 
+/** A usage frame of 5 in / 7 out tokens, 1 model call and 1 tool call. */
+const usageFrame = {
+  type: "usage",
+  input_tokens: 5,
+  output_tokens: 7,
+  cache_read_tokens: 0,
+  cache_write_tokens: 0,
+  reasoning_tokens: 0,
+  cost_usd: 0,
+  cost_known: false,
+  llm_calls: 1,
+  tool_calls: 1,
+  subtasks: 0,
+} as ServerFrame;
+
 describe("renderFrame", () => {
   it("streams root text and keeps nested text out of it", () => {
     expect(render([chunk("Hel"), chunk("secret", "s", 1), chunk("lo")])).toBe("Hello");
@@ -174,20 +189,19 @@ describe("renderFrame", () => {
     expect(render([{ type: "budget_exceeded", reason: "llm_calls", limit: 2, observed: 3 }])).toBe(
       "! budget exceeded: llm_calls (limit 2, reached 3)\n",
     );
-    const usage = {
-      type: "usage",
-      input_tokens: 5,
-      output_tokens: 7,
-      cache_read_tokens: 0,
-      cache_write_tokens: 0,
-      reasoning_tokens: 0,
-      cost_usd: 0,
-      cost_known: false,
-      llm_calls: 1,
-      tool_calls: 1,
-      subtasks: 0,
-    } as ServerFrame;
-    expect(render([usage])).toBe("· 5 in / 7 out tokens, 1 model call, 1 tool call\n");
+    expect(render([usageFrame])).toBe("· 5 in / 7 out tokens, 1 model call, 1 tool call\n");
+  });
+
+  it("does not claim 0 tokens for a turn stopped after text streamed (the provider never reported them)", () => {
+    const zero = { ...usageFrame, input_tokens: 0, output_tokens: 0 } as ServerFrame;
+    const text = { type: "chunk", content: "Half", depth: 0 } as ServerFrame;
+    const stopped = { type: "generation_stopped" } as ServerFrame;
+    expect(render([text, stopped, zero])).toBe(
+      "Half\n■ stopped\n· tokens not reported (stopped mid-answer), 1 model call, 1 tool call\n",
+    );
+    // Stopped before any text, or finished: the count stands as the server gave it.
+    expect(render([stopped, zero])).toContain("· 0 in / 0 out tokens");
+    expect(render([text, zero])).toContain("· 0 in / 0 out tokens");
   });
 });
 

@@ -58,7 +58,8 @@ const expected: Record<string, string> = {
     "· thread th_1",
     "Once upon a time",
     "■ stopped",
-    "· 0 in / 0 out tokens, 1 model call, 0 tool calls",
+    // The provider never reported the cut stream's tokens.
+    "· tokens not reported (stopped mid-answer), 1 model call, 0 tool calls",
     "",
   ].join("\n"),
   "budget-exceeded": [

@@ -42,9 +42,19 @@ export type SendOptions = {
   chat_context?: ChatContext;
 };
 
+/** What `client.decidePlan` takes: `plan_decision`'s data. */
+export type PlanDecisionOptions = {
+  thread_id: string;
+  plan_id: string;
+  decision: "approve" | "revise";
+  feedback?: string;
+};
+
 export interface Client {
   /** Starts a turn. */
   send(message: SendOptions): Turn;
+  /** Answers a draft plan (`plan_ready_for_review`): approve runs it, revise gives the model `feedback`; a new turn either way. */
+  decidePlan(decision: PlanDecisionOptions): Turn;
   /** Follows the running (or last) turn of a thread from its start. */
   resume(threadId: string): Turn;
   readonly threads: Threads;
@@ -125,16 +135,11 @@ class AgentwireClient implements Client, TurnHost {
   }
 
   send(message: SendOptions): Turn {
-    const requestId = this.id();
-    const turn = new Turn(this, this.nested, requestId, message.thread_id);
-    if (this.closed) {
-      turn.end({ status: "error" }, new ClientError("closed", "the client is closed"));
-      return turn;
-    }
-    // Registered by thread only with its first frame: until then the thread's frames are another turn's.
-    this.byRequest.set(requestId, turn);
-    this.transmit({ command: "chat_message", request_id: requestId, data: message } as ClientFrame);
-    return turn;
+    return this.start("chat_message", message, message.thread_id);
+  }
+
+  decidePlan(decision: PlanDecisionOptions): Turn {
+    return this.start("plan_decision", decision, decision.thread_id);
   }
 
   resume(threadId: string): Turn {
@@ -157,6 +162,20 @@ class AgentwireClient implements Client, TurnHost {
   close(): void {
     this.closed = true;
     this.conn.close();
+  }
+
+  /** Sends a command that starts a turn (`chat_message`, `plan_decision`) and returns that turn. */
+  private start(command: "chat_message" | "plan_decision", data: object, threadId?: string): Turn {
+    const requestId = this.id();
+    const turn = new Turn(this, this.nested, requestId, threadId);
+    if (this.closed) {
+      turn.end({ status: "error" }, new ClientError("closed", "the client is closed"));
+      return turn;
+    }
+    // Registered by thread only with its first frame: until then the thread's frames are another turn's.
+    this.byRequest.set(requestId, turn);
+    this.transmit({ command, request_id: requestId, data } as ClientFrame);
+    return turn;
   }
 
   /** TurnHost: sends a command and settles when the server took it (its error, or the pong after it). */
@@ -203,7 +222,7 @@ class AgentwireClient implements Client, TurnHost {
 
   private transmit(frame: ClientFrame): void {
     if (this.conn.send(frame)) {
-      if (frame.command === "chat_message" && frame.request_id)
+      if ((frame.command === "chat_message" || frame.command === "plan_decision") && frame.request_id)
         this.sentMessages.set(frame.request_id, frame);
     } else this.outbox.push(frame);
   }

@@ -2,7 +2,13 @@
 export { backoffDelay, type ReconnectOptions } from "./backoff.js";
 export { ClientError, type ClientErrorCode, type ClientOnlyCode } from "./client-error.js";
 export type { HeartbeatOptions, WebSocketClass, WebSocketLike } from "./connection.js";
-export { type Client, type ClientOptions, createClient, type SendOptions } from "./create-client.js";
+export {
+  type Client,
+  type ClientOptions,
+  createClient,
+  type PlanDecisionOptions,
+  type SendOptions,
+} from "./create-client.js";
 export { FrameLog } from "./frame-log.js";
 export { type ReadFrame, readFrame } from "./read-frame.js";
 export { httpBase, socketUrl } from "./socket-url.js";

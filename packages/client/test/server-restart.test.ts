@@ -1,24 +1,15 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
-import { createProviderRegistry } from "@agentwire/agents";
-import { ScriptedProvider } from "@agentwire/agents/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadConfig } from "../../../apps/server/src/config.js";
-import { type RunningServer, startServer } from "../../../apps/server/src/start-server.js";
-import { createChatServices, createLogger } from "../../websocket/src/index.js";
+import type { RunningServer } from "../../../apps/server/src/start-server.js";
 import { until } from "../../websocket/test/support/until.js";
 import type { Client } from "../src/index.js";
+import { killHard, restartServer, spawnCrashServer } from "./support/crash-server.js";
 import { readAll, seqs } from "./support/frames.js";
 import { startTcpProxy, type TcpProxy } from "./support/tcp-proxy.js";
 import { testClient } from "./support/test-client.js";
-
-const root = fileURLToPath(new URL("../../../", import.meta.url));
-/** The websocket package's crash test server: its second model call streams "Half an answer", then hangs. */
-const crashChild = fileURLToPath(new URL("../../websocket/test/chat/crash-child.ts", import.meta.url));
 
 let child: ChildProcess | undefined;
 let fresh: RunningServer | undefined;
@@ -34,33 +25,14 @@ afterEach(async () => {
   child = fresh = proxy = client = dir = undefined;
 });
 
-/** Starts the crash server as a real process and resolves with its http URL. */
-function spawnServer(dbPath: string): Promise<string> {
-  const proc = spawn(process.execPath, ["--import", "tsx", "--conditions=@agentwire/source", crashChild], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? "", DATABASE_PATH: dbPath },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  child = proc;
-  let stderr = "";
-  proc.stderr?.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve, reject) => {
-    createInterface({ input: proc.stdout as NodeJS.ReadableStream }).on("line", (line) => {
-      const entry = JSON.parse(line) as { url?: string };
-      if (entry.url) resolve(entry.url);
-    });
-    proc.once("exit", (code) => reject(new Error(`server exited with ${code} before listening:\n${stderr}`)));
-  });
-}
-
 // Real server processes load the sources through tsx: seconds on a busy machine.
 describe("the server killed and restarted mid-turn", { timeout: 60_000 }, () => {
   it("the SDK reconnects on its own and the turn ends with the status the server stored", async () => {
     dir = mkdtempSync(join(tmpdir(), "agentwire-client-restart-"));
     const dbPath = join(dir, "agentwire.db");
-    const first = await spawnServer(dbPath);
+    const server = spawnCrashServer(dbPath);
+    child = server.proc;
+    const first = await server.url;
     proxy = await startTcpProxy(first.replace("http", "ws"));
     // The http base works as the URL too.
     client = testClient(proxy.url.replace("ws:", "http:"));
@@ -71,24 +43,11 @@ describe("the server killed and restarted mid-turn", { timeout: 60_000 }, () => 
       "the streamed text",
     );
 
-    const proc = child as ChildProcess;
-    const exited = new Promise((resolve) => proc.once("exit", (_code, signal) => resolve(signal)));
-    proc.kill("SIGKILL");
-    expect(await exited).toBe("SIGKILL");
+    expect(await killHard(server.proc)).toBe("SIGKILL");
     const live = client;
     await until(() => !live.connected || undefined, "the drop");
 
-    const providers = createProviderRegistry(
-      {},
-      {
-        extraProviders: [new ScriptedProvider([{ text: "Back again." }])],
-        extraDefaultModels: { scripted: "scripted-1" },
-      },
-    );
-    fresh = await startServer(loadConfig({ DATABASE_PATH: dbPath, PORT: "0", LOG_LEVEL: "silent" }), {
-      services: { chat: createChatServices({ providers, defaults: { provider: "scripted" } }) },
-      logger: createLogger({ level: "silent" }),
-    });
+    fresh = await restartServer(dbPath, [{ text: "Back again." }]);
     proxy.retarget(fresh.url.replace("http", "ws"));
 
     const end = await turn.done;

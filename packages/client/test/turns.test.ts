@@ -3,6 +3,7 @@ import type { ScriptedStep } from "@agentwire/agents/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ChatTestServer, startChatServer } from "../../websocket/test/chat/chat-harness.js";
 import { echoTool } from "../../websocket/test/chat/test-tools.js";
+import { script } from "../../websocket/test/plan/plan-script.js";
 import { until } from "../../websocket/test/support/until.js";
 import { type Client, ClientError, type ToolCard, type TurnView } from "../src/index.js";
 import { chunks, readAll, seqs } from "./support/frames.js";
@@ -164,6 +165,22 @@ describe("turns through @agentwire/client", () => {
     expect(end.usage).toMatchObject({ llm_calls: 1 });
     expect(await turn.text()).toBe("partial answer");
     expect(turn.tree?.stopped).toBe(true);
+  });
+
+  it("decidePlan() answers a draft plan with a new turn; a second decision on it is refused with its code", async () => {
+    server = await startChatServer(script);
+    const client = open();
+    const drafting = client.send({ content: "make a report (draft_only)" });
+    const frames = await readAll(drafting);
+    const draft = frames.find((f) => f.type === "plan_ready_for_review");
+    const plan_id = draft?.type === "plan_ready_for_review" ? draft.plan.id : "";
+    const thread_id = await drafting.threadId;
+    const approved = client.decidePlan({ thread_id, plan_id, decision: "approve" });
+    expect(await approved.text()).toMatch(/^finished: /);
+    expect((await approved.done).status).toBe("complete");
+    expect((await readAll(approved))[0]).toMatchObject({ seq: (seqs(frames).at(-1) ?? 0) + 1 });
+    const again = client.decidePlan({ thread_id, plan_id, decision: "revise", feedback: "more" });
+    expect(await again.done).toMatchObject({ status: "error", error: { code: "bad_request" } });
   });
 
   it("a refused message (busy) ends its own turn with the code and leaves the running one alone", async () => {

@@ -3,11 +3,13 @@ import type { CliIo, ExitCode } from "../cli-io.js";
 const CHAT_USAGE = `usage: agentwire chat ["question"] [options]
 Without a question: interactive (an empty line does nothing, Ctrl-D ends).
 Ctrl-C stops the running turn; a second Ctrl-C exits.
+Exit status: 0 answered, 1 failed (or stopped otherwise), 2 bad usage, 130 stopped with Ctrl-C.
 options:
   --url URL         the server's socket (default ws://127.0.0.1:8787/ws; env AGENTWIRE_URL);
                     http(s)://host:port works too
   --token T         API token, for a server with AUTH_MODE=token (env AGENTWIRE_TOKEN)
-  --thread ID       continue a thread (its id is printed as "· thread ID")
+  --thread ID       continue a thread (its id is printed as "· thread ID"; see agentwire threads):
+                    shows its last messages, and takes up a turn that runs or waits on it
   --provider P      provider for this chat (default: the server's DEFAULT_PROVIDER)
   --model M         model for this chat (default: the server's DEFAULT_MODEL)
   --verbose         show each subtask's result under its finish line

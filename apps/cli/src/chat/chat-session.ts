@@ -1,15 +1,16 @@
-import type { ServerFrame } from "@agentwire/protocol";
+import type { Client, ClientError, Turn } from "@agentwire/client";
+import type { ServerFrame, StoredMessage, ThreadSummary } from "@agentwire/protocol";
 import { preview } from "@agentwire/protocol/preview";
-import type WebSocket from "ws";
 import type { ExitCode } from "../cli-io.js";
 import type { ChatOptions } from "./chat-options.js";
 import type { Interrupts } from "./interrupts.js";
 import type { LineReader } from "./line-reader.js";
 import { renderFrame } from "./render-frame.js";
-import { statusLines } from "./status-lines.js";
+import { reconnectingLine, statusLines } from "./status-lines.js";
 import { terminalText } from "./terminal-text.js";
+import { historyLines } from "./thread-history.js";
 import type { TurnOutput } from "./turn-output.js";
-import { initialTurnState } from "./turn-state.js";
+import { initialTurnState, type TurnState } from "./turn-state.js";
 
 /** The terminal side of a session: where turns render, and where prompts read and write. */
 export type SessionTerminal = {
@@ -27,56 +28,128 @@ export type SessionTerminal = {
 
 const now = () => performance.now();
 
-/** One connection: sends turns, renders their frames, answers questions and approvals at a prompt. */
+/** What a turn that never got to its end says: the server lost it (a restart), or had none to resume. */
+const END_LINES: Record<string, string> = {
+  interrupted: "↯ interrupted: the server stopped during this turn (the thread goes on)",
+  unknown: "! the server has no running turn on this thread",
+};
+
+/** Statuses a command exits 1 for: the turn did not get to its answer. */
+const FAILED = new Set(["error", "interrupted", "unknown"]);
+
+/**
+ * One chat on the SDK's client: sends turns, renders their frames (each once, in order, across
+ * reconnects), answers questions and approvals at a prompt.
+ */
 export class ChatSession {
   private threadId: string | undefined;
 
   constructor(
-    private readonly ws: WebSocket,
-    private readonly terminal: SessionTerminal,
+    private readonly client: Client,
+    readonly terminal: SessionTerminal,
     private readonly options: ChatOptions,
+    /** Notes that the user saw the thread as it is now (for `agentwire threads`' marks). */
+    private readonly looked: (threadId: string) => Promise<void> = async () => {},
   ) {
     this.threadId = options.thread;
   }
 
-  /** Sends one message and renders its turn to the end; 0 when it ended without an error. */
-  turn(content: string): Promise<ExitCode> {
-    const { output, lines, interrupts } = this.terminal;
-    if (this.ws.readyState !== this.ws.OPEN) {
-      output.write("! the connection to the server is closed\n");
-      return Promise.resolve(1);
+  /**
+   * For `--thread`: shows the thread's last messages, then follows a turn that runs or waits on it
+   * (its pending question asked at the prompt) so the next message is not refused as `busy`.
+   * Undefined when the thread could not be read (said why), else the followed turn's exit code (0 with none).
+   */
+  async catchUp(threadId: string): Promise<ExitCode | undefined> {
+    const { output } = this.terminal;
+    let rows: StoredMessage[];
+    let summary: ThreadSummary | undefined;
+    try {
+      [rows, summary] = await Promise.all([
+        this.client.threads.messages(threadId),
+        this.client.threads.list().then((all) => all.find((t) => t.id === threadId)),
+      ]);
+    } catch (error) {
+      const e = error as ClientError;
+      output.write(`! ${e.code}: ${terminalText(e.message)}\n`);
+      return undefined;
     }
+    const live = summary?.state === "running" || summary?.state === "waiting_on_user";
+    const lines = historyLines(rows, live);
+    output.write([`· thread ${threadId}`, ...lines, ""].join("\n"));
+    const code = live ? (await this.follow(this.client.resume(threadId))).code : 0;
+    await this.looked(threadId);
+    return code;
+  }
+
+  /**
+   * Sends one message and renders its turn to the end; 0 when it ended without an error. A turn that
+   * leaves a draft plan asks for its decision, and that decision's turn follows.
+   */
+  async turn(content: string): Promise<ExitCode> {
+    const turn = this.client.send({
+      content,
+      ...(this.threadId && { thread_id: this.threadId }),
+      ...(this.options.provider && { provider: this.options.provider }),
+      ...(this.options.model && { model: this.options.model }),
+    });
+    let outcome = await this.follow(turn);
+    while (outcome.draft !== undefined && outcome.code === 0 && this.threadId !== undefined) {
+      const decision = await askPlanDecision(this.terminal);
+      if (!decision) break;
+      const data = { thread_id: this.threadId, plan_id: outcome.draft, ...decision };
+      outcome = await this.follow(this.client.decidePlan(data));
+    }
+    if (this.threadId !== undefined) await this.looked(this.threadId);
+    return outcome.code;
+  }
+
+  /**
+   * Renders `turn` to its end, with Ctrl-C stopping it and questions asked at the prompt; the exit
+   * code, and the draft plan it left waiting for review.
+   */
+  private follow(turn: Turn): Promise<{ code: ExitCode; draft?: string }> {
+    const { output, lines, interrupts } = this.terminal;
     const state = initialTurnState(now());
-    const showStatus = () => output.start(() => statusLines(state, now(), this.terminal.columns()));
+    const showStatus = () =>
+      output.start(() =>
+        this.client.connected
+          ? statusLines(state, now(), this.terminal.columns())
+          : reconnectingLine(now(), this.terminal.columns()),
+      );
     let presses = 0;
     let stopping = false;
     let prompting = false;
     let finished = false;
-    let queue = Promise.resolve();
+    let draft: string | undefined;
 
-    return new Promise<ExitCode>((resolve) => {
+    return new Promise((resolve) => {
       const finish = (code: ExitCode) => {
         if (finished) return;
         finished = true;
         output.stop();
         if (prompting) lines.cancel();
         endInterrupts();
-        this.ws.off("message", onMessage);
-        this.ws.off("close", onClose);
-        resolve(code);
+        resolve({ code, ...(draft !== undefined && { draft }) });
+      };
+      const show = (text: string) => output.write(text);
+      const failed = (error: ClientError) => {
+        state.failed = true;
+        show(`${state.atLineStart ? "" : "\n"}! ${error.code}: ${terminalText(error.message)}\n`);
+        state.atLineStart = true;
       };
       const onInterrupt = () => {
         presses += 1;
-        if (presses > 1 || !this.threadId) return finish(1);
+        if (presses > 1 || turn.thread === undefined) return finish(1);
         stopping = true;
         // A question left unanswered goes away with the turn.
         if (prompting) lines.cancel();
-        this.send("stop", { thread_id: this.threadId });
+        turn.stop().catch(failed);
       };
-      const onClose = (code: number) => {
-        output.write(`${state.atLineStart ? "" : "\n"}! the server closed the connection (${code})\n`);
-        finish(1);
-      };
+      // A turn that ends while its question waits (stopped elsewhere, the server gone) takes the prompt with it.
+      void turn.done.then(() => {
+        stopping = true;
+        if (prompting) lines.cancel();
+      });
       /** Asks at the prompt with the status area gone (nothing moves while the user types). */
       const prompt = async (text: string): Promise<string | undefined> => {
         output.stop();
@@ -90,20 +163,23 @@ export class ChatSession {
         return answer;
       };
       const handle = async (frame: ServerFrame) => {
-        if (finished) return;
         if ("thread_id" in frame && frame.thread_id) this.threadId = frame.thread_id;
+        if (frame.type === "plan_ready_for_review") draft = frame.plan.id;
         const text = renderFrame(frame, state, this.renderOptions(), now());
-        if (text) output.write(text);
+        if (text) show(text);
         else output.refresh();
         if (frame.type === "question") {
+          // A resumed turn replays its questions from the start: only the open one is asked.
+          const open = turn.tree?.questions.find((q) => q.toolCallId === frame.tool_call_id);
+          if (open?.resolved) return;
           const answer = await prompt("> ");
           if (answer !== undefined) {
-            this.send("answer", { thread_id: this.threadId, tool_call_id: frame.tool_call_id, answer });
+            turn.answer(answer, frame.tool_call_id).catch(failed);
           } else if (!finished && !stopping) {
-            output.write("! no answer (input ended): stopping the turn\n");
+            show("! no answer (input ended): stopping the turn\n");
             state.failed = true;
             stopping = true;
-            this.send("stop", { thread_id: this.threadId });
+            turn.stop().catch(failed);
           }
         }
         if (frame.type === "tool_approval_request") {
@@ -114,40 +190,60 @@ export class ChatSession {
             : reply?.startsWith("y")
               ? "allow"
               : "deny";
-          this.send("tool_approval_response", { approval_id: frame.approval_id, decision });
+          turn.approve(frame.approval_id, decision).catch(failed);
         }
-        // An error outside any turn (refused message): the turn never started.
-        if (frame.type === "error" && frame.seq === undefined) finish(1);
-        if (frame.type === "chunk" && frame.done) finish(state.failed ? 1 : 0);
-      };
-      const onMessage = (data: WebSocket.RawData) => {
-        let frame: ServerFrame;
-        try {
-          frame = JSON.parse(String(data)) as ServerFrame;
-        } catch {
-          return;
-        }
-        // One frame at a time: frames after a question wait until it is answered.
-        queue = queue.then(() => handle(frame));
       };
       const endInterrupts = interrupts.during(onInterrupt);
-      this.ws.on("message", onMessage);
-      this.ws.once("close", onClose);
       showStatus();
-      this.send("chat_message", {
-        content,
-        ...(this.threadId && { thread_id: this.threadId }),
-        ...(this.options.provider && { provider: this.options.provider }),
-        ...(this.options.model && { model: this.options.model }),
-      });
+      void (async () => {
+        // One frame at a time: frames after a question wait until it is answered.
+        for await (const frame of turn.frames) {
+          if (finished) return;
+          await handle(frame);
+        }
+        const end = await turn.done;
+        // A refused message or a closed client ends the turn with no error frame of its own.
+        if (end.error && !state.failed) failed(end.error);
+        const why = END_LINES[end.status];
+        if (why) show(`${state.atLineStart ? "" : "\n"}${why}\n`);
+        finish(exitCode(state, end.status, presses > 0));
+      })();
     });
   }
 
   private renderOptions() {
     return { verbose: this.options.verbose, live: this.terminal.live };
   }
+}
 
-  private send(command: string, data: unknown): void {
-    this.ws.send(JSON.stringify({ command, data }));
-  }
+/**
+ * Asks what to do with a draft plan: approve, revise with feedback, or leave it for later (Enter, or
+ * the end of input). Ctrl-C at this prompt leaves it too.
+ */
+async function askPlanDecision(
+  terminal: SessionTerminal,
+): Promise<{ decision: "approve" } | { decision: "revise"; feedback?: string } | undefined> {
+  const ask = async (text: string) => {
+    terminal.write(text);
+    const reply = await terminal.lines.next();
+    terminal.write(
+      reply !== undefined && terminal.echoInput ? `${reply}\n` : reply === undefined ? "\n" : "",
+    );
+    return reply?.trim();
+  };
+  const reply = (
+    await ask("? [a]pprove the plan, [r]evise it, or Enter to leave it for later: ")
+  )?.toLowerCase();
+  if (reply?.startsWith("a")) return { decision: "approve" };
+  if (!reply?.startsWith("r")) return undefined;
+  const feedback = await ask("what should change? ");
+  if (feedback === undefined) return undefined;
+  return { decision: "revise", ...(feedback && { feedback }) };
+}
+
+/** 0 for an answer; 130 for a turn stopped with Ctrl-C, 1 for any other that did not get to its answer. */
+function exitCode(state: TurnState, status: string, interrupted: boolean): ExitCode {
+  if (state.failed || FAILED.has(status)) return 1;
+  if (status === "stopped") return interrupted ? 130 : 1;
+  return 0;
 }

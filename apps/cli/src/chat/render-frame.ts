@@ -53,6 +53,7 @@ export function renderFrame(
         return "";
       }
       if (!frame.content) return "";
+      state.streamed = true;
       const content = terminalText(frame.content);
       if (frame.depth > 0) {
         if (frame.parent_id) noteSubtaskText(state, frame.parent_id, content);
@@ -73,8 +74,10 @@ export function renderFrame(
       return frame.message.role === "assistant" && frame.message.status === "interrupted"
         ? interruptedCalls(frame.message.execution_tree?.nodes ?? [], state, options, line)
         : "";
-    case "question":
-      return line(`? ${terminalText(frame.question)}`);
+    case "question": {
+      const asker = askingSubtask(frame.tool_call_id, state);
+      return line(`? ${asker ? `${asker} asks: ` : ""}${terminalText(frame.question)}`);
+    }
     case "progress_update":
       return line(`${"  ".repeat(frame.depth)}› ${terminalText(frame.message)}`);
     case "budget_exceeded":
@@ -83,10 +86,11 @@ export function renderFrame(
       state.failed = true;
       return line(`! ${frame.code}: ${terminalText(frame.message)}`);
     case "generation_stopped":
+      state.stopped = true;
       return line("■ stopped");
     case "usage":
       return line(
-        `· ${frame.input_tokens} in / ${frame.output_tokens} out tokens, ${plural(frame.llm_calls, "model call")}, ` +
+        `· ${tokensText(frame, state)}, ${plural(frame.llm_calls, "model call")}, ` +
           `${plural(frame.tool_calls, "tool call")}${frame.cost_known ? `, $${frame.cost_usd.toFixed(4)}` : ""}`,
       );
     case "thread":
@@ -221,6 +225,30 @@ function interruptedCalls(
         .join("\n")}\n`;
   }
   return out;
+}
+
+/**
+ * Which subtask asks a question, by its place in the tree, when the turn runs several side by side
+ * (then an answer could go to the wrong one); undefined for the root's own or a lone subtask's question.
+ */
+function askingSubtask(toolCallId: string, state: TurnState): string | undefined {
+  const call = state.calls.get(toolCallId);
+  const parent = call?.parentId ? state.calls.get(call.parentId) : undefined;
+  if (!parent) return undefined;
+  const subtasks = [...state.calls.values()].filter(
+    (c) => c.depth === 0 && (c.name === RUN_SUBTASK || c.name === PLAN_STEP),
+  );
+  return subtasks.length > 1 ? callPath(state, parent) : undefined;
+}
+
+/**
+ * The turn's tokens. A model call stopped mid-stream never gets its provider's usage report: after
+ * text streamed, "0 out" would be false, so the line says the count is missing instead.
+ */
+function tokensText(usage: { input_tokens: number; output_tokens: number }, state: TurnState): string {
+  if (state.stopped && state.streamed && usage.input_tokens === 0 && usage.output_tokens === 0)
+    return "tokens not reported (stopped mid-answer)";
+  return `${usage.input_tokens} in / ${usage.output_tokens} out tokens`;
 }
 
 function resultText(result: unknown): string {

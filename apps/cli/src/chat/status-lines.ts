@@ -21,6 +21,12 @@ export function statusLines(state: TurnState, now: number, columns: number): str
   return lines.map((text) => fit(text, columns));
 }
 
+/** The status area while the socket is down: the SDK reconnects, and the turn goes on where it was. */
+export function reconnectingLine(now: number, columns: number): string[] {
+  const spin = SPINNER[Math.floor(now / SPINNER_MS) % SPINNER.length];
+  return [fit(`${spin} connection lost · reconnecting…`, columns)];
+}
+
 /** Cut to one terminal row (a wrapped status line would push the area down and flicker). */
 function fit(text: string, columns: number): string {
   const chars = [...text];

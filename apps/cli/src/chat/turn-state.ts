@@ -29,6 +29,9 @@ export type TurnState = {
   subtaskText: Map<string, string>;
   /** Whether the turn sent an error frame (the command then exits 1). */
   failed: boolean;
+  /** Whether any model text streamed (at any depth), and whether the turn was stopped. */
+  streamed: boolean;
+  stopped: boolean;
 };
 
 /** A fresh state for a turn that starts at `now` (ms). */
@@ -39,6 +42,8 @@ export const initialTurnState = (now: number): TurnState => ({
   calls: new Map(),
   subtaskText: new Map(),
   failed: false,
+  streamed: false,
+  stopped: false,
 });
 
 /** The depth-0 calls still running, in the order they started. */

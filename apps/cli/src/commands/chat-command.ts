@@ -1,42 +1,86 @@
+import { createClient, httpBase, socketUrl } from "@agentwire/client";
 import { type ChatOptions, parseChatArgs } from "../chat/chat-options.js";
 import { ChatSession, type SessionTerminal } from "../chat/chat-session.js";
-import { openSocket, providerProblem, socketUrl } from "../chat/connect.js";
 import { Interrupts } from "../chat/interrupts.js";
 import { LineReader } from "../chat/line-reader.js";
 import { LiveOutput } from "../chat/live-output.js";
+import { providerProblem } from "../chat/provider-problem.js";
 import { plainOutput } from "../chat/turn-output.js";
+import { type SocketOutcome, watchedSocketClass } from "../chat/watched-socket.js";
 import type { CliIo, ExitCode } from "../cli-io.js";
+import { SeenThreads } from "../threads/seen-threads.js";
 
-/** `agentwire chat`: talks to a running server over the same protocol as every client. */
+// A person waits at a terminal: after a drop, try again at least every 5 s rather than the SDK's 15.
+const RECONNECT = { maxDelayMs: 5_000 };
+
+/** `agentwire chat`: talks to a running server over the same protocol as every client, through the SDK. */
 export async function runChatCommand(args: string[], io: CliIo): Promise<ExitCode> {
   const options = parseChatArgs(args, io);
   if (typeof options === "number") return options;
-  const url = socketUrl(options.url);
+  const url = chatSocketUrl(options.url);
   if (!url) {
     io.stderr("agentwire chat: --url must be a ws://, wss://, http:// or https:// address\n");
     return 2;
   }
-  // Both at once: the provider list may take a moment (a provider's model list is fetched).
-  const [socket, problem] = await Promise.all([
-    openSocket(url, options.token),
-    providerProblem(url, options.token, options.provider),
-  ]);
-  if (!socket.ok) {
-    io.stderr(`agentwire chat: ${socket.message}\n`);
-    return 1;
-  }
-  if (problem) {
-    socket.ws.close();
-    io.stderr(`agentwire chat: ${problem}\n`);
-    return 1;
-  }
-  const terminal = openTerminal(io);
+  let first: ((outcome: SocketOutcome) => void) | undefined;
+  const firstSocket = new Promise<SocketOutcome>((resolve) => {
+    first = resolve;
+  });
+  const client = createClient({
+    url,
+    ...(options.token && { token: options.token }),
+    WebSocket: watchedSocketClass((outcome) => first?.(outcome)),
+    reconnect: RECONNECT,
+  });
   try {
-    return await converse(new ChatSession(socket.ws, terminal, options), terminal, options);
+    // Both at once: the provider list may take a moment (a provider's model list is fetched).
+    const [socket, problem] = await Promise.all([
+      firstSocket,
+      providerProblem(httpBase(url), options.token, options),
+    ]);
+    // Only the first socket says whether the server is there at all; later drops are the SDK's to mend.
+    first = undefined;
+    if (!socket.ok) {
+      io.stderr(`agentwire chat: ${socket.message}\n`);
+      return 1;
+    }
+    if (problem) {
+      io.stderr(`agentwire chat: ${problem}\n`);
+      return 1;
+    }
+    const seen = new SeenThreads(io.env, httpBase(url));
+    const looked = async (threadId: string) => {
+      const thread = (await client.threads.list().catch(() => [])).find((t) => t.id === threadId);
+      if (thread) seen.note({ [threadId]: thread.updated_at });
+    };
+    return await chat(new ChatSession(client, openTerminal(io), options, looked), options);
+  } finally {
+    client.close();
+  }
+}
+
+async function chat(session: ChatSession, options: ChatOptions): Promise<ExitCode> {
+  const { terminal } = session;
+  try {
+    return await converse(session, terminal, options);
   } finally {
     terminal.interrupts.close();
     terminal.lines.close();
-    socket.ws.close();
+  }
+}
+
+/**
+ * The socket URL for what the user typed, or undefined when it is no ws(s)/http(s) address. A bare
+ * `ws://host` gets `/ws` (the server upgrades only there), as an `http://host` base does in the SDK.
+ */
+function chatSocketUrl(input: string): string | undefined {
+  try {
+    const url = new URL(input);
+    if (!["ws:", "wss:", "http:", "https:"].includes(url.protocol)) return undefined;
+    const bare = (url.protocol === "ws:" || url.protocol === "wss:") && url.pathname === "/";
+    return socketUrl(bare ? `${url.protocol}//${url.host}/ws${url.search}` : input);
+  } catch {
+    return undefined;
   }
 }
 
@@ -45,6 +89,12 @@ async function converse(
   terminal: SessionTerminal,
   options: ChatOptions,
 ): Promise<ExitCode> {
+  if (options.thread) {
+    const code = await session.catchUp(options.thread);
+    if (code === undefined) return 1;
+    // A one-shot chat whose waiting turn was not brought to its end does not add a message to it.
+    if (options.question && code !== 0) return code;
+  }
   if (options.question) return session.turn(options.question);
   for (;;) {
     terminal.write("> ");

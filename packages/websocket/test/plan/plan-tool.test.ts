@@ -1,6 +1,5 @@
 import type { ProviderRequest } from "@agentwire/agents";
-import type { ScriptedStep } from "@agentwire/agents/testing";
-import { contentText, type ServerFrame } from "@agentwire/protocol";
+import type { ServerFrame } from "@agentwire/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   type ChatTestServer,
@@ -10,6 +9,7 @@ import {
   startChatServer,
 } from "../chat/chat-harness.js";
 import { expectStartsEnded, finalRow, storedMessages, threadOf } from "../chat/turn-helpers.js";
+import { firstText, lastMessage, script } from "./plan-script.js";
 
 let server: ChatTestServer | undefined;
 afterEach(async () => {
@@ -20,55 +20,6 @@ afterEach(async () => {
 type Frame<T extends ServerFrame["type"]> = Extract<ServerFrame, { type: T }>;
 const ofType = <T extends ServerFrame["type"]>(frames: ServerFrame[], type: T) =>
   frames.filter((f): f is Frame<T> => f.type === type);
-
-const plan = {
-  goal: "a short report",
-  stages: [
-    {
-      id: "research",
-      name: "Research",
-      mode: "parallel",
-      steps: [
-        { id: "facts", title: "Collect facts", instructions: "collect facts" },
-        { id: "quotes", title: "Find quotes", instructions: "find quotes" },
-      ],
-    },
-    {
-      id: "write",
-      name: "Write",
-      mode: "sequence",
-      steps: [{ id: "draft", title: "Write it", instructions: "write it", inputs: ["facts", "quotes"] }],
-    },
-  ],
-};
-
-const lastMessage = (r: ProviderRequest) => r.messages.at(-1);
-const firstText = (r: ProviderRequest) => {
-  const first = r.messages[0];
-  return first?.role === "user" ? contentText(first.content) : "";
-};
-
-/**
- * Root: "make a report (<mode>)" → create_plan in that mode; after a tool result → "finished: …";
- * after any other user message → "noted: <message>". Planner → the plan; steps → "did <task>".
- */
-function script(r: ProviderRequest): ScriptedStep {
-  if (r.systemPrompt.startsWith("You are a planner"))
-    return { text: `\`\`\`json\n${JSON.stringify(plan)}\n\`\`\`` };
-  if (r.systemPrompt.startsWith("You are a focused sub-agent")) {
-    return { text: `did ${firstText(r).split("\n")[0]}` };
-  }
-  const last = lastMessage(r);
-  if (last?.role === "tool") return { text: `finished: ${last.content.slice(0, 40)}` };
-  const said = last?.role === "user" ? contentText(last.content) : "";
-  const mode = /make a report \((\w+)\)/.exec(said)?.[1];
-  if (mode) {
-    return {
-      toolCalls: [{ id: "cp1", name: "create_plan", args: { objective: "a report", execution_mode: mode } }],
-    };
-  }
-  return { text: `noted: ${said}` };
-}
 
 async function draftOnThread(s: ChatTestServer) {
   const client = await s.connect();

@@ -1,0 +1,60 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { createProviderRegistry } from "@agentwire/agents";
+import { ScriptedProvider, type ScriptedStep } from "@agentwire/agents/testing";
+import { loadConfig } from "../../../../apps/server/src/config.js";
+import { type RunningServer, startServer } from "../../../../apps/server/src/start-server.js";
+import { createChatServices, createLogger } from "../../../websocket/src/index.js";
+
+const root = fileURLToPath(new URL("../../../../", import.meta.url));
+/** The websocket package's crash test server: its second model call streams "Half an answer", then hangs. */
+const crashChild = fileURLToPath(new URL("../../../websocket/test/chat/crash-child.ts", import.meta.url));
+
+/** The crash server as a real process (to kill with -9), and the http URL it listens on. */
+export type CrashServer = { proc: ChildProcess; url: Promise<string> };
+
+/** Starts the crash server as a real process over the SQLite file `dbPath`. */
+export function spawnCrashServer(dbPath: string): CrashServer {
+  const proc = spawn(process.execPath, ["--import", "tsx", "--conditions=@agentwire/source", crashChild], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? "", DATABASE_PATH: dbPath },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  proc.stderr?.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const url = new Promise<string>((resolve, reject) => {
+    createInterface({ input: proc.stdout as NodeJS.ReadableStream }).on("line", (line) => {
+      const entry = JSON.parse(line) as { url?: string };
+      if (entry.url) resolve(entry.url);
+    });
+    proc.once("exit", (code) => reject(new Error(`server exited with ${code} before listening:\n${stderr}`)));
+  });
+  return { proc, url };
+}
+
+/** Kills the process with SIGKILL and resolves once it is gone. */
+export async function killHard(proc: ChildProcess): Promise<NodeJS.Signals | null> {
+  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+    proc.once("exit", (_code, signal) => resolve(signal)),
+  );
+  proc.kill("SIGKILL");
+  return exited;
+}
+
+/** The server started again (in this process) over the same database, its model scripted by `steps`. */
+export function restartServer(dbPath: string, steps: ScriptedStep[]): Promise<RunningServer> {
+  const providers = createProviderRegistry(
+    {},
+    {
+      extraProviders: [new ScriptedProvider(steps)],
+      extraDefaultModels: { scripted: "scripted-1" },
+    },
+  );
+  return startServer(loadConfig({ DATABASE_PATH: dbPath, PORT: "0", LOG_LEVEL: "silent" }), {
+    services: { chat: createChatServices({ providers, defaults: { provider: "scripted" } }) },
+    logger: createLogger({ level: "silent" }),
+  });
+}
