@@ -6,7 +6,7 @@ import { emptyThread } from "../src/state/thread-view.js";
 import { chunk, done, row, stamp, usage } from "./fixtures.js";
 import { shape } from "./shape.js";
 
-const tree = { nodes: [] };
+const tree = { version: 1 as const, nodes: [] };
 const firstPart: ServerFrame[] = [
   { type: "message", message: row({ id: "u", role: "user", content: "work" }) },
   chunk("Part one. "),
