@@ -115,6 +115,14 @@ describe("continue_turn after a budget", () => {
       expect(rows.filter((r) => r.role === "user")).toHaveLength(1);
       expect(rows.at(-1)).toMatchObject({ status: "complete", content: "Done after the note" });
 
+      // A client that saw the first part catches up on the continuation, every frame once.
+      const late = await server.connect();
+      late.command("resume_chat", { thread_id: threadId, last_seq: lastSeq(first) });
+      const replay = await late.collectUntil((f) => f.type === "chat_resumed");
+      const seqs = (frames: ServerFrame[]) => frames.flatMap((f) => ("seq" in f && f.seq ? [f.seq] : []));
+      expect(seqs(replay)).toEqual(seqs(second));
+      expect(replay.at(-1)).toMatchObject({ type: "chat_resumed", status: "finished" });
+
       // Now complete: nothing left to continue.
       client.command("continue_turn", { thread_id: threadId }, "again");
       expect(await client.next("error", { where: (e) => e.request_id === "again" })).toMatchObject({
