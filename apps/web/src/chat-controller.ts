@@ -124,6 +124,15 @@ export class ChatController {
     if (threadId) this.command({ command: "stop", data: { thread_id: threadId } });
   }
 
+  /** Continues the open thread's last turn, which a budget or the iteration limit ended, with a fresh budget. */
+  continueTurn(): boolean {
+    const threadId = this.state.route.threadId;
+    if (!threadId) return false;
+    const requestId = `c${++this.requestCounter}-${Math.random().toString(36).slice(2, 8)}`;
+    // The turn reopens on the server's `agent_state resumed`; a refusal comes back as a notice.
+    return this.command({ command: "continue_turn", request_id: requestId, data: { thread_id: threadId } });
+  }
+
   answer(toolCallId: string, answer: string): void {
     const threadId = this.state.route.threadId;
     if (!threadId) return;

@@ -97,6 +97,7 @@ export type { Tool, ToolContext, ToolOutcome } from "./tools/tool.js";
 export { buildExecutionTree, ExecutionTreeBuilder } from "./tree/execution-tree-builder.js";
 export type { Checkpoint, CheckpointEvent, CheckpointLevel } from "./turn/checkpoint.js";
 export { CheckpointTree, openCalls } from "./turn/checkpoint-tree.js";
+export { withFreshIterations } from "./turn/fresh-iterations.js";
 export type { LoopEvent, ToolCallUpdateEvent } from "./turn/loop-event.js";
 export { type PermissionClass, permissionClasses } from "./turn/permission-class.js";
 export type { SuspendedState } from "./turn/suspended-state.js";

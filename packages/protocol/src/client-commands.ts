@@ -95,6 +95,8 @@ export const PlanDecisionData = z.strictObject({
   decision: z.enum(["approve", "revise"]),
   feedback: z.string().max(100_000).optional(),
 });
+/** Continues the thread's last turn, which a budget or the iteration limit ended, with a fresh budget. */
+export const ContinueTurnData = z.strictObject({ thread_id: id });
 /** Asks for `thread_state` frames about all the user's threads on this socket. */
 export const SubscribeThreadsData = z.strictObject({});
 
@@ -110,6 +112,7 @@ export const clientCommandData = {
   ping: PingData,
   plan_decision: PlanDecisionData,
   subscribe_threads: SubscribeThreadsData,
+  continue_turn: ContinueTurnData,
 } as const;
 
 export type ClientCommandName = keyof typeof clientCommandData;
@@ -129,6 +132,7 @@ export const ToolResultFrame = envelope("tool_result");
 export const PingFrame = envelope("ping");
 export const PlanDecisionFrame = envelope("plan_decision");
 export const SubscribeThreadsFrame = envelope("subscribe_threads");
+export const ContinueTurnFrame = envelope("continue_turn");
 
 /** Every frame a client may send. */
 export const ClientFrame = z.discriminatedUnion("command", [
@@ -142,6 +146,7 @@ export const ClientFrame = z.discriminatedUnion("command", [
   PingFrame,
   PlanDecisionFrame,
   SubscribeThreadsFrame,
+  ContinueTurnFrame,
 ]);
 export type ClientFrame = z.infer<typeof ClientFrame>;
 

@@ -12,6 +12,8 @@ export {
   ClientToolsManifestData,
   ClientToolsManifestFrame,
   CONTEXT_KIND,
+  ContinueTurnData,
+  ContinueTurnFrame,
   clientCommandData,
   clientCommandNames,
   MediaGeneration,

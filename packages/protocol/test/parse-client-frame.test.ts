@@ -18,6 +18,7 @@ describe("parseClientFrame", () => {
       ping: {},
       plan_decision: { thread_id: "t1", plan_id: "p1", decision: "revise", feedback: "fewer steps" },
       subscribe_threads: {},
+      continue_turn: { thread_id: "t1" },
     };
     for (const command of clientCommandNames) {
       const r = parse({ command, data: valid[command], request_id: "r1" });

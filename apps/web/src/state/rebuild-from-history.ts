@@ -80,7 +80,9 @@ export function turnFromRows(rows: StoredMessage[], plans = new Map<string, Plan
   for (const row of assistants) {
     if (row === final && nodes) turn = placeRemainingRoots(turn, nodes, placed, placeNode);
     const text = contentText(row.content);
-    if (!(row === final && repeatsEarlierText(row, previous))) turn = appendText(turn, null, text, false);
+    // A turn's end row repeats its last text; one continued (continue_turn) has an end row per part.
+    const endRow = row === final || row.execution_tree !== undefined;
+    if (!(endRow && repeatsEarlierText(row, previous))) turn = appendText(turn, null, text, false);
     previous = text;
     for (const call of row.tool_calls ?? []) {
       const node = nodes?.find((n) => n.id === call.id && n.parent_id === null);

@@ -58,7 +58,7 @@ export function ChatView({
           {turns.length === 0 ? (
             <p class="empty">{empty}</p>
           ) : (
-            turns.map((t) => <TurnBlock key={t.key} turn={t} />)
+            turns.map((t, i) => <TurnBlock key={t.key} turn={t} last={i === turns.length - 1} />)
           )}
         </div>
         {noProvider && <NoProviderNotice />}

@@ -1,4 +1,5 @@
 import type { BudgetView, TurnView } from "../state/thread-view.js";
+import { useController } from "./controller-context.js";
 import { formatCount, formatDuration } from "./format.js";
 import { countCards, usageLine } from "./usage-line.js";
 
@@ -30,8 +31,14 @@ export function budgetDetail({ reason, limit, observed }: BudgetView): string {
   }
 }
 
-/** How the turn ended: budget, stop, errors, and what it used and cost. */
-export function TurnFooter({ turn }: { turn: TurnView }) {
+/** True when the ended turn stopped at a limit that `continue_turn` lifts (a budget, the iteration limit). */
+export function canContinue(turn: TurnView): boolean {
+  if (turn.running) return false;
+  return turn.budget !== undefined || turn.errors.some((e) => e.includes("iteration_limit"));
+}
+
+/** How the turn ended: budget, stop, errors, and what it used and cost; "Continue" on the last turn a limit ended. */
+export function TurnFooter({ turn, last = false }: { turn: TurnView; last?: boolean }) {
   const { budget } = turn;
   const usage = usageLine(turn.usage, countCards(turn));
   return (
@@ -47,7 +54,19 @@ export function TurnFooter({ turn }: { turn: TurnView }) {
           {error}
         </p>
       ))}
+      {last && canContinue(turn) && <ContinueButton />}
       {usage && <p class="usage">{usage}</p>}
     </>
+  );
+}
+
+function ContinueButton() {
+  const controller = useController();
+  return (
+    <p class="continue">
+      <button type="button" onClick={() => controller.continueTurn()}>
+        Continue
+      </button>
+    </p>
   );
 }

@@ -4,7 +4,7 @@ import { QuestionBox } from "./question-box.js";
 import { TurnFooter } from "./turn-footer.js";
 
 /** One user message and the agent's answer to it; questions and approvals sit where they came up. */
-export function TurnBlock({ turn }: { turn: TurnView }) {
+export function TurnBlock({ turn, last = false }: { turn: TurnView; last?: boolean }) {
   // A question normally shows in its ask_user card; one without a card still has to be answerable.
   const loose = turn.questions.filter((q) => !turn.cards[q.toolCallId]);
   return (
@@ -20,7 +20,7 @@ export function TurnBlock({ turn }: { turn: TurnView }) {
         {loose.map((q) => (
           <QuestionBox key={q.toolCallId} question={q} />
         ))}
-        <TurnFooter turn={turn} />
+        <TurnFooter turn={turn} last={last} />
       </div>
     </article>
   );

@@ -63,6 +63,11 @@ export function respondFor(gates: ScriptGates) {
             }
           : { text: `${which} costs ${which === "A" ? 3 : 4}.` };
       }
+      // With a model-call budget of 1 it stops after the lookup; Continue brings the answer.
+      case "Price in steps":
+        return results.length === 0
+          ? { text: "Looking up A. ", toolCalls: [{ name: "lookup_price", args: { shop: "A" } }] }
+          : { text: "A costs 3, after the lookup." };
       case "Deep work":
         return results.length === 0
           ? {

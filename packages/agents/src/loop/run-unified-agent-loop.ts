@@ -53,6 +53,9 @@ export async function* runUnifiedAgentLoop(params: RunLoopParams): AsyncGenerato
             const breach = level.budget.claimReport();
             if (breach) yield { type: "budget_exceeded", ...breach };
           }
+          // The root's state at a limit, with the results of the batch it cut: `continue_turn` goes
+          // on from exactly here (the last step's checkpoint would lose or repeat work).
+          if (root && continuable(step.status)) yield checkpointEvent(level);
           return result(level, step.status, {
             ...(step.error !== undefined && { error: step.error }),
             ...(step.status === "budget_exceeded" && level.budget.breach && { budget: level.budget.breach }),
@@ -69,6 +72,11 @@ export async function* runUnifiedAgentLoop(params: RunLoopParams): AsyncGenerato
       level.budget.dispose();
     }
   }
+}
+
+/** The ends a user may continue from with a fresh budget. */
+function continuable(status: LoopStatus): boolean {
+  return status === "budget_exceeded" || status === "iteration_limit";
 }
 
 function result(level: Level, status: LoopStatus, extra: Partial<LoopResult>): LoopResult {

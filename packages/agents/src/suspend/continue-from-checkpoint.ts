@@ -16,7 +16,15 @@ import { resolveTools } from "./resume-tool-level.js";
 import type { ResumeParams } from "./resume-unified-agent-loop.js";
 
 /** What continuing needs beside the checkpoint: the same provider, root toolbelt and turn context. */
-export type ContinueParams = Omit<ResumeParams, "state" | "answer"> & { checkpoint: Checkpoint };
+export type ContinueParams = Omit<ResumeParams, "state" | "answer"> & {
+  checkpoint: Checkpoint;
+  /**
+   * Why the turn stopped there. `crash` (the default): calls in flight may have run. `budget`: the
+   * turn stopped at a limit (see withFreshIterations), so the calls the checkpoint leaves open never
+   * started, and they all run.
+   */
+  after?: "crash" | "budget";
+};
 
 /** The result of a call that was running when the process died and cannot safely run twice. */
 export const RESTARTED = "the server restarted before this call finished";
@@ -33,6 +41,7 @@ export function isIdempotent(tool: Tool | undefined): boolean {
  * had finished no model call yet and runs again from its start; a call of an idempotent tool runs
  * again; any other call gets an error result (RESTARTED, its `end` yielded here) and the model
  * decides. Then each level goes on as before the crash: the model call that was in flight is made again.
+ * With `after: "budget"` it continues the state a limit stopped the turn at (see ContinueParams).
  */
 export function continueFromCheckpoint(p: ContinueParams): AsyncGenerator<LoopEvent, LoopResult> {
   return continueLevel(p, p.checkpoint.root);
@@ -42,6 +51,7 @@ async function* continueLevel(
   p: ContinueParams,
   level: CheckpointLevel,
 ): AsyncGenerator<LoopEvent, LoopResult> {
+  const fresh = p.after === "budget";
   const tools = resolveTools(p.tools, level.toolNames);
   const byName = new Map(tools.map((t) => [t.name, t]));
   const last = level.messages.at(-1);
@@ -76,7 +86,7 @@ async function* continueLevel(
       answered.push(toolResult(call, cut.text, settled.isError));
       // Its result is durable now, as the batch's finished calls are in the loop.
       yield { type: "checkpoint", level: { ...own, results: [...level.results, ...answered] } };
-    } else if (call.name === RUN_SUBTASK || isIdempotent(byName.get(call.name))) {
+    } else if (fresh || call.name === RUN_SUBTASK || isIdempotent(byName.get(call.name))) {
       again.push({ type: "tool-call", id: call.id, name: call.name, args: call.args });
     } else {
       yield endEvent({ ...nest, now: () => 0 }, call, RESTARTED, true, 0);

@@ -35,6 +35,7 @@ export function reduceFrame(view: ThreadView, frame: ServerFrame): ThreadView {
     case "tool_call_update":
       return onTurn(view, (t) => onToolUpdate(t, frame));
     case "agent_state":
+      if (frame.state === "resumed" && lastTurn(view)?.running === false) return reopen(view, frame);
       return onTurn(view, (t) => {
         // Leaving waiting_on_user means the pending decisions were made (maybe in another tab).
         const left = t.state === "waiting_on_user" && frame.state !== "waiting_on_user";
@@ -163,6 +164,22 @@ export function reduceFrames<V extends ThreadView = ThreadView>(
 }
 
 const INTERRUPTED = "turn ended: interrupted";
+
+/**
+ * The last turn, which had ended, goes on (`continue_turn` after a limit): it runs again, and the
+ * limit's notice goes (the turn's new end brings its own). A stored turn that ended past its limit
+ * already holds what follows (a resume replaying it): its frames are skipped up to their `done`.
+ */
+function reopen(view: ThreadView, frame: ServerFrameOf<"agent_state">): ThreadView {
+  const turn = lastTurn(view) as TurnView;
+  const limited = (e: string) =>
+    e.startsWith("turn ended: iteration_limit") || e.startsWith("iteration_limit:");
+  const atLimit = turn.budget !== undefined || turn.errors.some(limited);
+  if (turn.settled && !atLimit) return { ...view, skipping: turn.user?.id ?? turn.key };
+  const { budget: _budget, activity: _activity, settled: _settled, ...rest } = turn;
+  const errors = turn.errors.filter((e) => !limited(e));
+  return replaceLast(view, { ...rest, running: true, state: frame.state, stateDetail: frame.detail, errors });
+}
 
 function onMessage(view: ThreadView, message: StoredMessage): ThreadView {
   if (message.role === "user") return onUserMessage(view, message);

@@ -2,6 +2,7 @@ import type { ClientCommandName } from "@agentwire/protocol";
 import type { ChatCommandHandler } from "../chat/chat-command-handler.js";
 import type { ChatServices } from "../chat/chat-services.js";
 import { handleAnswer } from "../chat/handle-answer.js";
+import { handleContinueTurn } from "../chat/handle-continue-turn.js";
 import { handlePlanDecision } from "../chat/handle-plan-decision.js";
 import { handleResumeChat } from "../chat/handle-resume-chat.js";
 import { handleStop } from "../chat/handle-stop.js";
@@ -26,5 +27,6 @@ export function chatCommandHandlers(services: AgentwireServices & { chat: ChatSe
     tool_approval_response: bind(handleToolApprovalResponse),
     subscribe_threads: bind(handleSubscribeThreads),
     plan_decision: bind(handlePlanDecision),
+    continue_turn: bind(handleContinueTurn),
   };
 }
