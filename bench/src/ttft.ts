@@ -1,14 +1,16 @@
-// `pnpm bench ttft [--samples N]`: time from sending `chat_message` to the first `chunk` frame with an
-// instant ScriptedProvider, against the round trip of a bare `ws` server that answers the same
+// `pnpm bench ttft [--samples N] [--instant]`: time from sending `chat_message` to the first `chunk`
+// frame with a scripted provider whose first token comes at once, against the round trip of a bare `ws` server that answers the same
 // message with the same chunk frame; samples alternate A/B in the same process. Then, with context
 // management on, TTFT on a short thread vs a thread of 500 stored messages with a rolling summary,
 // and the server time of that thread's context assembly. Writes bench/results/ttft.json.
 import { writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import { ContextSettings, SUMMARIZER_SYSTEM_PROMPT } from "@agentwire/agents";
+import { ContextSettings, type ProviderRequest, SUMMARIZER_SYSTEM_PROMPT } from "@agentwire/agents";
+import type { ScriptedStep } from "@agentwire/agents/testing";
 import { loadThreadContext } from "@agentwire/websocket";
 import WebSocket, { WebSocketServer } from "ws";
 import { BENCH_USER, seedLongThread } from "./_long-thread.js";
+import { PacedProvider } from "./_paced-provider.js";
 import {
   benchStart,
   isDoneFrame,
@@ -60,14 +62,18 @@ function openClient(url: string) {
   };
 }
 
-// agentwire: an instant one-chunk answer; every sample is a new thread (no history to load).
+// agentwire: the first text delta at once, the rest of the answer REST_MS later, as a model streams;
+// every sample is a new thread (no history to load). With --instant the whole answer comes at once (the
+// method before 2026-11-26): the turn then ends in the tick of its first token, so the first chunk
+// waited for the turn's end (final row, ledger, tree) to commit with it, which no streamed answer does.
+const INSTANT = process.argv.includes("--instant");
+const REST_MS = 2;
 let summarizerCalls = 0;
-const server = await startBenchServer({
-  provider: (request) => {
-    if (request.systemPrompt === SUMMARIZER_SYSTEM_PROMPT) summarizerCalls += 1;
-    return { text: ["Hello"], usage: { inputTokens: 3, outputTokens: 1 } };
-  },
-});
+const respond = (request: ProviderRequest): ScriptedStep => {
+  if (request.systemPrompt === SUMMARIZER_SYSTEM_PROMPT) summarizerCalls += 1;
+  return { text: INSTANT ? ["Hello"] : ["Hello", "!"], usage: { inputTokens: 3, outputTokens: 1 } };
+};
+const server = await startBenchServer({ provider: INSTANT ? respond : new PacedProvider(respond, REST_MS) });
 const agentwire = openClient(server.wsUrl);
 await agentwire.opened;
 
@@ -194,7 +200,8 @@ const report = {
       "createServer + createChatServices + chatCommandHandlers, AUTH_MODE=none, SQLite temp file (WAL, " +
       "synchronous=NORMAL), pino at info to a null sink; each sample creates a new thread, so the path includes " +
       "thread + turn + user-message inserts, the thread/message/agent_state frames before the chunk, history load " +
-      "and toolbelt; ScriptedProvider answers one text delta with no delay",
+      "and toolbelt; the provider (ScriptedProvider, paced by bench/src/_paced-provider.ts) sends its first text delta at once and the rest 2 ms later, as a model streams; with --instant (the method before 2026-11-26) the whole answer at once, so the turn ends in the tick of its first token and its first chunk commits with the turn's end",
+    instant: INSTANT,
     bare_ws:
       "ws WebSocketServer (perMessageDeflate off) that answers every message with one JSON.stringify()d chunk frame " +
       "(thread_id/seq included): the transport's round trip",

@@ -8,7 +8,7 @@ import { RUN_SUBTASK } from "../subtask/run-subtask-tool.js";
 import type { Tool } from "../tools/tool.js";
 import type { AgentStateEvent, LoopEvent } from "../turn/loop-event.js";
 import { UsageAccumulator } from "../usage/usage-accumulator.js";
-import { shareAbortListener } from "./abortable.js";
+import { linkAbort, shareAbortListener } from "./abortable.js";
 import type { LoopContext } from "./loop-context.js";
 import { estimateTextTokens, estimateTokens } from "./prune-history.js";
 import type { RunLoopParams } from "./run-loop-params.js";
@@ -46,9 +46,9 @@ export type Level = {
 export function createLevel(params: RunLoopParams): Level {
   const { ctx } = params;
   const depth = params.depth ?? 0;
+  // The level's signal: its own end, the turn's budget, and the caller's (a stop, a parent's end).
   const local = new AbortController();
-  const signals = [ctx.budget.signal, local.signal];
-  if (params.signal) signals.push(params.signal);
+  const unlink = linkAbort(local, [ctx.budget.signal, params.signal]);
   const inheritable = params.tools.filter(
     (t) => t.name !== FINISH_SUBTASK && !(t.name === RUN_SUBTASK && depth >= ctx.budget.limits.MAX_DEPTH),
   );
@@ -62,13 +62,13 @@ export function createLevel(params: RunLoopParams): Level {
     budget: ctx.budget,
     depth,
     parentId: params.parentId ?? null,
-    signal: AbortSignal.any(signals),
+    signal: local.signal,
     inheritable,
     tools: new Map(own.map((t) => [t.name, t])),
     specs,
     messages: [],
     historyTokens: 0,
-    fixedTokens: estimateTextTokens(params.systemPrompt) + estimateTextTokens(JSON.stringify(specs)),
+    fixedTokens: estimateTextTokens(params.systemPrompt) + Math.ceil(specsLength(specs) / 4),
     usage: new UsageAccumulator(),
     lastText: "",
     iterations: params.iterationsUsed ?? 0,
@@ -77,7 +77,10 @@ export function createLevel(params: RunLoopParams): Level {
     state: null,
     now: ctx.now ?? (() => performance.now()),
     offer: params.offer ?? (depth === 0 ? directOffer(ctx) : decline),
-    dispose: () => local.abort(LEVEL_ENDED),
+    dispose: () => {
+      unlink();
+      local.abort(LEVEL_ENDED);
+    },
   };
   // One abort listener for the level's life (it fires in dispose), shared by every wait on the signal.
   shareAbortListener(level.signal);
@@ -86,6 +89,30 @@ export function createLevel(params: RunLoopParams): Level {
 }
 
 const decline = () => false;
+
+/**
+ * Each input schema as JSON, in characters. A toolbelt's tools are made anew each turn (the approval
+ * gate wraps them), but their schemas are the same objects turn after turn.
+ */
+const schemaLengths = new WeakMap<object, number>();
+
+/**
+ * `JSON.stringify(specs).length` without stringifying every tool's schema for every level: the
+ * brackets and commas, and per spec its name, description and cached schema length.
+ */
+function specsLength(specs: readonly ToolSpec[]): number {
+  let length = 2 + Math.max(0, specs.length - 1);
+  for (const spec of specs) {
+    let schema = schemaLengths.get(spec.inputSchema);
+    if (schema === undefined) {
+      schema = JSON.stringify(spec.inputSchema).length;
+      schemaLengths.set(spec.inputSchema, schema);
+    }
+    // {"name":…,"description":…,"inputSchema":…}
+    length += 39 + JSON.stringify(spec.name).length + JSON.stringify(spec.description).length + schema;
+  }
+  return length;
+}
 
 /** Why a level's own signal fires when it ends: a plain value, not a DOMException and its stack per level. */
 const LEVEL_ENDED = "level ended";
