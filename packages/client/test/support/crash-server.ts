@@ -44,7 +44,11 @@ export async function killHard(proc: ChildProcess): Promise<NodeJS.Signals | nul
   return exited;
 }
 
-/** The server started again (in this process) over the same database, its model scripted by `steps`. */
+/**
+ * The server started again (in this process) over the same database, its model scripted by `steps`.
+ * With TURN_RECOVERY=interrupt, as the other kill tests that check a cut turn's end: the turn killed
+ * mid-answer ends `interrupted` instead of continuing (crash-continue.test.ts covers continuing).
+ */
 export function restartServer(dbPath: string, steps: ScriptedStep[]): Promise<RunningServer> {
   const providers = createProviderRegistry(
     {},
@@ -53,8 +57,11 @@ export function restartServer(dbPath: string, steps: ScriptedStep[]): Promise<Ru
       extraDefaultModels: { scripted: "scripted-1" },
     },
   );
-  return startServer(loadConfig({ DATABASE_PATH: dbPath, PORT: "0", LOG_LEVEL: "silent" }), {
-    services: { chat: createChatServices({ providers, defaults: { provider: "scripted" } }) },
-    logger: createLogger({ level: "silent" }),
-  });
+  return startServer(
+    loadConfig({ DATABASE_PATH: dbPath, PORT: "0", LOG_LEVEL: "silent", TURN_RECOVERY: "interrupt" }),
+    {
+      services: { chat: createChatServices({ providers, defaults: { provider: "scripted" } }) },
+      logger: createLogger({ level: "silent" }),
+    },
+  );
 }

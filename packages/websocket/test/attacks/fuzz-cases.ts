@@ -40,8 +40,12 @@ import {
 } from "./fuzz-values.js";
 
 const command = fc.constantFrom(...clientCommandNames);
-const fieldsOf = (c: ClientCommandName): Record<string, FieldSpec> =>
-  c === "chat_message" ? chatFields : (commandFields[c] ?? {});
+/** The command's field specs; a command without any (a new one) fails the fuzz loudly, not as `{}`. */
+function fieldsOf(c: ClientCommandName): Record<string, FieldSpec> {
+  const fields = c === "chat_message" ? chatFields : commandFields[c];
+  if (!fields) throw new Error(`fuzz-values.ts has no field specs for the command ${c}: add them`);
+  return fields;
+}
 
 /** Data the command's schema accepts, optional fields present or not. */
 function validData(c: ClientCommandName): fc.Arbitrary<Record<string, unknown>> {

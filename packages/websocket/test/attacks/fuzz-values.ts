@@ -335,6 +335,7 @@ export const commandFields: Record<string, Record<string, FieldSpec>> = {
   },
   ping: {},
   stop: { thread_id: requiredId },
+  continue_turn: { thread_id: requiredId },
   resume_chat: {
     thread_id: requiredId,
     last_seq: {

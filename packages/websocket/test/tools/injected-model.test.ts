@@ -202,15 +202,17 @@ describe("a prompt-injected model against the built-in tools, through a real tur
   });
 
   it("keeps memory per user: B cannot read or list what A wrote", async () => {
+    // Not "0000": that is found by chance in the frames' random ids (one run in a few hundred).
+    const SECRET = "launch-code-value-Qx7";
     server = await startBuiltinServer({ auth: "token" });
     const alice = await server.connect({ token: await server.createToken("alice") });
     const bob = await server.connect({ token: await server.createToken("bob") });
 
     const wrote = await injectedTurn(alice, [
-      { name: "memory_write", args: { key: "launch-code", value: "0000" } },
+      { name: "memory_write", args: { key: "launch-code", value: SECRET } },
     ]);
     expect(toolEnds(wrote)[0]?.is_error).toBeFalsy();
-    expect(await server.repos.memories.get("alice", "launch-code")).toBe("0000");
+    expect(await server.repos.memories.get("alice", "launch-code")).toBe(SECRET);
 
     const frames = await injectedTurn(bob, [
       { name: "memory_read", args: { key: "launch-code" } },
@@ -227,7 +229,7 @@ describe("a prompt-injected model against the built-in tools, through a real tur
     expect(String(readPath?.result)).toMatch(/key may only contain/);
     expect(list?.is_error).toBeFalsy();
     expect(JSON.parse(String(list?.result))).toMatchObject({ keys: [], count: 0 });
-    expect(JSON.stringify(frames)).not.toContain("0000");
+    expect(JSON.stringify(frames)).not.toContain(SECRET);
     expect(await server.repos.memories.keys("bob")).toEqual([]);
 
     // A's own read still works, and an overwrite replaces (one row per (user, key)).
