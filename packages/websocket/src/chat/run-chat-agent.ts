@@ -7,7 +7,7 @@ import {
 } from "@agentwire/agents";
 import type { ChatMessageData } from "@agentwire/protocol";
 import { AgentwireError } from "@agentwire/protocol";
-import type { FrameLog, TurnStartRecord } from "@agentwire/storage";
+import type { FrameLog } from "@agentwire/storage";
 import { driveWhenAdmitted, reserveTurn } from "../turns/admit-turn.js";
 import { appendOutsideTurn } from "../turns/append-outside-turn.js";
 import { beginTurn } from "../turns/begin-turn.js";
@@ -44,23 +44,14 @@ export async function runChatAgent(
   const ticket = reserveTurn(chat.admission, conn.userId);
   let run: TurnRun;
   try {
-    run = await beginTurn(conn, chat, data, who, requestId);
+    // A chat turn cut off before its first step runs again from its message: its start is stored.
+    const plan = options.approvedPlan;
+    run = await beginTurn(conn, chat, data, who, requestId, plan ? { planId: plan.plan.id } : {});
   } catch (error) {
     ticket?.release();
     throw error;
   }
   const plan = options.approvedPlan;
-  // Until the loop's first checkpoint: a turn cut off before any step completed runs again from here.
-  const record: TurnStartRecord = {
-    version: 1,
-    start: {
-      ...who,
-      chatContext: run.chatContext,
-      memoryEnabled: run.memoryEnabled,
-      ...(plan && { planId: plan.plan.id }),
-    },
-  };
-  run.turn.checkpoint(JSON.stringify(record));
   const start = chatLoopStart(chat, run, {
     provider: resolved.provider,
     connectionId: conn.connectionId,
