@@ -149,7 +149,8 @@ export class EdgeConnection {
    */
   command(frame: ClientFrame): Promise<ErrorFrame | undefined> {
     this.requests += 1;
-    const requestId = `edge-${this.requests}`;
+    // A caller's own request_id is kept: it is stored with the turn a chat_message starts.
+    const requestId = frame.request_id ?? `edge-${this.requests}`;
     const text = JSON.stringify({ ...frame, request_id: requestId });
     const handled = this.queue.then(async () => {
       const current: { requestId: string; error?: ErrorFrame } = { requestId };
