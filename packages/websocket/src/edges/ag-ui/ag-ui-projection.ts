@@ -63,6 +63,12 @@ export class AgUiProjection {
     return [{ type: EventType.RUN_ERROR, code, message }];
   }
 
+  /** RUN_FINISHED cancelled: the run stopped the turn it was to continue. */
+  cancel(): AGUIEvent[] {
+    this.stopped = true;
+    return this.finish();
+  }
+
   /** The AG-UI events one native frame stands for. */
   push(frame: ServerFrame): AGUIEvent[] {
     if (this.done) return [];
