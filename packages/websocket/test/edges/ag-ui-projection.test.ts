@@ -12,6 +12,7 @@ import { from, lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { AgUiProjection, NODE_ACTIVITY } from "../../src/edges/ag-ui/ag-ui-projection.js";
 import { readFixture } from "../contract/frame-fixtures.js";
+import { PLAIN_ANSWER_EVENTS } from "./ag-ui-expected.js";
 
 const RUN = { threadId: "client-thread", runId: "run-1" };
 
@@ -45,15 +46,7 @@ const ofType = <T extends EventType>(events: AGUIEvent[], type: T) =>
 describe("AG-UI projection of recorded turns", () => {
   it("a plain answer: one text message, then RUN_FINISHED with the usage", async () => {
     const { events } = await project(framesOf("plain-answer"));
-    expect(types(events)).toEqual([
-      EventType.RUN_STARTED,
-      EventType.STATE_SNAPSHOT,
-      EventType.TEXT_MESSAGE_START,
-      EventType.TEXT_MESSAGE_CONTENT,
-      EventType.TEXT_MESSAGE_CONTENT,
-      EventType.TEXT_MESSAGE_END,
-      EventType.RUN_FINISHED,
-    ]);
+    expect(types(events)).toEqual(PLAIN_ANSWER_EVENTS);
     expect(events[0]).toMatchObject({
       threadId: "client-thread",
       runId: "run-1",

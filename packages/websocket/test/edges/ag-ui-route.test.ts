@@ -11,6 +11,7 @@ import { type ChatTestServer, gate, startChatServer } from "../chat/chat-harness
 import { echoTool } from "../chat/test-tools.js";
 import { storedMessages } from "../chat/turn-helpers.js";
 import { until } from "../support/until.js";
+import { PLAIN_ANSWER_EVENTS } from "./ag-ui-expected.js";
 
 let server: ChatTestServer | undefined;
 afterEach(async () => {
@@ -56,6 +57,18 @@ function respond(request: ProviderRequest): ScriptedStep {
       return result === undefined
         ? { toolCalls: [{ id: "w1", name: "write_note", args: { text: "x" } }] }
         : { text: `result: ${result}` };
+    case "remember":
+      return result === undefined
+        ? {
+            toolCalls: [
+              {
+                id: "sp_1",
+                name: "scratchpad_update",
+                args: { ops: [{ op: "add", kind: "task", title: "Buy milk" }] },
+              },
+            ],
+          }
+        : { text: "Noted." };
     case "fail":
       return { text: "Partial ", error: "upstream overloaded" };
     case "slow":
@@ -113,15 +126,7 @@ describe("AG-UI over POST /api/ag-ui with HttpAgent", () => {
     const agent = agentFor(alice, "conv-1");
     const { events, error } = await say(agent, "hello");
     expect(error).toBeUndefined();
-    expect(types(events)).toEqual([
-      EventType.RUN_STARTED,
-      EventType.STATE_SNAPSHOT,
-      EventType.TEXT_MESSAGE_START,
-      EventType.TEXT_MESSAGE_CONTENT,
-      EventType.TEXT_MESSAGE_CONTENT,
-      EventType.TEXT_MESSAGE_END,
-      EventType.RUN_FINISHED,
-    ]);
+    expect(types(events)).toEqual(PLAIN_ANSWER_EVENTS);
     expect(agent.messages.at(-1)).toMatchObject({ role: "assistant", content: "Hello there!" });
     const threadId = nativeThread(events);
     const again = await say(agent, "hello");
@@ -246,6 +251,24 @@ describe("AG-UI over POST /api/ag-ui with HttpAgent", () => {
     expect(String(result?.content)).toMatch(/declined|denied/i);
     expect(agent.messages.at(-1)).toMatchObject({ role: "assistant" });
     expect(String(agent.messages.at(-1)?.content)).toMatch(/^result: /);
+  });
+
+  it("the scratchpad is the run's state: a delta as the agent writes it, the snapshot on the next run", async () => {
+    const { alice } = await start();
+    const agent = agentFor(alice, "conv-pad");
+    const first = await say(agent, "remember");
+    expect(first.error).toBeUndefined();
+    expect(first.events.some((e) => e.type === EventType.STATE_DELTA)).toBe(true);
+    expect(agent.state).toMatchObject({
+      scratchpad: [{ kind: "task", title: "Buy milk", status: "active" }],
+    });
+    agent.setState({});
+    const second = await say(agent, "hello");
+    expect(second.events[1]).toMatchObject({
+      type: EventType.STATE_SNAPSHOT,
+      snapshot: { scratchpad: [{ title: "Buy milk" }] },
+    });
+    expect(agent.state).toMatchObject({ scratchpad: [{ title: "Buy milk" }] });
   });
 
   it("a provider error ends the run with RUN_ERROR and its stable code", async () => {
