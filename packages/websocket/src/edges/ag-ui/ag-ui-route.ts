@@ -30,9 +30,12 @@ export async function agUiRoute(app: FastifyInstance, opts: { server: EdgeServer
 
     const stream = new PassThrough();
     const projection = new AgUiProjection(run);
+    let finished = false;
     // Frames that arrive before the command has been accepted wait for the run's first events.
     let early: ServerFrame[] | undefined = [];
     const write = (events: AGUIEvent[]) => {
+      // The client may have gone while the command was handled: nothing more is written.
+      if (finished) return;
       for (const event of events) stream.write(`data: ${JSON.stringify(event)}\n\n`);
       if (projection.ended) finish();
     };
@@ -54,7 +57,6 @@ export async function agUiRoute(app: FastifyInstance, opts: { server: EdgeServer
       transport,
       onFrame: (frame) => (early ? early.push(frame) : write(projection.push(frame))),
     });
-    let finished = false;
     const finish = () => {
       if (finished) return;
       finished = true;
