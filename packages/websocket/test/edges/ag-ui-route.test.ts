@@ -231,6 +231,26 @@ describe("AG-UI over POST /api/ag-ui with HttpAgent", () => {
     expect((await server?.repos.turns.latest("alice", threadId))?.status).toBe("complete");
   });
 
+  it("a dismissed question (resume cancelled) stops the waiting turn", async () => {
+    const { alice } = await start();
+    const agent = agentFor(alice, "conv-dismiss");
+    const first = await say(agent, "paint");
+    const threadId = nativeThread(first.events);
+    const second = await say(agent, undefined, {
+      resume: [{ interruptId: "question:ask_1", status: "cancelled" }],
+    });
+    expect(second.error).toBeUndefined();
+    expect(second.events.at(-1)).toMatchObject({
+      type: EventType.RUN_FINISHED,
+      outcome: { type: "cancelled" },
+    });
+    const turn = await until(async () => {
+      const latest = await server?.repos.turns.latest("alice", threadId);
+      return latest?.status === "waiting_user" ? undefined : latest;
+    }, "the waiting turn to end");
+    expect(turn.status).toBe("stopped");
+  });
+
   it("a denied approval: the interrupt names the tool; resume with deny and the model hears it declined", async () => {
     const { alice } = await start();
     const agent = agentFor(alice, "conv-approve");
@@ -384,6 +404,15 @@ describe("AG-UI over POST /api/ag-ui with HttpAgent", () => {
     // The server has seen the client go (its edge connection is gone) while the turn still runs.
     await until(() => s.app.agentwireConnections.forUser("alice").length === 0, "the edge to close");
     expect((await s.repos.turns.latest("alice", threadId))?.status).toBe("running");
+    // The running turn cannot be rejoined over AG-UI: a new run on the thread is busy, and stores nothing.
+    const again = await s.fetch("/api/ag-ui", {
+      method: "POST",
+      token: alice,
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    expect(again.status).toBe(409);
+    expect(await again.json()).toMatchObject({ code: "busy" });
     slow.open();
     const turn = await until(async () => {
       const latest = await s.repos.turns.latest("alice", threadId);
@@ -391,6 +420,7 @@ describe("AG-UI over POST /api/ag-ui with HttpAgent", () => {
     }, "the turn to end");
     expect(turn.status).toBe("complete");
     const rows = await storedMessages(s, threadId, alice);
+    expect(rows.map((r) => r.role)).toEqual(["user", "assistant"]);
     expect(rows.at(-1)).toMatchObject({ role: "assistant", content: "Part one", status: "complete" });
   });
 });
