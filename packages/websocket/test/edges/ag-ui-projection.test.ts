@@ -120,6 +120,15 @@ describe("AG-UI projection of recorded turns", () => {
         .at(-1);
     expect(lastText("sub_a")).toMatchObject({ value: "result-A" });
     expect(lastText("sub_b")).toMatchObject({ value: "result-B" });
+    // While streaming, each chunk is appended alone (a delta the size of its chunk, not of the text so far).
+    const streamed = (id: string) =>
+      ofType(events, EventType.ACTIVITY_DELTA)
+        .filter((e) => e.messageId === `node:${id}`)
+        .flatMap((e) => e.patch)
+        .filter((op) => op.path === "/text_parts/-")
+        .map((op) => (op as { value: string }).value);
+    expect(streamed("sub_a").join("")).toBe("result-A");
+    expect(streamed("sub_b").join("")).toBe("result-B");
     // Subtask text never leaks into the answer.
     expect(
       ofType(events, EventType.TEXT_MESSAGE_CONTENT)

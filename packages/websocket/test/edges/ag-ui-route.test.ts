@@ -182,6 +182,7 @@ describe("AG-UI over POST /api/ag-ui with HttpAgent", () => {
       title: "Task A",
       status: "done",
       text: "A looksA done",
+      text_parts: [],
     });
     expect(nodes.get("sub_b")).toMatchObject({
       parent_id: null,

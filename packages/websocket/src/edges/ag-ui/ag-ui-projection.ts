@@ -142,7 +142,10 @@ export class AgUiProjection {
       const events = this.ensureNode(frame.parent_id, frame.depth - 1);
       const node = this.nodes.get(frame.parent_id) as NodeState;
       node.text += frame.content;
-      events.push(this.nodeDelta(frame.parent_id, [{ op: "replace", path: "/text", value: node.text }]));
+      // Appended, not the text so far replaced: a long subtask's deltas stay the size of its chunks.
+      events.push(
+        this.nodeDelta(frame.parent_id, [{ op: "add", path: "/text_parts/-", value: frame.content }]),
+      );
       return events;
     }
     const events: AGUIEvent[] = [];
@@ -186,6 +189,7 @@ export class AgUiProjection {
         status: "running",
         args_preview: preview(frame.args),
         text: "",
+        text_parts: [],
       },
     });
     if (isSubtask) {
@@ -199,10 +203,18 @@ export class AgUiProjection {
     const id = frame.tool_call_id;
     const events = this.ensureNode(id, frame.depth, frame.parent_id, frame.name);
     const status = frame.is_error === true ? "error" : "done";
+    const text = (this.nodes.get(id) as NodeState).text;
     events.push(
       this.nodeDelta(id, [
         { op: "replace", path: "/status", value: status },
         { op: "add", path: "/result_preview", value: preview(frame.result) },
+        // Once, at the end: the streamed parts joined into `text`.
+        ...(text === ""
+          ? []
+          : ([
+              { op: "replace", path: "/text", value: text },
+              { op: "replace", path: "/text_parts", value: [] },
+            ] as JsonPatchOperation[])),
       ]),
     );
     if (this.openSteps.delete(id)) events.push({ type: EventType.STEP_FINISHED, stepName: stepName(id) });
@@ -237,7 +249,16 @@ export class AgUiProjection {
         activityType: NODE_ACTIVITY,
         // Only a fresh message: an existing one (from the run the node started in) keeps its content.
         replace: false,
-        content: { id, parent_id: parentId, depth, name, title: name, status: "running", text: "" },
+        content: {
+          id,
+          parent_id: parentId,
+          depth,
+          name,
+          title: name,
+          status: "running",
+          text: "",
+          text_parts: [],
+        },
       },
     ];
   }
