@@ -123,6 +123,36 @@ describe("ExecutionTreeBuilder", () => {
       expect(a).not.toHaveProperty("text");
     });
 
+    test("continued after a crash: calls left open inside a call that then ends are interrupted, with their text", () => {
+      let t = 0;
+      const builder = new ExecutionTreeBuilder({ now: () => t });
+      // A plan call whose first step finished and whose second was cut by the crash...
+      builder.add(start("p", null, 0));
+      builder.add(start("p/one", "p", 1));
+      builder.add({ ...end("p/one", false), parent_id: "p", depth: 1 });
+      builder.add(start("p/two", "p", 1));
+      builder.add(start("p/two/c", "p/two", 2));
+      builder.add(chunk("p/two", "two half"));
+      t = 30;
+      // ...ends after the restart with the restart's error; its open steps cannot end any more.
+      builder.add(end("p", true));
+      const byId = new Map(builder.snapshot().nodes.map((n) => [n.id, n]));
+      expect(byId.get("p")).toMatchObject({ is_error: true, result_preview: "cancelled" });
+      expect(byId.get("p")).not.toHaveProperty("status");
+      expect(byId.get("p/one")).toMatchObject({ result_preview: "done" });
+      expect(byId.get("p/one")).not.toHaveProperty("status");
+      expect(byId.get("p/two")).toMatchObject({
+        status: "interrupted",
+        is_error: true,
+        text: "two half",
+        duration_ms: 30,
+      });
+      expect(byId.get("p/two/c")).toMatchObject({ status: "interrupted", is_error: true });
+      // An end that still comes for one of them is its own.
+      builder.add({ ...end("p/two", false), parent_id: "p", depth: 1 });
+      expect(builder.snapshot().nodes.find((n) => n.id === "p/two")).not.toHaveProperty("status");
+    });
+
     test("a suspended tree carries an open call's text into the resumed turn", () => {
       const first = new ExecutionTreeBuilder({ now: () => 0 });
       first.add(start("a", null, 0));

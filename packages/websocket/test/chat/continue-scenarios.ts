@@ -6,7 +6,14 @@
  */
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
-import { createProviderRegistry, defineTool, ok, type ProviderRequest, type Tool } from "@agentwire/agents";
+import {
+  createProviderRegistry,
+  defineTool,
+  ok,
+  type ProviderRequest,
+  RESTARTED,
+  type Tool,
+} from "@agentwire/agents";
 import { ScriptedProvider, type ScriptedStep } from "@agentwire/agents/testing";
 import { z } from "zod";
 import { type ChatServices, createChatServices } from "../../src/index.js";
@@ -135,7 +142,8 @@ function step(
             { id: "cp1", name: "create_plan", args: { objective: "parts", execution_mode: "draft_only" } },
           ],
         };
-      return { text: last.toolCallId === "cp1" ? "Draft ready." : "Plan finished." };
+      if (last.toolCallId === "cp1") return { text: "Draft ready." };
+      return { text: last.content === RESTARTED ? "The plan was cut by a restart." : "Plan finished." };
     case "crash-loop":
       if (!last) return { text: "Step.", toolCalls: [{ id: "e1", name: "echo", args: { text: "x" } }] };
       // Every process that makes this call dies in it. Not before the commit queued ahead of the call
