@@ -153,3 +153,10 @@ export const subtaskText = (frames: Frame[], id: string) =>
     .filter((f) => f.type === "chunk" && f.parent_id === id && !f.done && !f.thinking)
     .map((f) => (f.type === "chunk" ? f.content : ""))
     .join("");
+
+/** The root's streamed text (depth 0), thinking aside. */
+export const rootText = (frames: Frame[]) =>
+  frames
+    .filter((f) => f.type === "chunk" && f.depth === 0 && !f.done && !f.thinking)
+    .map((f) => (f.type === "chunk" ? f.content : ""))
+    .join("");

@@ -4,18 +4,13 @@ import {
   type Frame,
   restart,
   resumeToEnd,
+  rootText,
   runUntilKilled,
   storedRows,
   useCrashHarness,
 } from "./crash-continue-harness.js";
 
 useCrashHarness();
-
-const rootText = (frames: Frame[]) =>
-  frames
-    .filter((f) => f.type === "chunk" && f.depth === 0 && !f.done && !f.thinking)
-    .map((f) => (f.type === "chunk" ? f.content : ""))
-    .join("");
 
 // Spawns a real server process that loads the sources through tsx: seconds on a busy machine.
 describe("usage of a turn continued after kill -9", { timeout: 90_000 }, () => {

@@ -9,6 +9,7 @@ import {
   openClient,
   restart,
   resumeToEnd,
+  rootText,
   runUntilKilled,
   spawnChild,
   storedRows,
@@ -17,12 +18,6 @@ import {
 } from "./crash-continue-harness.js";
 
 useCrashHarness();
-
-const rootText = (frames: Frame[]) =>
-  frames
-    .filter((f) => f.type === "chunk" && f.depth === 0 && !f.done && !f.thinking)
-    .map((f) => (f.type === "chunk" ? f.content : ""))
-    .join("");
 
 // Each test spawns real server processes that load the sources through tsx: seconds each on a busy machine.
 describe(
