@@ -34,7 +34,10 @@ function leaseReader(threadId: string) {
     wake?.();
   });
   const line = async () => {
-    while (replies.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+    while (replies.length === 0)
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
     return replies.shift() as string;
   };
   const key = `aw:lease:${threadId}`;
