@@ -91,6 +91,13 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ AUTH_TOKENS: "alice:short-secret" })).not.toThrow(/short-secret/);
   });
 
+  it("takes a long task's wall clock (an hour, a month) as given", () => {
+    for (const ms of [3_600_000, 31 * 86_400_000]) {
+      const config = loadConfig({ MAX_WALL_CLOCK_MS: String(ms) });
+      expect(config.budget.MAX_WALL_CLOCK_MS).toBe(ms);
+    }
+  });
+
   it("reads budgets, origins, providers and compatible endpoints", () => {
     const config = loadConfig({
       MAX_DEPTH: "5",

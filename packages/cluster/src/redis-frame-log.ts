@@ -80,7 +80,7 @@ export class RedisFrameLog extends MemoryFrameLog implements FrameLog {
     while (this.storing) await this.storing;
   }
 
-  async claim(threadId: string): Promise<void> {
+  async claim(threadId: string, options: { turn?: boolean } = {}): Promise<void> {
     const last = (await this.redis.xrevrange(this.key(threadId), "+", "-", "COUNT", 1))[0];
     const seq = last ? seqOf(last[0]) : 0;
     // The turn whose entries the stream holds: a different one appending next trims them.
@@ -90,10 +90,12 @@ export class RedisFrameLog extends MemoryFrameLog implements FrameLog {
     if (!thread) {
       thread = new ThreadLog(threadId, seq, seq, this.now());
       thread.storedTurnId = storedTurnId;
+      thread.turnOpen = options.turn !== false;
       this.threads.set(threadId, thread);
       return;
     }
     thread.touchedAt = this.now();
+    if (options.turn !== false) thread.turnOpen = true;
     if (thread.pending.length === 0) thread.storedTurnId = storedTurnId;
     // Another instance may have run turns here since; frames this process still holds come after.
     if (thread.pending.length === 0 && seq > thread.lastSeq) {
@@ -107,6 +109,7 @@ export class RedisFrameLog extends MemoryFrameLog implements FrameLog {
   handOff(threadId: string): void {
     const thread = this.threads.get(threadId);
     if (!thread) return;
+    thread.turnOpen = false;
     // They hold every committed frame; the rest (held ones too) reach them through the stream.
     for (const subscriber of thread.subscribers.values())
       this.follow(threadId, dedupe(subscriber, thread.committedSeq), thread.committedSeq);

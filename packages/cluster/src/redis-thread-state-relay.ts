@@ -9,6 +9,8 @@ export type ThreadStateChange = {
   state: ThreadTurnState;
   /** The ask_user question a waiting turn asks. */
   question?: string;
+  /** A running turn's latest progress line. */
+  progress?: string;
 };
 
 export interface RedisThreadStateRelayOptions {
@@ -27,6 +29,7 @@ const Published = z.object({
     threadId: z.string(),
     state: ThreadTurnState,
     question: z.string().optional(),
+    progress: z.string().optional(),
   }),
 });
 
@@ -74,8 +77,12 @@ export class RedisThreadStateRelay {
       if (channel !== this.channel) return;
       const published = parse(text);
       if (!published || published.origin === this.options.instanceId) return;
-      const { question, ...rest } = published.change;
-      deliver({ ...rest, ...(question !== undefined && { question }) });
+      const { question, progress, ...rest } = published.change;
+      deliver({
+        ...rest,
+        ...(question !== undefined && { question }),
+        ...(progress !== undefined && { progress }),
+      });
     });
     await this.subscriber.subscribe(this.channel);
   }

@@ -54,5 +54,7 @@ export const ThreadSummary = z.object({
    */
   state: ThreadLiveState.optional(),
   question: z.string().optional(),
+  /** The latest `send_update` message of the running turn, when the server has seen one. */
+  progress: z.string().optional(),
 });
 export type ThreadSummary = z.infer<typeof ThreadSummary>;

@@ -205,6 +205,8 @@ export const ThreadStateFrame = z.object({
   thread_id: z.string(),
   state: ThreadLiveState,
   question: z.string().optional(),
+  /** A running turn's latest `send_update` message (sent again with each new one). */
+  progress: z.string().optional(),
 });
 export const PongFrame = z.object({ type: z.literal("pong"), request_id: z.string().optional() });
 

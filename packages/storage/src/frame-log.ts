@@ -28,9 +28,11 @@ export interface FrameSubscriber {
 export interface FrameLog {
   /**
    * Readies the thread for appends by this process: with a shared log another instance may have
-   * appended since, so its last seq is read again. Call before a turn (or a resumed segment) appends.
+   * appended since, so its last seq is read again. Call before a turn (or a resumed segment) appends;
+   * the thread then stays in memory until `endSubscriptions` or `handOff`, however long the turn is
+   * silent. `{ turn: false }`: a single frame appended outside any turn, which pins nothing.
    */
-  claim(threadId: string): Promise<void>;
+  claim(threadId: string, options?: { turn?: boolean }): Promise<void>;
   /** Stamps the frame with the thread's next seq and queues it for the next commit; returns the stamp. */
   append(threadId: string, turnId: string, frame: UnstampedFrame): LoggedFrame;
   /**

@@ -55,9 +55,10 @@ export class GroupCommitLog extends MemoryFrameLog implements FrameLog {
     this.minInterval = options.minCommitIntervalMs ?? 0;
   }
 
-  async claim(threadId: string): Promise<void> {
-    // A turn starts here: the idle sweep leaves the thread alone for a while.
-    (await this.load(threadId)).touchedAt = this.now();
+  async claim(threadId: string, options: { turn?: boolean } = {}): Promise<void> {
+    const thread = await this.load(threadId);
+    thread.touchedAt = this.now();
+    if (options.turn !== false) thread.turnOpen = true;
   }
 
   checkpoint(threadId: string, turnId: string, json: string): void {
@@ -68,8 +69,10 @@ export class GroupCommitLog extends MemoryFrameLog implements FrameLog {
     this.schedule();
   }
 
-  handOff(_threadId: string): void {
-    // One instance: whoever continues the turn appends here, to the same subscribers.
+  handOff(threadId: string): void {
+    // One instance: whoever continues the turn appends here, to the same subscribers (and claims again).
+    const thread = this.threads.get(threadId);
+    if (thread) thread.turnOpen = false;
   }
 
   async readAfter(threadId: string, afterSeq: number): Promise<LoggedFrame[]> {

@@ -45,6 +45,7 @@ export type {
 } from "./repositories.js";
 export { toScratchpadItem, toScratchpadRow } from "./scratchpad-rows.js";
 export {
+  type FrameLogMemory,
   type OpenStorageOptions,
   openStorage,
   type PoolStats,

@@ -63,6 +63,19 @@ export abstract class MemoryFrameLog {
     return this.threads.get(threadId)?.lastSeq ?? 0;
   }
 
+  /**
+   * What the log holds of the thread in memory (frames waiting for a commit and those kept for replay):
+   * bounded by the replay window however long its turn streams.
+   */
+  retained(threadId: string): { frames: number; bytes: number } {
+    const thread = this.threads.get(threadId);
+    if (!thread) return { frames: 0, bytes: 0 };
+    let bytes = 0;
+    for (const f of thread.pending) bytes += f.json.length;
+    for (const f of thread.recent) bytes += f.json.length;
+    return { frames: thread.pending.length + thread.recent.length, bytes };
+  }
+
   /** Resolves once everything appended so far (held frames aside) is committed and delivered. */
   flush(): Promise<void> {
     return this.memory.waitFlushed(this.committing);

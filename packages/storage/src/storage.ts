@@ -8,6 +8,12 @@ export interface StorageLogger {
   warn(obj: object, msg: string): void;
 }
 
+/** How much of each thread a database's frame log keeps in memory. */
+export type FrameLogMemory = {
+  /** Committed frames of a thread's latest turn kept for replay (default 20,000); older ones are read from disk. */
+  maxRecentFrames?: number;
+};
+
 /** Connections of a Postgres pool: open, idle, and queries waiting for one. */
 export type PoolStats = { total: number; idle: number; waiting: number };
 
@@ -19,7 +25,7 @@ export interface Storage {
   readonly dialect: "sqlite" | "postgres";
   readonly repos: Repositories;
   /** The frame log of one instance, stored in this database (several instances use the Redis log instead). */
-  createFrameLog(logger: StorageLogger): FrameLog;
+  createFrameLog(logger: StorageLogger, options?: FrameLogMemory): FrameLog;
   /**
    * Stores turns' checkpoints over their previous ones, for a frame log kept elsewhere (Redis), which
    * calls it only once the frames before each checkpoint are committed there.

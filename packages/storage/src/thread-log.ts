@@ -30,6 +30,11 @@ export class ThreadLog {
   endAfter = 0;
   /** The turn's latest checkpoint not yet taken by a commit: it goes once the frames before it do. */
   checkpoint: QueuedCheckpoint | undefined = undefined;
+  /**
+   * A turn of this process appends here (claimed, not yet ended or handed off): the idle sweep leaves
+   * the thread alone however long the turn stays silent (a long tool call while nobody watches).
+   */
+  turnOpen = false;
   /** `,"thread_id":"…","seq":` — the stamp, spliced into each frame's JSON. */
   readonly stampPrefix: string;
 
@@ -298,6 +303,7 @@ export class LogMemory {
   endSubscriptions(threadId: string): void {
     const thread = this.threads.get(threadId);
     if (!thread) return;
+    thread.turnOpen = false;
     if (thread.committedSeq >= thread.lastSeq) thread.subscribers.clear();
     else thread.endAfter = thread.lastSeq;
   }
@@ -380,10 +386,14 @@ export class LogMemory {
     clearInterval(this.sweeper);
   }
 
-  /** Forgets threads idle since `cutoff` with nothing pending, held or subscribed (their frames stay stored). */
+  /**
+   * Forgets threads idle since `cutoff` with nothing pending, held or subscribed and no turn of this
+   * process appending (their frames stay stored).
+   */
   private sweep(cutoff: number): void {
     for (const [id, thread] of this.threads) {
       if (
+        !thread.turnOpen &&
         thread.touchedAt < cutoff &&
         thread.pending.length === 0 &&
         thread.subscribers.size === 0 &&

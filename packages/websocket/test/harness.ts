@@ -12,7 +12,7 @@ import {
   ServerFrame as ServerFrameSchema,
   type ServerFrameType,
 } from "@agentwire/protocol";
-import type { Repositories, Storage } from "@agentwire/storage";
+import type { FrameLog, FrameLogMemory, Repositories, Storage } from "@agentwire/storage";
 import { openPostgres, postgresStorage } from "@agentwire/storage/postgres";
 import { openDatabase, sqliteHandle, sqliteStorage } from "@agentwire/storage/sqlite";
 import type { FastifyInstance } from "fastify";
@@ -56,12 +56,16 @@ export interface TestServerOptions {
    * caller owns it: `close()` then leaves the file and its directory in place.
    */
   dbPath?: string;
+  /** How much of each thread the frame log keeps in memory (its replay window). */
+  frameLogMemory?: FrameLogMemory;
 }
 
 export interface TestServer {
   app: FastifyInstance;
   repos: Repositories;
   storage: Storage;
+  /** The server's frame log. */
+  frames: FrameLog;
   /** The SQLite file, or on Postgres a name for the database: pass it as `dbPath` to reopen the same data. */
   dbPath: string;
   /** Rows in a table, on either dialect (tests that check nothing was stored). */
@@ -113,9 +117,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       : options.auth === "token"
         ? { mode: "token", staticTokens: [] }
         : options.auth;
-  const { app, repos } = await createServer({
+  const { app, repos, frames } = await createServer({
     storage,
     logger,
+    ...(options.frameLogMemory && { frameLog: storage.createFrameLog(logger, options.frameLogMemory) }),
     auth,
     allowedOrigins: options.allowedOrigins ?? [],
     allowedHosts: options.allowedHosts ?? [],
@@ -137,6 +142,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     app,
     repos,
     storage,
+    frames,
     dbPath,
     countRows: (table) => countRows(storage, table),
     httpUrl,

@@ -24,6 +24,9 @@ export type TurnBudgetOptions = {
 
 type Counted = "subtasks" | "llm_calls" | "tool_calls";
 
+/** The longest delay setTimeout honours (2^31 - 1 ms, about 24.8 days). */
+const MAX_TIMER_MS = 2_147_483_647;
+
 /**
  * One per root turn, shared by the whole tree. Counted actions are checked before they start, so a
  * counter never passes its limit; tokens and bytes are added after the fact. The first breach aborts
@@ -51,13 +54,17 @@ export class TurnBudget {
   }
 
   private arm(ms: number): void {
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      // Timers may fire a little early against the injected clock: re-arm until really past.
-      if (!this.checkWallClock() && !this.frozen) {
-        this.arm(Math.max(1, this.limits.MAX_WALL_CLOCK_MS - this.elapsedMs() + 1));
-      }
-    }, ms);
+    // Node fires a longer timer after 1 ms: a wall clock of weeks would re-arm every millisecond.
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        // Timers may fire a little early against the injected clock: re-arm until really past.
+        if (!this.checkWallClock() && !this.frozen) {
+          this.arm(Math.max(1, this.limits.MAX_WALL_CLOCK_MS - this.elapsedMs() + 1));
+        }
+      },
+      Math.min(ms, MAX_TIMER_MS),
+    );
     this.timer.unref?.();
   }
 

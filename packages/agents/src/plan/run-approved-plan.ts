@@ -3,6 +3,7 @@ import { outputText, stoppedOutcome } from "../loop/call-outcome.js";
 import { EventChannel } from "../loop/event-channel.js";
 import type { Level } from "../loop/level.js";
 import { appendNewMessage, createLevel } from "../loop/level.js";
+import { levelState } from "../loop/level-state.js";
 import type { LoopResult } from "../loop/loop-result.js";
 import type { RunLoopParams } from "../loop/run-loop-params.js";
 import { runUnifiedAgentLoop } from "../loop/run-unified-agent-loop.js";
@@ -48,6 +49,11 @@ export async function* runApprovedPlan(p: ApprovedPlanParams): AsyncGenerator<Lo
     ...nest,
   };
   yield { type: "plan_created", tool_call_id: callId, execution_mode: "draft_only", plan };
+  const asked: AssistantModelMessage = { role: "assistant", text: "", toolCalls: [call] };
+  // The turn's first checkpoint: the root with the plan's call open, as if the model had made it. A
+  // crash during the plan continues the turn from here (the call gets the restart error result and
+  // the model decides) instead of ending it interrupted.
+  yield { type: "checkpoint", level: { ...levelState(level, []), messages: [...params.history, asked] } };
   let content: string;
   let isError = false;
   try {
@@ -87,7 +93,6 @@ export async function* runApprovedPlan(p: ApprovedPlanParams): AsyncGenerator<Lo
     duration_ms: Math.max(0, Math.round((level.now() - startedAt) * 1000) / 1000),
     ...nest,
   };
-  const asked: AssistantModelMessage = { role: "assistant", text: "", toolCalls: [call] };
   const answered: ToolModelMessage = {
     role: "tool",
     toolCallId: callId,

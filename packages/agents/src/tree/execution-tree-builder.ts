@@ -60,9 +60,34 @@ export class ExecutionTreeBuilder {
     else delete node.is_error;
     node.duration_ms =
       event.duration_ms ?? (started === undefined ? node.duration_ms : Math.max(0, at - started));
+    // Its own end wins over an orphan's close (closeOrphans).
+    delete node.status;
     // A call the interruption cancelled ends with an error; one that finished by itself keeps its result.
     if (this.interruptedAt !== undefined && event.is_error) node.status = "interrupted";
     else this.texts.delete(id);
+    this.closeOrphans(id, at);
+  }
+
+  /**
+   * A call never ends before the calls inside it, except when a crash cut them and the call ended
+   * after the restart without them (its result the restart error): they were interrupted at the
+   * crash, and keep the text they streamed.
+   */
+  private closeOrphans(endedId: string, at: number): void {
+    for (const [id, started] of this.startedAt) {
+      if (!this.isInside(id, endedId)) continue;
+      const node = this.nodes.get(id) as ExecutionTreeNode;
+      this.startedAt.delete(id);
+      Object.assign(node, { is_error: true, status: "interrupted" });
+      node.duration_ms = Math.max(0, at - started);
+    }
+  }
+
+  private isInside(id: string, ancestorId: string): boolean {
+    for (let p = this.nodes.get(id)?.parent_id; p != null; p = this.nodes.get(p)?.parent_id) {
+      if (p === ancestorId) return true;
+    }
+    return false;
   }
 
   /**

@@ -1,5 +1,6 @@
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { z } from "zod";
+import { TurnBudget } from "../../src/budget/turn-budget.js";
 import {
   type BudgetLimits,
   defineTool,
@@ -160,6 +161,32 @@ describe("TurnBudget", () => {
     expect(breaches(run.events)[0]).toMatchObject({ reason: "wall_clock", limit: 30 });
     expect(run.result).toMatchObject({ status: "budget_exceeded", text: "working" });
     expectClosed(run.events);
+  });
+
+  test("wall_clock: an hour or a month is one timer, firing once at the limit (Node caps a timer at ~24.8 days)", () => {
+    vi.useFakeTimers();
+    const armed = vi.spyOn(globalThis, "setTimeout");
+    try {
+      const hour = new TurnBudget({ MAX_WALL_CLOCK_MS: 3_600_000 });
+      const month = new TurnBudget({ MAX_WALL_CLOCK_MS: 31 * 86_400_000 });
+      expect(armed).toHaveBeenCalledTimes(2);
+      vi.advanceTimersByTime(100);
+      expect(armed).toHaveBeenCalledTimes(2);
+      vi.advanceTimersByTime(3_600_000 - 100);
+      expect(hour.signal.aborted).toBe(false);
+      expect(armed).toHaveBeenCalledTimes(2);
+      vi.advanceTimersByTime(1);
+      expect(hour.breach).toMatchObject({ reason: "wall_clock", limit: 3_600_000 });
+      // The month's timer waits the longest delay Node honours, then re-arms for the rest, once.
+      vi.advanceTimersByTime(31 * 86_400_000 - 3_600_001);
+      expect(month.signal.aborted).toBe(false);
+      expect(armed).toHaveBeenCalledTimes(3);
+      vi.advanceTimersByTime(1);
+      expect(month.breach).toMatchObject({ reason: "wall_clock", limit: 31 * 86_400_000 });
+    } finally {
+      armed.mockRestore();
+      vi.useRealTimers();
+    }
   });
 
   test("a breach deep in the tree stops every level and is reported once", async () => {

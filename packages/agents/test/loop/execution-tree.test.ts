@@ -53,15 +53,15 @@ describe("ExecutionTreeBuilder", () => {
     });
     const chunk = (parent: string, content: string, extra: Partial<LoopEvent> = {}): LoopEvent =>
       ({ type: "chunk", content, parent_id: parent, depth: 1, ...extra }) as LoopEvent;
-    const end = (id: string, isError: boolean): LoopEvent => ({
+    const end = (id: string, isError: boolean, parent: string | null = null, depth = 0): LoopEvent => ({
       type: "tool_call_update",
       tool_call_id: id,
       name: "run_subtask",
       status: "end",
       result: isError ? "cancelled" : "done",
       is_error: isError,
-      parent_id: null,
-      depth: 0,
+      parent_id: parent,
+      depth,
     });
 
     test("after a crash: open calls are interrupted, timed to the cut, with every character of their text", () => {
@@ -121,6 +121,36 @@ describe("ExecutionTreeBuilder", () => {
       expect(a).toMatchObject({ is_error: true, result_preview: "cancelled" });
       expect(a).not.toHaveProperty("status");
       expect(a).not.toHaveProperty("text");
+    });
+
+    test("continued after a crash: calls left open inside a call that then ends are interrupted, with their text", () => {
+      let t = 0;
+      const builder = new ExecutionTreeBuilder({ now: () => t });
+      // A plan call whose first step finished and whose second was cut by the crash...
+      builder.add(start("p", null, 0));
+      builder.add(start("p/one", "p", 1));
+      builder.add(end("p/one", false, "p", 1));
+      builder.add(start("p/two", "p", 1));
+      builder.add(start("p/two/c", "p/two", 2));
+      builder.add(chunk("p/two", "two half"));
+      t = 30;
+      // ...ends after the restart with the restart's error; its open steps cannot end any more.
+      builder.add(end("p", true));
+      const byId = new Map(builder.snapshot().nodes.map((n) => [n.id, n]));
+      expect(byId.get("p")).toMatchObject({ is_error: true, result_preview: "cancelled" });
+      expect(byId.get("p")).not.toHaveProperty("status");
+      expect(byId.get("p/one")).toMatchObject({ result_preview: "done" });
+      expect(byId.get("p/one")).not.toHaveProperty("status");
+      expect(byId.get("p/two")).toMatchObject({
+        status: "interrupted",
+        is_error: true,
+        text: "two half",
+        duration_ms: 30,
+      });
+      expect(byId.get("p/two/c")).toMatchObject({ status: "interrupted", is_error: true });
+      // An end that still comes for one of them is its own.
+      builder.add(end("p/two", false, "p", 1));
+      expect(builder.snapshot().nodes.find((n) => n.id === "p/two")).not.toHaveProperty("status");
     });
 
     test("a suspended tree carries an open call's text into the resumed turn", () => {

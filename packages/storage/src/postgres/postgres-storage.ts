@@ -11,8 +11,9 @@ export function postgresStorage(pg: AgentwirePostgres): Storage & { readonly pos
     dialect: "postgres",
     postgres: pg,
     repos: createPgRepositories(pg.db),
-    createFrameLog: (logger) =>
+    createFrameLog: (logger, memory) =>
       new PostgresFrameLog(pg.pool, {
+        ...memory,
         onError: logFrameErrors(logger),
         onRetry: (err, threadId) =>
           logger.warn(

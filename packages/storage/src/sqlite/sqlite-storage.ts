@@ -21,10 +21,10 @@ export function sqliteStorage(
     dialect: "sqlite",
     database,
     repos: createSqliteRepositories(database.db),
-    createFrameLog: (logger) => {
+    createFrameLog: (logger, memory) => {
       batch.onError = (err) => logger.error({ err }, "a batch of writes could not be committed");
       report = (message) => logger.warn({ message }, "WAL checkpoint failed; retried in half a second");
-      const log = new SqliteFrameLog(database.sqlite, { onError: logFrameErrors(logger) });
+      const log = new SqliteFrameLog(database.sqlite, { ...memory, onError: logFrameErrors(logger) });
       batch.committedByLog = () => log.commitQueued;
       return log;
     },

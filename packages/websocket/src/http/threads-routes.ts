@@ -12,15 +12,22 @@ interface ThreadParams {
   id: string;
 }
 
+/** What the thread routes read: the stored threads, and the latest progress lines of running turns. */
+export type ThreadsRoutesOptions = {
+  repos: Repositories;
+  /** A running thread's latest `send_update` line this process heard of (absent: none shown). */
+  progressOf?: ((userId: string, threadId: string) => string | undefined) | undefined;
+};
+
 /** The caller's threads over HTTP; another user's thread is 404 exactly like a missing one. */
-export async function threadsRoutes(app: FastifyInstance, opts: { repos: Repositories }) {
+export async function threadsRoutes(app: FastifyInstance, opts: ThreadsRoutesOptions) {
   const { repos } = opts;
 
   // `?request_id=`: the thread a chat_message with that request_id started a turn on (none when it
   // never started one), for a client whose socket closed before the `thread` frame arrived.
   app.get<{ Querystring: { request_id?: string } }>("/api/threads", async (request) => {
     const requestId = request.query.request_id;
-    if (requestId === undefined) return { threads: await listWithState(repos, request.userId) };
+    if (requestId === undefined) return { threads: await listWithState(opts, request.userId) };
     // Only printable ids are stored with a turn (Postgres text holds no NUL): others started none.
     if (!isPrintable(requestId)) return { threads: [] };
     const turn = await repos.turns.findByRequestId(request.userId, requestId.slice(0, 200));
@@ -42,17 +49,22 @@ export async function threadsRoutes(app: FastifyInstance, opts: { repos: Reposit
  * The user's threads, each with its live state from the stored turns (the source of truth on every
  * instance): a client coming back sees which threads have work running or a question waiting.
  */
-async function listWithState(repos: Repositories, userId: string): Promise<ThreadSummary[]> {
+async function listWithState(
+  { repos, progressOf }: ThreadsRoutesOptions,
+  userId: string,
+): Promise<ThreadSummary[]> {
   const [threads, active] = await Promise.all([repos.threads.list(userId), repos.turns.activeTurns(userId)]);
   const byThread = new Map(active.map((turn) => [turn.threadId, turn]));
   return threads.map((thread) => {
     const turn = byThread.get(thread.id);
     const state: ThreadTurnState = !turn ? "idle" : turn.status === "running" ? "running" : "waiting_user";
     const suspension = turn?.suspendedState?.state.suspension;
+    const progress = state === "running" ? progressOf?.(userId, thread.id) : undefined;
     return {
       ...thread,
       state: threadLiveStateOnWire(state),
       ...(suspension?.kind === "question" && { question: suspension.question }),
+      ...(progress !== undefined && { progress }),
     };
   });
 }

@@ -131,7 +131,11 @@ async function agentwirePlugin(app: FastifyInstance, opts: AgentwirePluginOption
   await app.register(async (api) => {
     api.addHook("onRequest", authenticate(resolveUser));
     api.addHook("preHandler", refuseNulParams);
-    await api.register(threadsRoutes, { repos: opts.repos });
+    const threadStates = opts.services.chat?.threadStates;
+    await api.register(threadsRoutes, {
+      repos: opts.repos,
+      progressOf: threadStates && ((userId, threadId) => threadStates.progressOf(userId, threadId)),
+    });
     await api.register(scratchpadRoutes, {
       repos: opts.repos,
       frames: opts.frames,

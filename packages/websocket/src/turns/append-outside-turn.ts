@@ -31,7 +31,7 @@ export async function appendOutsideTurn(
     return true;
   }
   if ((await deps.coordination?.remoteOwner(threadId)) !== undefined) return false;
-  await deps.frames.claim(threadId);
+  await deps.frames.claim(threadId, { turn: false });
   const latest = await deps.repos.turns.latest(userId, threadId);
   // Checked again after the awaits: a turn that started here meanwhile owns the thread's next frames.
   const started = deps.turns?.get(threadId);

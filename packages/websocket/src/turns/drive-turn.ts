@@ -77,6 +77,14 @@ async function drive(run: TurnRun, start: TurnStart): Promise<void> {
       observer?.event(event);
     }
     turn.emit(event);
+    // The thread list shows the latest line of a turn that runs while its user is away.
+    if (event.type === "progress_update")
+      run.threadStates?.changed({
+        userId: turn.userId,
+        threadId: turn.threadId,
+        state: "running",
+        progress: event.message,
+      });
   };
   // Text chunks reach the log straight from the provider's read while the driver waits for the loop
   // with no write pending: every event before them has been handled then, so none is overtaken.

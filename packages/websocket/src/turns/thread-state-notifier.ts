@@ -7,6 +7,8 @@ export type ThreadStateChange = {
   state: ThreadTurnState;
   /** The ask_user question a waiting turn asks. */
   question?: string;
+  /** A running turn's latest progress line (`send_update`), at any depth. */
+  progress?: string;
 };
 
 /**

@@ -6,13 +6,43 @@
  */
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
-import { createProviderRegistry, defineTool, ok, type ProviderRequest, type Tool } from "@agentwire/agents";
+import {
+  createProviderRegistry,
+  defineTool,
+  ok,
+  type ProviderRequest,
+  RESTARTED,
+  type Tool,
+} from "@agentwire/agents";
 import { ScriptedProvider, type ScriptedStep } from "@agentwire/agents/testing";
 import { z } from "zod";
 import { AdmissionQueue, type ChatServices, createChatServices } from "../../src/index.js";
 import { echoTool } from "./test-tools.js";
 
-export type ContinueScenario = "second-call" | "in-flight" | "crash-loop" | "subtask" | "first-call";
+export type ContinueScenario =
+  | "second-call"
+  | "in-flight"
+  | "crash-loop"
+  | "subtask"
+  | "first-call"
+  | "plan-step";
+
+/** The plan of `plan-step`: three steps one after another; the first runs a tool with a side effect. */
+export const threeStepPlan = {
+  goal: "three parts",
+  stages: [
+    {
+      id: "work",
+      name: "Work",
+      mode: "sequence",
+      steps: [
+        { id: "one", title: "One", instructions: "step one" },
+        { id: "two", title: "Two", instructions: "step two" },
+        { id: "three", title: "Three", instructions: "step three" },
+      ],
+    },
+  ],
+};
 
 /** A tool that appends its text to `<dir>/<name>.log` each time it runs, then (in the child) hangs until aborted. */
 function sideEffectTool(name: string, idempotent: boolean, dir: string, hang: boolean): Tool {
@@ -55,13 +85,26 @@ function step(
   const last = lastTool(r);
   switch (scenario) {
     case "second-call":
+      // Each call reports its usage at its end: the one the kill cuts never does.
       if (!last)
-        return { text: "Looking.", toolCalls: [{ id: "a1", name: "append_line", args: { text: "one" } }] };
+        return {
+          text: "Looking.",
+          toolCalls: [{ id: "a1", name: "append_line", args: { text: "one" } }],
+          usage: { inputTokens: 100, outputTokens: 10 },
+        };
       if (last.toolCallId === "a1")
         return inChild
-          ? { text: ["Half ", "an answer"], hold: "until-aborted" }
-          : { text: "Checking.", toolCalls: [{ id: "e2", name: "echo", args: { text: "two" } }] };
-      return { text: "All done." };
+          ? {
+              text: ["Half ", "an answer"],
+              hold: "until-aborted",
+              usage: { inputTokens: 999, outputTokens: 99 },
+            }
+          : {
+              text: "Checking.",
+              toolCalls: [{ id: "e2", name: "echo", args: { text: "two" } }],
+              usage: { inputTokens: 200, outputTokens: 20 },
+            };
+      return { text: "All done.", usage: { inputTokens: 300, outputTokens: 30 } };
     case "in-flight":
       if (!last)
         return {
@@ -92,6 +135,25 @@ function step(
       // Cut before any step completed: "first" in its first model call, "second" still queued behind it.
       if (task(r) === "second") return { text: "Second done." };
       return inChild ? { text: ["Half ", "a start"], hold: "until-aborted" } : { text: "Started over." };
+    case "plan-step":
+      // A draft, approved by the user; its run is cut in step two's model call, after step one's tool.
+      if (r.systemPrompt.startsWith("You are a planner"))
+        return { text: `\`\`\`json\n${JSON.stringify(threeStepPlan)}\n\`\`\`` };
+      if (r.systemPrompt.startsWith("You are a focused sub-agent")) {
+        const step = task(r).split("\n")[0];
+        if (step === "step one" && !last)
+          return { toolCalls: [{ id: "a1", name: "append_line", args: { text: "one" } }] };
+        if (step === "step two" && inChild) return { text: ["two ", "half"], hold: "until-aborted" };
+        return { text: `did ${step}` };
+      }
+      if (!last)
+        return {
+          toolCalls: [
+            { id: "cp1", name: "create_plan", args: { objective: "parts", execution_mode: "draft_only" } },
+          ],
+        };
+      if (last.toolCallId === "cp1") return { text: "Draft ready." };
+      return { text: last.content === RESTARTED ? "The plan was cut by a restart." : "Plan finished." };
     case "crash-loop":
       if (!last) return { text: "Step.", toolCalls: [{ id: "e1", name: "echo", args: { text: "x" } }] };
       // Every process that makes this call dies in it. Not before the commit queued ahead of the call

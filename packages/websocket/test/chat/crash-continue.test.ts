@@ -1,140 +1,24 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { RESTARTED } from "@agentwire/agents";
-import type { ServerFrame, StoredMessage } from "@agentwire/protocol";
-import { afterEach, describe, expect, it } from "vitest";
-import { loadConfig } from "../../../../apps/server/src/config.js";
-import { type RunningServer, startServer } from "../../../../apps/server/src/start-server.js";
-import { createLogger } from "../../src/index.js";
-import { TestClient } from "../harness.js";
+import { describe, expect, it } from "vitest";
 import { until } from "../support/until.js";
 import { isDone } from "./chat-harness.js";
-import { type ContinueScenario, continueChat } from "./continue-scenarios.js";
+import {
+  crashDir,
+  ends,
+  type Frame,
+  lines,
+  openClient,
+  restart,
+  resumeToEnd,
+  rootText,
+  runUntilKilled,
+  spawnChild,
+  storedRows,
+  subtaskText,
+  useCrashHarness,
+} from "./crash-continue-harness.js";
 
-const root = join(import.meta.dirname, "../../../..");
-const childScript = join(import.meta.dirname, "continue-child.ts");
-let children: ChildProcess[] = [];
-let servers: RunningServer[] = [];
-let clients: TestClient[] = [];
-let dirs: string[] = [];
-afterEach(async () => {
-  for (const c of clients) c.ws.terminate();
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
-  for (const s of servers) await s.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  children = [];
-  servers = [];
-  clients = [];
-  dirs = [];
-});
-
-type Frame = ServerFrame & { seq: number; thread_id?: string };
-
-/** A real server process over `dir`'s database running the scenario; its URL, and its exit signal. */
-function spawnChild(dir: string, scenario: ContinueScenario, extraEnv: Record<string, string> = {}) {
-  const proc = spawn(process.execPath, ["--import", "tsx", "--conditions=@agentwire/source", childScript], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? "",
-      DATABASE_PATH: join(dir, "agentwire.db"),
-      SIDE_EFFECT_DIR: dir,
-      CONTINUE_SCENARIO: scenario,
-      ...extraEnv,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(proc);
-  let stderr = "";
-  proc.stderr?.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-    proc.once("exit", (_c, signal) => resolve(signal)),
-  );
-  const url = new Promise<string>((resolve, reject) => {
-    createInterface({ input: proc.stdout as NodeJS.ReadableStream }).on("line", (line) => {
-      const entry = JSON.parse(line) as { url?: string };
-      if (entry.url) resolve(entry.url);
-    });
-    proc.once("exit", (code, signal) =>
-      reject(new Error(`child exited with ${code ?? signal} before listening:\n${stderr}`)),
-    );
-  });
-  return { proc, url, exited };
-}
-
-/** Starts the scenario's turn on a child process and SIGKILLs it once `killWhen` holds; returns what the client saw. */
-async function runUntilKilled(scenario: ContinueScenario, killWhen: (seen: Frame[], dir: string) => boolean) {
-  const dir = mkdtempSync(join(tmpdir(), "agentwire-continue-"));
-  dirs.push(dir);
-  const child = spawnChild(dir, scenario);
-  const client = await TestClient.open(`${(await child.url).replace("http", "ws")}/ws`);
-  clients.push(client);
-  const seen: Frame[] = [];
-  client.ws.on("message", (data) => seen.push(JSON.parse(data.toString()) as Frame));
-  client.command("chat_message", { content: `crash during ${scenario}` });
-  await until(() => killWhen(seen, dir), "the kill point");
-  child.proc.kill("SIGKILL");
-  expect(await child.exited).toBe("SIGKILL");
-  await client.closed;
-  expect(seen.some(isDone)).toBe(false);
-  return { dir, seen, threadId: seen[0]?.thread_id as string };
-}
-
-/** The real start-up over the same file, in this process: the turn left running continues. */
-async function restart(dir: string, scenario: ContinueScenario) {
-  const env = { DATABASE_PATH: join(dir, "agentwire.db"), PORT: "0", LOG_LEVEL: "silent" };
-  const { chat, provider } = continueChat(scenario, dir, false);
-  const server = await startServer(loadConfig(env), {
-    services: { chat },
-    logger: createLogger({ level: "silent" }),
-  });
-  servers.push(server);
-  const client = await TestClient.open(`${server.url.replace("http", "ws")}/ws`);
-  clients.push(client);
-  return { server, client, repos: server.storage.repos, provider };
-}
-
-/** resume_chat from `lastSeq`, then every frame up to the turn's one `done` (replayed or live). */
-async function resumeToEnd(client: TestClient, threadId: string, lastSeq: number) {
-  client.command("resume_chat", { thread_id: threadId, last_seq: lastSeq });
-  const frames = (await client.collectUntil((f) => f.type === "chat_resumed")) as Frame[];
-  const resumed = frames.pop() as Extract<ServerFrame, { type: "chat_resumed" }>;
-  if (!frames.some(isDone)) frames.push(...((await client.collectUntil(isDone)) as Frame[]));
-  return { frames, resumed };
-}
-
-const lines = (dir: string, tool: string) => {
-  const file = join(dir, `${tool}.log`);
-  return existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : [];
-};
-
-async function storedRows(server: RunningServer, threadId: string): Promise<StoredMessage[]> {
-  const res = await fetch(`${server.url}/api/threads/${threadId}/messages`);
-  expect(res.status).toBe(200);
-  return ((await res.json()) as { messages: StoredMessage[] }).messages;
-}
-
-const ends = (frames: Frame[]) =>
-  frames.filter((f) => f.type === "tool_call_update" && f.status === "end") as Extract<
-    Frame,
-    { type: "tool_call_update" }
-  >[];
-
-const subtaskText = (frames: Frame[], id: string) =>
-  frames
-    .filter((f) => f.type === "chunk" && f.parent_id === id && !f.done && !f.thinking)
-    .map((f) => (f.type === "chunk" ? f.content : ""))
-    .join("");
-
-const rootText = (frames: Frame[]) =>
-  frames
-    .filter((f) => f.type === "chunk" && f.depth === 0 && !f.done && !f.thinking)
-    .map((f) => (f.type === "chunk" ? f.content : ""))
-    .join("");
+useCrashHarness();
 
 // Each test spawns real server processes that load the sources through tsx: seconds each on a busy machine.
 describe(
@@ -265,11 +149,9 @@ describe(
     });
 
     it("before any step completed (in its first model call, or still queued): the turn runs again from its message", async () => {
-      const dir = mkdtempSync(join(tmpdir(), "agentwire-continue-"));
-      dirs.push(dir);
+      const dir = crashDir();
       const child = spawnChild(dir, "first-call");
-      const client = await TestClient.open(`${(await child.url).replace("http", "ws")}/ws`);
-      clients.push(client);
+      const client = await openClient(await child.url);
       const seen: Frame[] = [];
       client.ws.on("message", (data) => seen.push(JSON.parse(data.toString()) as Frame));
       const threadOf = (content: string) =>
@@ -323,12 +205,10 @@ describe(
     });
 
     it("a turn that crashes its server on every continuation ends interrupted after TURN_MAX_RECOVERIES", async () => {
-      const dir = mkdtempSync(join(tmpdir(), "agentwire-continue-"));
-      dirs.push(dir);
+      const dir = crashDir();
       const env = { TURN_MAX_RECOVERIES: "2" };
       const first = spawnChild(dir, "crash-loop", env);
-      const client = await TestClient.open(`${(await first.url).replace("http", "ws")}/ws`);
-      clients.push(client);
+      const client = await openClient(await first.url);
       client.command("chat_message", { content: "crash every time" });
       // The second model call kills the process: once at first, then once per continuation.
       expect(await first.exited).toBe("SIGKILL");
@@ -339,8 +219,7 @@ describe(
       // The third start finds the turn continued twice already: it ends it, and lives.
       const last = spawnChild(dir, "crash-loop", env);
       const url = await last.url;
-      const watcher = await TestClient.open(`${url.replace("http", "ws")}/ws`);
-      clients.push(watcher);
+      const watcher = await openClient(url);
       const threads = (await (await fetch(`${url}/api/threads`)).json()) as { threads: { id: string }[] };
       const threadId = threads.threads[0]?.id as string;
       const { frames, resumed } = await resumeToEnd(watcher, threadId, 0);

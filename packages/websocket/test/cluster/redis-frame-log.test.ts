@@ -64,6 +64,32 @@ let threadNo = 0;
 const newThread = () => `thread-${++threadNo}-${Date.now()}`;
 
 describe.skipIf(skip)("RedisFrameLog", () => {
+  it("the idle sweep leaves a thread whose turn runs here, however long it is silent", async () => {
+    let clock = 0;
+    const redis = new Redis(server!.url);
+    const reader = new Redis(server!.url);
+    connections.push(redis, reader);
+    // The real sweep timer, every 20 ms; the log's clock is stepped by hand past the idle time.
+    const log = new RedisFrameLog(redis, reader, { idleMs: 20, now: () => clock });
+    logs.push(log);
+    const [ended, waiting, outside, running] = [newThread(), newThread(), newThread(), newThread()];
+    for (const t of [ended, waiting, running]) await log.claim(t);
+    await log.claim(outside, { turn: false });
+    for (const t of [ended, waiting, outside, running]) log.append(t, "turn", chunk("x"));
+    await log.flush();
+    log.endSubscriptions(ended);
+    log.handOff(waiting);
+    clock += 3_600_000;
+    await until(
+      () => [ended, waiting, outside].every((t) => log.lastSeq(t) === 0),
+      "the idle threads to be swept",
+    );
+    expect(log.lastSeq(running)).toBe(1);
+    expect(log.append(running, "turn", chunk("still here")).seq).toBe(2);
+    await log.flush();
+    expect((await log.readAfter(running, 0)).map((f) => f.seq)).toEqual([1, 2]);
+  });
+
   it("delivers a frame only after Redis holds it, stamped, in order, and reads it back", async () => {
     const log = instance();
     const thread = newThread();

@@ -10,6 +10,7 @@ import {
 } from "@agentwire/storage/sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TurnRegistry } from "../../src/turns/turn-registry.js";
+import { until } from "../support/until.js";
 
 let dir: string;
 let database: AgentwireDatabase;
@@ -94,6 +95,36 @@ describe("SqliteFrameLog", () => {
     log.append(threadId, turnId, chunk("after"));
     commit();
     expect(got.map((f) => f.seq)).toEqual([1]);
+  });
+
+  it("the idle sweep forgets ended, handed-off and outside-turn threads, never one whose turn still runs silently", async () => {
+    let clock = 0;
+    // The real sweep timer, every 20 ms; the log's clock is stepped by hand past the idle time.
+    const log = openLog({ idleMs: 20, now: () => clock });
+    const [ended, waiting, outside, running] = [
+      await thread(),
+      await thread(),
+      await thread(),
+      await thread(),
+    ];
+    for (const t of [ended, waiting, running]) await log.claim(t.threadId);
+    await log.claim(outside.threadId, { turn: false });
+    for (const t of [ended, waiting, outside, running]) log.append(t.threadId, t.turnId, chunk("x"));
+    commit();
+    log.endSubscriptions(ended.threadId);
+    log.handOff(waiting.threadId);
+    // An hour of silence: a long tool call of the running turn while nobody watches the thread.
+    clock += 3_600_000;
+    await until(
+      () => [ended, waiting, outside].every((t) => log.lastSeq(t.threadId) === 0),
+      "the idle threads to be swept",
+    );
+    expect(log.lastSeq(running.threadId)).toBe(1);
+    // The running turn goes on appending where it was, on the next seq.
+    expect(log.append(running.threadId, running.turnId, chunk("still here")).seq).toBe(2);
+    commit();
+    expect((await log.readAfter(running.threadId, 0)).map((f) => f.seq)).toEqual([1, 2]);
+    log.close();
   });
 
   it("a restart continues after the last committed seq and replays from disk; a new turn prunes the old one", async () => {

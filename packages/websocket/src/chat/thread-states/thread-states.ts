@@ -25,6 +25,11 @@ type Subscription = { subscriber: ThreadStateSubscriber; snapshotting?: Set<stri
  */
 export class ThreadStates implements ThreadStateNotifier {
   private readonly byUser = new Map<string, Map<string, Subscription>>();
+  /**
+   * The latest progress line of each running thread this process heard of (its own turns' and, through
+   * the relay, the other instances'), until the thread stops running: what a thread list shows.
+   */
+  private readonly progress = new Map<string, { userId: string; message: string }>();
   private relay: ThreadStateRelay | undefined;
 
   /** Sends this instance's changes to the others and delivers theirs here. */
@@ -60,11 +65,20 @@ export class ThreadStates implements ThreadStateNotifier {
       subscriber.signal.addEventListener("abort", () => this.unsubscribe(subscriber), { once: true });
     try {
       for (const change of await current()) {
-        if (!subscription.snapshotting?.has(change.threadId)) subscriber.send(frameOf(change));
+        if (subscription.snapshotting?.has(change.threadId)) continue;
+        const progress =
+          change.state === "running" ? this.progressOf(change.userId, change.threadId) : undefined;
+        subscriber.send(frameOf(progress === undefined ? change : { ...change, progress }));
       }
     } finally {
       subscription.snapshotting = undefined;
     }
+  }
+
+  /** The latest progress line of the user's running thread, if this process heard one since it started. */
+  progressOf(userId: string, threadId: string): string | undefined {
+    const latest = this.progress.get(threadId);
+    return latest?.userId === userId ? latest.message : undefined;
   }
 
   /** How many sockets of this process are subscribed (tests, metrics). */
@@ -81,6 +95,10 @@ export class ThreadStates implements ThreadStateNotifier {
   }
 
   private deliver(change: ThreadStateChange): void {
+    // A turn that starts or resumes keeps its last line until a newer one; one that stops running drops it.
+    if (change.progress !== undefined)
+      this.progress.set(change.threadId, { userId: change.userId, message: change.progress });
+    else if (change.state !== "running") this.progress.delete(change.threadId);
     const mine = this.byUser.get(change.userId);
     if (!mine) return;
     const frame = frameOf(change);
@@ -97,5 +115,6 @@ function frameOf(change: ThreadStateChange): ServerFrame {
     thread_id: change.threadId,
     state: threadLiveStateOnWire(change.state),
     ...(change.question !== undefined && { question: change.question }),
+    ...(change.progress !== undefined && { progress: change.progress }),
   };
 }
