@@ -1,10 +1,17 @@
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  killHard,
+  restartServer,
+  spawnCrashServer,
+} from "../../../../packages/client/test/support/crash-server.js";
 import { startTcpProxy, type TcpProxy } from "../../../../packages/client/test/support/tcp-proxy.js";
 import type { TestServer } from "../../../../packages/websocket/test/harness.js";
+import type { RunningServer } from "../../../server/src/start-server.js";
 import { ChatPage } from "./chat-page.js";
 import { startChatServer } from "./chat-server.js";
 import { launchBrowser } from "./launch-browser.js";
@@ -92,7 +99,6 @@ describe("the web page while the server is unreachable", { timeout: 90_000 }, ()
     await chat.waitForIdle();
     expect(await chat.countText("Part one.")).toBe(1);
     expect(await chat.countText("Part two.")).toBe(1);
-    expect(await stop.isDisabled()).toBe(true);
     // The favicon is served, and nothing else the page asked for failed, the outage aside.
     expect(failed).toEqual([]);
     await page.close();
@@ -122,6 +128,64 @@ describe("the web page while the server is unreachable", { timeout: 90_000 }, ()
     await lost(page).waitFor({ state: "detached" });
     await chat.send("Say hello");
     await chat.waitForText("Hello from agentwire.");
+    await page.close();
+  });
+});
+
+/**
+ * The real server as a process, killed with -9 mid-turn and started again over its database; the
+ * page stays on one origin, a TCP proxy that follows the server to its new port.
+ */
+describe("the web page while its server is killed and restarted mid-turn", { timeout: 120_000 }, () => {
+  let browser: Browser;
+  let child: ChildProcess | undefined;
+  let fresh: RunningServer | undefined;
+  let proxy: TcpProxy | undefined;
+  let dir: string;
+
+  beforeAll(async () => {
+    await buildApp();
+    dir = mkdtempSync(join(tmpdir(), "agentwire-web-restart-"));
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    if (child && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    await proxy?.close();
+    await fresh?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("shows the lost connection while the server is gone, then the turn's stored end, and chats on", async () => {
+    const dbPath = join(dir, "agentwire.db");
+    const server = spawnCrashServer(dbPath);
+    child = server.proc;
+    proxy = await startTcpProxy((await server.url).replace("http", "ws"));
+    const origin = new URL(proxy.url).origin.replace("ws:", "http:");
+    const page = await browser.newPage({ viewport: { width: 1024, height: 768 } });
+    await serveApp(page, origin);
+    const chat = new ChatPage(page);
+    await chat.open(origin);
+    await chat.send("crash while you answer");
+    await chat.waitForText("Half an answer", 30_000);
+
+    expect(await killHard(server.proc)).toBe("SIGKILL");
+    const banner = lost(page);
+    await banner.waitFor();
+    expect(await banner.textContent()).toContain("resumes here once reconnected");
+    expect(await page.locator(".spinner").count()).toBe(0);
+    expect(await page.getByRole("button", { name: "Stop" }).isDisabled()).toBe(true);
+
+    fresh = await restartServer(dbPath, [{ text: "Back again." }]);
+    proxy.retarget(fresh.url.replace("http", "ws"));
+    // The turn the kill cut ends as the restarted server stored it; the page did not need a reload.
+    await chat.waitForText("turn ended: interrupted", 30_000);
+    await banner.waitFor({ state: "detached" });
+    await chat.waitForIdle();
+    expect(await chat.countText("Half an answer")).toBe(1);
+    await chat.send("are you back?");
+    await chat.waitForText("Back again.");
     await page.close();
   });
 });
