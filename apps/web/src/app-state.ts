@@ -1,15 +1,20 @@
+import type { ConnectionState } from "@agentwire/client";
 import type { MemoryEntry, ThreadSummary } from "@agentwire/protocol";
 import type { GraphView, NoticeLevel } from "./editor/client-tools.js";
 import type { ProviderInfo } from "./net/http-api.js";
-import type { ConnectionStatus } from "./net/reconnecting-socket.js";
 import type { Route } from "./route.js";
 import type { ThreadView } from "./state/thread-view.js";
+
+/** The header's word for the connection. */
+export type ConnectionStatus = "connecting" | "open" | "reconnecting" | "closed";
 
 export type Notice = { id: number; text: string; level: NoticeLevel };
 
 /** Everything the page shows, in one immutable value. */
 export type AppState = {
   connection: ConnectionStatus;
+  /** The client's connection state in full: when offline, when the next attempt is due. */
+  link: ConnectionState;
   /** The server answered 401: ask for an API token. */
   authRequired: boolean;
   route: Route;
@@ -40,4 +45,10 @@ export function noProvider(state: AppState): boolean {
 /** Where the view of a route lives in `views`. */
 export function viewKey(route: Route): string {
   return route.threadId ?? `draft:${route.page}`;
+}
+
+/** The header's word for a connection state: the first attempt is connecting, any later one reconnecting. */
+export function connectionStatus(link: ConnectionState): ConnectionStatus {
+  if (link.status === "open" || link.status === "closed") return link.status;
+  return link.status === "connecting" && link.attempt === 0 ? "connecting" : "reconnecting";
 }

@@ -1,13 +1,18 @@
-import { applyFrame, hasGap, withScratchpad } from "@agentwire/client";
-import type { ClientFrame, ServerFrame, ServerFrameOf } from "@agentwire/protocol";
-import type { AppState } from "./app-state.js";
-import { viewKey } from "./app-state.js";
+import {
+  applyFrame,
+  type Client,
+  type ConnectionState,
+  createClient,
+  hasGap,
+  type Turn,
+  withScratchpad,
+} from "@agentwire/client";
+import type { ClientFrame, ServerFrame } from "@agentwire/protocol";
+import { type AppState, connectionStatus, viewKey } from "./app-state.js";
 import { clientToolsManifest, type NoticeLevel, runClientTool } from "./editor/client-tools.js";
 import { AuthRequiredError, createHttpApi } from "./net/http-api.js";
 import { initialModel } from "./net/initial-model.js";
-import { ReconnectingSocket } from "./net/reconnecting-socket.js";
 import { loadSettings, type Settings, saveSettings } from "./net/settings.js";
-import { subprotocols } from "./net/subprotocols.js";
 import { parseRoute, type Route, routeHash } from "./route.js";
 import {
   answerQuestion,
@@ -32,29 +37,28 @@ import {
 } from "./state/thread-view.js";
 
 /**
- * The one place with side effects: it owns the socket and HTTP calls, feeds server frames through the
- * pure reducer into the store, and turns the user's actions into commands.
+ * The one place with side effects: the SDK's client owns the socket, reconnect, resume and request
+ * correlation; this feeds every server frame through the pure reducer into the store, turns the
+ * user's actions into commands, and makes the HTTP calls.
  */
 export class ChatController {
   readonly store: Store<AppState>;
-  private readonly socket: ReconnectingSocket;
+  private client: Client;
   private readonly api = createHttpApi(() => this.settings.token);
   private settings: Settings = loadSettings();
-  /** Draft keys of messages sent without a thread, in send order: `thread` frames come back in it. */
-  private draftQueue: string[] = [];
-  /** Threads between our resume_chat and its chat_resumed: client tools wait until the replay ends. */
-  private readonly replaying = new Set<string>();
+  /** Draft keys of messages sent without a thread, by the turn's request_id: its first frames name the thread. */
+  private readonly drafts = new Map<string, { key: string; turn: Turn }>();
+  /** The turns the client follows for us (and resumes after a drop), by thread. */
+  private readonly followed = new Map<string, Turn>();
   private readonly answeredCalls = new Set<string>();
   private manifestSent = false;
   private editorUsed = false;
-  private requestCounter = 0;
-  /** plan_decisions sent, by request_id: a refusal brings the draft's buttons back. */
-  private readonly planDecisions = new Map<string, { threadId: string; toolCallId: string }>();
   private noticeCounter = 0;
 
-  constructor(location: Location = window.location) {
+  constructor(private readonly location: Location = window.location) {
     this.store = new Store<AppState>({
       connection: "connecting",
+      link: { status: "connecting", attempt: 0 },
       authRequired: false,
       route: parseRoute(location.hash),
       threads: [],
@@ -68,19 +72,11 @@ export class ChatController {
       memoryOpen: false,
       memory: null,
     });
-    const wsUrl = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
-    this.socket = new ReconnectingSocket({
-      url: wsUrl,
-      protocols: () => subprotocols(this.settings.token),
-      onFrame: (frame) => this.onFrame(frame),
-      onOpen: () => this.onOpen(),
-      onStatus: (connection) => this.set((s) => ({ ...s, connection })),
-    });
+    this.client = this.connect();
   }
 
   start(): void {
     window.addEventListener("hashchange", () => this.onRoute(parseRoute(window.location.hash)));
-    this.socket.connect();
     void this.loadLists();
     this.onRoute(this.state.route);
   }
@@ -91,7 +87,12 @@ export class ChatController {
 
   /** Simulates a dropped connection (used by the browser tests and handy when trying reconnects). */
   dropSocket(): void {
-    this.socket.drop();
+    this.client.drop();
+  }
+
+  /** Reconnects now instead of waiting out the backoff. */
+  retryNow(): void {
+    this.client.retryNow();
   }
 
   // ---- user actions ------------------------------------------------------------------------
@@ -100,22 +101,37 @@ export class ChatController {
     const route = this.state.route;
     const key = viewKey(route);
     if (route.page === "editor") this.announceTools();
-    const requestId = `r${++this.requestCounter}-${Math.random().toString(36).slice(2, 8)}`;
     const { provider, model, workflowId } = this.state;
-    const sent = this.command({
-      command: "chat_message",
-      request_id: requestId,
-      data: {
-        content: text,
-        ...(route.threadId !== undefined && { thread_id: route.threadId }),
-        ...(provider !== undefined && { provider }),
-        ...(model !== undefined && model !== "" && { model }),
-        ...(route.page === "editor" && { chat_context: { kind: "editor", workflow_id: workflowId } }),
-      },
+    const client = this.client;
+    // Offline, the client keeps the message and sends it on the next socket.
+    const turn = client.send({
+      content: text,
+      ...(route.threadId !== undefined && { thread_id: route.threadId }),
+      ...(provider !== undefined && { provider }),
+      ...(model !== undefined && model !== "" && { model }),
+      ...(route.page === "editor" && { chat_context: { kind: "editor", workflow_id: workflowId } }),
     });
-    if (!sent) return false;
-    if (route.threadId === undefined) this.draftQueue.push(key);
+    const requestId = turn.requestId ?? "";
+    if (route.threadId === undefined) this.drafts.set(requestId, { key, turn });
+    else this.followed.set(route.threadId, turn);
     this.updateView(key, (v) => startLocalTurn(v ?? emptyThread(route.threadId ?? null), requestId, text));
+    void turn.threadId.then(
+      (threadId) => this.adoptDraft(requestId, threadId),
+      () => {},
+    );
+    void turn.done.then((end) => {
+      // Refused before it started (busy, bad_request …): that turn never ran.
+      if (client !== this.client || !end.error || turn.lastSeq !== null) return;
+      const at = this.drafts.get(requestId)?.key ?? route.threadId ?? key;
+      this.drafts.delete(requestId);
+      this.updateView(at, (v) =>
+        failRequest(
+          v ?? emptyThread(route.threadId ?? null),
+          requestId,
+          `${end.error?.code}: ${end.error?.message}`,
+        ),
+      );
+    });
     return true;
   }
 
@@ -128,27 +144,23 @@ export class ChatController {
   continueTurn(): boolean {
     const threadId = this.state.route.threadId;
     if (!threadId) return false;
-    const requestId = `c${++this.requestCounter}-${Math.random().toString(36).slice(2, 8)}`;
     // The turn reopens on the server's `agent_state resumed`; a refusal comes back as a notice.
-    return this.command({ command: "continue_turn", request_id: requestId, data: { thread_id: threadId } });
+    this.command({ command: "continue_turn", data: { thread_id: threadId } });
+    return true;
   }
 
   answer(toolCallId: string, answer: string): void {
     const threadId = this.state.route.threadId;
     if (!threadId) return;
-    if (
-      this.command({ command: "answer", data: { thread_id: threadId, tool_call_id: toolCallId, answer } })
-    ) {
-      this.updateView(threadId, (v) => answerQuestion(v ?? emptyThread(threadId), toolCallId, answer));
-    }
+    this.command({ command: "answer", data: { thread_id: threadId, tool_call_id: toolCallId, answer } });
+    this.updateView(threadId, (v) => answerQuestion(v ?? emptyThread(threadId), toolCallId, answer));
   }
 
   decide(approvalId: string, decision: ApprovalDecision): void {
     const threadId = this.state.route.threadId;
     if (!threadId) return;
-    if (this.command({ command: "tool_approval_response", data: { approval_id: approvalId, decision } })) {
-      this.updateView(threadId, (v) => decideApproval(v ?? emptyThread(threadId), approvalId, decision));
-    }
+    this.command({ command: "tool_approval_response", data: { approval_id: approvalId, decision } });
+    this.updateView(threadId, (v) => decideApproval(v ?? emptyThread(threadId), approvalId, decision));
   }
 
   /** Approve a draft plan, or send it back with feedback; the server runs or revises it in a new turn. */
@@ -156,20 +168,21 @@ export class ChatController {
     const threadId = this.state.route.threadId;
     if (!threadId) return;
     const feedback = choice.feedback?.trim();
-    const requestId = `p${++this.requestCounter}-${Math.random().toString(36).slice(2, 8)}`;
-    const sent = this.command({
-      command: "plan_decision",
-      request_id: requestId,
-      data: {
-        thread_id: threadId,
-        plan_id: planId,
-        decision: choice.decision,
-        ...(feedback && { feedback }),
-      },
+    const client = this.client;
+    const turn = client.decidePlan({
+      thread_id: threadId,
+      plan_id: planId,
+      decision: choice.decision,
+      ...(feedback && { feedback }),
     });
-    if (!sent) return;
-    this.planDecisions.set(requestId, { threadId, toolCallId });
+    this.followed.set(threadId, turn);
     this.updateView(threadId, (v) => decidePlan(v ?? emptyThread(threadId), toolCallId, choice));
+    void turn.done.then((end) => {
+      // Refused: the draft waits for a decision again.
+      if (client !== this.client || !end.error || turn.lastSeq !== null) return;
+      this.updateView(threadId, (v) => undecidePlan(v ?? emptyThread(threadId), toolCallId));
+      this.notify(`${end.error.code}: ${end.error.message}`);
+    });
   }
 
   toggleScratchpad(open = !this.state.scratchpadOpen): void {
@@ -209,7 +222,7 @@ export class ChatController {
     this.settings = { ...this.settings, token: token.trim() };
     saveSettings(this.settings);
     this.set((s) => ({ ...s, authRequired: false }));
-    this.socket.restart();
+    this.reconnect();
     void this.loadLists();
   }
 
@@ -217,7 +230,7 @@ export class ChatController {
     const { token: _token, ...rest } = this.settings;
     this.settings = rest;
     saveSettings(this.settings);
-    this.socket.restart();
+    this.reconnect();
     void this.loadLists();
   }
 
@@ -242,42 +255,65 @@ export class ChatController {
 
   // ---- server side -------------------------------------------------------------------------
 
-  private onOpen(): void {
+  /** A client for the current token, its frames, connection state and live thread states wired to the store. */
+  private connect(): Client {
+    const base = `${this.location.protocol}//${this.location.host}`;
+    const token = this.settings.token;
+    const client = createClient({ url: base, ...(token && { token }) });
+    const mine = (then: () => void) => {
+      if (client === this.client) then();
+    };
+    client.onConnection((link) => mine(() => this.onConnection(link)));
+    client.onFrame((frame) => mine(() => this.onFrame(frame)));
+    // Live badges in the thread list for every thread of ours, open or not; the client re-subscribes.
+    client.threads.subscribe((state) =>
+      mine(() => {
+        const threads = withThreadState(this.state.threads, { type: "thread_state", ...state });
+        if (threads) this.set((s) => ({ ...s, threads }));
+        else void this.loadThreads();
+      }),
+    );
+    return client;
+  }
+
+  /** A new client (a new token): the old one closes; what the page shows is resumed on the new one. */
+  private reconnect(): void {
+    const old = this.client;
+    this.followed.clear();
+    this.client = this.connect();
+    old.close();
+  }
+
+  private onConnection(link: ConnectionState): void {
+    this.set((s) => ({ ...s, link, connection: connectionStatus(link) }));
+    if (link.status !== "open") return;
     this.manifestSent = false;
-    this.replaying.clear();
     if (this.editorUsed) this.announceTools();
-    // Live badges in the thread list for every thread of ours, open or not; a new socket asks anew.
-    this.socket.send({ command: "subscribe_threads", data: {} });
-    // Catch up on every turn we were showing or that was still running when the socket dropped.
+    // The client resumes the turns it follows; catch up on every other thread we show or that ran.
     const current = this.state.route.threadId;
     for (const [key, view] of Object.entries(this.state.views)) {
-      if (view.threadId && (key === current || isRunning(view))) this.resume(view.threadId);
+      const threadId = view.threadId;
+      if (threadId && (key === current || isRunning(view))) this.follow(threadId);
     }
   }
 
   private onFrame(frame: ServerFrame): void {
-    if (frame.type === "pong") return;
-    if (frame.type === "thread_state") {
-      this.onThreadState(frame);
-      return;
-    }
-    if (frame.type === "error" && frame.request_id && this.failRequest(frame)) return;
-    if (frame.type === "error" && frame.request_id && this.failPlanDecision(frame)) return;
-    // The decision's turn started (its user message echoes the request_id): nothing to take back.
-    if (frame.type === "message" && frame.request_id) this.planDecisions.delete(frame.request_id);
+    if (frame.type === "pong" || frame.type === "thread_state") return;
+    // An error that answers a request (no seq) is its command's or turn's, which say it.
+    if (frame.type === "error" && frame.seq === undefined && frame.request_id !== undefined) return;
     const threadId = "thread_id" in frame ? frame.thread_id : undefined;
     if (threadId === undefined) {
       if (frame.type === "error") this.notify(`${frame.code}: ${frame.message}`);
       return;
     }
-    if (frame.type === "thread" && !this.state.views[threadId]) this.adoptDraft(threadId);
+    const requestId = "request_id" in frame ? frame.request_id : undefined;
+    if (requestId !== undefined) this.adoptDraft(requestId, threadId);
     const wasRunning = isRunning(this.state.views[threadId] ?? emptyThread());
     this.updateView(threadId, (v) => applyFrame(v ?? emptyThread(threadId), frame));
-    if (frame.type === "chat_resumed") this.replaying.delete(threadId);
 
     const view = this.state.views[threadId];
     if (!view) return;
-    if (hasGap(view) && !this.replaying.has(threadId)) this.resume(threadId);
+    if (hasGap(view) && !this.live(threadId)) this.follow(threadId);
     this.runClientCalls(threadId, view);
     if (wasRunning && !isRunning(view)) {
       void this.loadThreads();
@@ -287,44 +323,19 @@ export class ChatController {
     }
   }
 
-  /** A thread's live state changed (here or in another tab): its badge in the list follows. */
-  private onThreadState(frame: ServerFrameOf<"thread_state">): void {
-    const threads = withThreadState(this.state.threads, frame);
-    if (threads) this.set((s) => ({ ...s, threads }));
-    else void this.loadThreads();
-  }
-
-  /** An `error` answering one of our chat_messages: that turn never started. */
-  private failRequest(frame: ServerFrameOf<"error">): boolean {
-    for (const [key, view] of Object.entries(this.state.views)) {
-      if (!view.turns.some((t) => t.requestId === frame.request_id && t.running)) continue;
-      this.draftQueue = this.draftQueue.filter((k) => k !== key || view.threadId !== null);
-      this.updateView(key, (v) =>
-        failRequest(v ?? view, frame.request_id ?? "", `${frame.code}: ${frame.message}`),
-      );
-      return true;
-    }
-    return false;
-  }
-
-  /** An `error` answering one of our plan_decisions: the draft waits for a decision again. */
-  private failPlanDecision(frame: ServerFrameOf<"error">): boolean {
-    const sent = this.planDecisions.get(frame.request_id ?? "");
-    if (!sent) return false;
-    this.planDecisions.delete(frame.request_id ?? "");
-    this.updateView(sent.threadId, (v) => undecidePlan(v ?? emptyThread(sent.threadId), sent.toolCallId));
-    this.notify(`${frame.code}: ${frame.message}`);
-    return true;
-  }
-
   /** The server created the thread of our draft: move the draft under its id and show its address. */
-  private adoptDraft(threadId: string): void {
-    const key = this.draftQueue.shift();
-    const draft = key ? this.state.views[key] : undefined;
-    if (!key || !draft) return;
+  private adoptDraft(requestId: string, threadId: string): void {
+    const draft = this.drafts.get(requestId);
+    if (draft === undefined) return;
+    this.drafts.delete(requestId);
+    const { key, turn } = draft;
+    this.followed.set(threadId, turn);
+    const local = this.state.views[key];
     this.set((s) => {
       const { [key]: _moved, ...views } = s.views;
-      return { ...s, views: { ...views, [threadId]: { ...draft, threadId } } };
+      // Frames of the thread that came first are newer than the draft: keep them.
+      const adopted = views[threadId] ?? (local && { ...local, threadId });
+      return { ...s, views: adopted ? { ...views, [threadId]: adopted } : views };
     });
     if (viewKey(this.state.route) === key) {
       const route: Route = { page: this.state.route.page, threadId };
@@ -336,7 +347,7 @@ export class ChatController {
 
   /** Runs the client tools the server asked for, once each, after any replay has ended. */
   private runClientCalls(threadId: string, view: ThreadView): void {
-    if (this.replaying.has(threadId)) return;
+    if (this.followed.get(threadId)?.caughtUp === false) return;
     const calls = Object.values(lastTurn(view)?.clientCalls ?? {});
     for (const call of calls) {
       if (call.done || this.answeredCalls.has(call.id)) continue;
@@ -350,22 +361,24 @@ export class ChatController {
     }
   }
 
-  private resume(threadId: string): void {
-    const lastSeq = this.state.views[threadId]?.lastSeq ?? 0;
-    // Silent when offline: onOpen resumes every thread that matters once the socket is back.
-    if (this.socket.send({ command: "resume_chat", data: { thread_id: threadId, last_seq: lastSeq } })) {
-      this.replaying.add(threadId);
-    }
+  /** True while the client follows a turn of the thread (it resumes that one itself). */
+  private live(threadId: string): boolean {
+    const turn = this.followed.get(threadId);
+    return turn !== undefined && !turn.isDone;
+  }
+
+  /** Has the client follow the thread's running (or last) turn: it replays what we missed, and resumes after drops. */
+  private follow(threadId: string): void {
+    if (this.live(threadId)) return;
+    this.followed.set(threadId, this.client.resume(threadId));
   }
 
   private announceTools(): void {
     this.editorUsed = true;
-    if (this.manifestSent) return;
-    // Silent when offline: onOpen announces again.
-    this.manifestSent = this.socket.send({
-      command: "client_tools_manifest",
-      data: { tools: clientToolsManifest },
-    });
+    if (this.manifestSent || !this.client.connected) return;
+    // Per socket: every open announces again.
+    this.manifestSent = true;
+    this.command({ command: "client_tools_manifest", data: { tools: clientToolsManifest } });
   }
 
   // ---- navigation and HTTP -----------------------------------------------------------------
@@ -391,7 +404,7 @@ export class ChatController {
         return;
       }
     }
-    this.resume(threadId);
+    this.follow(threadId);
     void this.loadScratchpad(threadId);
     void this.loadCost(threadId);
   }
@@ -460,10 +473,12 @@ export class ChatController {
 
   // ---- plumbing ----------------------------------------------------------------------------
 
-  private command(frame: ClientFrame): boolean {
-    const sent = this.socket.send(frame);
-    if (!sent) this.notify("Not connected: reconnecting, try again in a moment.", "warning");
-    return sent;
+  /** Sends a command (queued by the client while offline); a refusal or a drop that lost it is a notice. */
+  private command(frame: ClientFrame): void {
+    const client = this.client;
+    client.command(frame).catch((error: { code?: string; message?: string }) => {
+      if (client === this.client) this.notify(`${error.code}: ${error.message}`);
+    });
   }
 
   private updateView(key: string, update: (view: ThreadView | undefined) => ThreadView): void {

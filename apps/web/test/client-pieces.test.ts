@@ -1,11 +1,9 @@
 import { contentText } from "@agentwire/client";
 import { contentText as protocolContentText } from "@agentwire/protocol";
 import { describe, expect, it } from "vitest";
+import { connectionStatus } from "../src/app-state.js";
 import { clientToolsManifest, type GraphView, runClientTool } from "../src/editor/client-tools.js";
-import { backoffDelay } from "../src/net/backoff.js";
 import { unwrap } from "../src/net/http-api.js";
-import { parseServerFrame } from "../src/net/parse-server-frame.js";
-import { subprotocols } from "../src/net/subprotocols.js";
 import { parseRoute, routeHash } from "../src/route.js";
 import { safeHref } from "../src/ui/safe-href.js";
 
@@ -66,30 +64,18 @@ describe("client tools", () => {
 });
 
 describe("small client pieces", () => {
-  it("backs off exponentially with jitter, capped", () => {
-    expect(backoffDelay(0, () => 1)).toBe(500);
-    expect(backoffDelay(3, () => 1)).toBe(4000);
-    expect(backoffDelay(3, () => 0)).toBe(2000);
-    expect(backoffDelay(30, () => 1)).toBe(15000);
-  });
-
-  it("offers the nested v1 first, plain v1 as the fallback, and the token last", () => {
-    expect(subprotocols(undefined)).toEqual(["agentwire.v1+nested", "agentwire.v1"]);
-    expect(subprotocols("")).toEqual(["agentwire.v1+nested", "agentwire.v1"]);
-    expect(subprotocols("t0k")).toEqual(["agentwire.v1+nested", "agentwire.v1", "agentwire.bearer.t0k"]);
+  it("names the connection for the header: the first attempt connects, a later one reconnects", () => {
+    expect(connectionStatus({ status: "connecting", attempt: 0 })).toBe("connecting");
+    expect(connectionStatus({ status: "open" })).toBe("open");
+    expect(connectionStatus({ status: "offline", attempt: 1, retryAt: 0 })).toBe("reconnecting");
+    expect(connectionStatus({ status: "connecting", attempt: 2 })).toBe("reconnecting");
+    expect(connectionStatus({ status: "closed" })).toBe("closed");
   });
 
   it("reads bare and wrapped lists", () => {
     expect(unwrap([1], "threads")).toEqual([1]);
     expect(unwrap({ threads: [2] }, "threads")).toEqual([2]);
     expect(() => unwrap({ code: "x" }, "threads")).toThrow(/no threads list/);
-  });
-
-  it("parses frames of known types and ignores the rest", () => {
-    expect(parseServerFrame('{"type":"pong"}')).toEqual({ type: "pong" });
-    expect(parseServerFrame('{"type":"future_frame"}')).toBeUndefined();
-    expect(parseServerFrame("not json")).toBeUndefined();
-    expect(parseServerFrame("[1]")).toBeUndefined();
   });
 
   it("round-trips routes", () => {

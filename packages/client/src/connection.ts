@@ -17,6 +17,16 @@ export type WebSocketLike = {
 /** A WebSocket class: the global one by default, or e.g. `ws` on Node 20. */
 export type WebSocketClass = new (url: string, protocols: string[]) => object;
 
+/**
+ * Where the socket stands: a socket `connecting` (attempt 0 is the first), `open`, `offline` with the
+ * next attempt due at `retryAt` (ms since the epoch), or `closed` for good (closed, or given up on).
+ */
+export type ConnectionState =
+  | { status: "connecting"; attempt: number }
+  | { status: "open" }
+  | { status: "offline"; attempt: number; retryAt: number }
+  | { status: "closed" };
+
 /** How a silent socket is noticed: a ping every `intervalMs`; dead when a ping brought nothing back for `timeoutMs`. */
 export type HeartbeatOptions = { intervalMs?: number; timeoutMs?: number };
 
@@ -35,6 +45,8 @@ export type ConnectionOptions = {
   onProblem(error: ClientError): void;
   /** The socket went down (a reconnect may follow). */
   onDown(final: boolean): void;
+  /** Every change of `state`. */
+  onState(state: ConnectionState): void;
 };
 
 const OPEN = 1;
@@ -47,8 +59,14 @@ export class Connection {
   private beat: ReturnType<typeof setInterval> | undefined;
   private lastHeard = 0;
   private closed = false;
+  private current: ConnectionState = { status: "connecting", attempt: 0 };
 
   constructor(private readonly o: ConnectionOptions) {}
+
+  /** Where the socket stands now. */
+  get state(): ConnectionState {
+    return this.current;
+  }
 
   /** True while a socket is open. */
   get isOpen(): boolean {
@@ -58,12 +76,15 @@ export class Connection {
   /** Opens the socket (again). */
   open(): void {
     if (this.closed) return;
+    clearTimeout(this.retry);
+    this.setState({ status: "connecting", attempt: this.attempt });
     let ws: WebSocketLike;
     try {
       ws = new this.o.WebSocket(this.o.url, this.o.protocols) as WebSocketLike;
     } catch (error) {
       // A bad URL throws at once; it will not get better.
       this.closed = true;
+      this.setState({ status: "closed" });
       this.o.onProblem(new ClientError("closed", `cannot open ${this.o.url}: ${String(error)}`));
       this.o.onDown(true);
       return;
@@ -73,6 +94,7 @@ export class Connection {
       this.attempt = 0;
       this.lastHeard = Date.now();
       this.startHeartbeat();
+      this.setState({ status: "open" });
       this.o.onOpen();
     };
     ws.onmessage = (event) => {
@@ -103,6 +125,12 @@ export class Connection {
     const ws = this.ws;
     if (ws) this.down(ws);
     ws?.close(1000);
+    if (this.current.status !== "closed") this.setState({ status: "closed" });
+  }
+
+  /** Tries at once instead of waiting out the backoff (a "retry now" button); no-op unless offline. */
+  retryNow(): void {
+    if (this.current.status === "offline") this.open();
   }
 
   /** Drops the socket as a network failure would (tests, a "reconnect now" button). */
@@ -120,8 +148,17 @@ export class Connection {
     clearInterval(this.beat);
     const r = this.o.reconnect;
     const again = !this.closed && r !== false && this.attempt < (r.maxAttempts ?? Number.POSITIVE_INFINITY);
+    if (again) {
+      const delay = backoffDelay(this.attempt, r);
+      this.retry = setTimeout(() => this.open(), delay);
+      this.setState({ status: "offline", attempt: ++this.attempt, retryAt: Date.now() + delay });
+    } else this.setState({ status: "closed" });
     this.o.onDown(!again);
-    if (again) this.retry = setTimeout(() => this.open(), backoffDelay(this.attempt++, r));
+  }
+
+  private setState(state: ConnectionState): void {
+    this.current = state;
+    this.o.onState(state);
   }
 
   private startHeartbeat(): void {

@@ -9,7 +9,12 @@ import type {
 import { BEARER_PROTOCOL_PREFIX, PROTOCOL_V1, PROTOCOL_V1_NESTED } from "@agentwire/protocol/subprotocols";
 import type { ReconnectOptions } from "./backoff.js";
 import { ClientError } from "./client-error.js";
-import { Connection, type HeartbeatOptions, type WebSocketClass } from "./connection.js";
+import {
+  Connection,
+  type ConnectionState,
+  type HeartbeatOptions,
+  type WebSocketClass,
+} from "./connection.js";
 import { httpGet } from "./http-get.js";
 import { httpBase, socketUrl } from "./socket-url.js";
 import type { ThreadState, Threads } from "./threads.js";
@@ -58,8 +63,22 @@ export interface Client {
   /** Follows the running (or last) turn of a thread from its start. */
   resume(threadId: string): Turn;
   readonly threads: Threads;
+  /**
+   * Sends any command (stop, answer, tool_result, client_tools_manifest …); settles when the server
+   * took it, rejects with its error. Queued while offline; rejects with `closed` when the socket
+   * dropped after it went out (it may or may not have run).
+   */
+  command(frame: ClientFrame): Promise<void>;
+  /** Calls `listener` with every frame the socket brings, after the client routed it (for what no Turn covers: scratchpad, plans, client tool calls); returns the unsubscribe. */
+  onFrame(listener: (frame: ServerFrame) => void): () => void;
   /** True while the socket is open. */
   readonly connected: boolean;
+  /** Where the socket stands: connecting, open, offline until `retryAt`, or closed. */
+  readonly connection: ConnectionState;
+  /** Calls `listener` with every change of `connection`; returns the unsubscribe. */
+  onConnection(listener: (state: ConnectionState) => void): () => void;
+  /** Reconnects now instead of waiting out the backoff (a "retry now" button); no-op unless offline. */
+  retryNow(): void;
   /** Drops the socket as a network failure would; the client reconnects (tests, "retry now"). */
   drop(): void;
   /** Closes for good: live turns end with `error {code:"closed"}`. */
@@ -93,6 +112,8 @@ class AgentwireClient implements Client, TurnHost {
   /** Commands waiting for an open socket. */
   private outbox: ClientFrame[] = [];
   private readonly stateListeners = new Set<(state: ThreadState) => void>();
+  private readonly frameListeners = new Set<(frame: ServerFrame) => void>();
+  private readonly connectionListeners = new Set<(state: ConnectionState) => void>();
   private closed = false;
   readonly threads: Threads;
 
@@ -111,10 +132,16 @@ class AgentwireClient implements Client, TurnHost {
       heartbeat: o.heartbeat ?? {},
       maxFrameChars: o.maxFrameChars ?? 16 * 1024 * 1024,
       onOpen: () => this.opened(),
-      onFrame: (frame) => this.route(frame),
+      onFrame: (frame) => {
+        this.route(frame);
+        for (const listener of this.frameListeners) this.safely(() => listener(frame));
+      },
       onUnknown: (threadId, seq) => this.byThread.get(threadId)?.skip(seq),
       onProblem: (error) => this.problem(error),
       onDown: (final) => this.down(final),
+      onState: (state) => {
+        for (const listener of this.connectionListeners) this.safely(() => listener(state));
+      },
     });
     this.threads = {
       list: async () => (await this.get<{ threads: ThreadSummary[] }>("/api/threads")).threads,
@@ -132,6 +159,24 @@ class AgentwireClient implements Client, TurnHost {
 
   get connected(): boolean {
     return this.conn.isOpen;
+  }
+
+  get connection(): ConnectionState {
+    return this.conn.state;
+  }
+
+  onConnection(listener: (state: ConnectionState) => void): () => void {
+    this.connectionListeners.add(listener);
+    return () => this.connectionListeners.delete(listener);
+  }
+
+  onFrame(listener: (frame: ServerFrame) => void): () => void {
+    this.frameListeners.add(listener);
+    return () => this.frameListeners.delete(listener);
+  }
+
+  retryNow(): void {
+    this.conn.retryNow();
   }
 
   send(message: SendOptions): Turn {
@@ -178,7 +223,7 @@ class AgentwireClient implements Client, TurnHost {
     return turn;
   }
 
-  /** TurnHost: sends a command and settles when the server took it (its error, or the pong after it). */
+  /** Sends a command and settles when the server took it (its error, or the pong after it). */
   command(frame: ClientFrame): Promise<void> {
     if (this.closed) return Promise.reject(new ClientError("closed", "the client is closed"));
     const request_id = this.id();
@@ -222,6 +267,8 @@ class AgentwireClient implements Client, TurnHost {
 
   private transmit(frame: ClientFrame): void {
     if (this.conn.send(frame)) {
+      const ack = frame.request_id === undefined ? undefined : this.acks.get(frame.request_id);
+      if (ack) ack.sent = true;
       if ((frame.command === "chat_message" || frame.command === "plan_decision") && frame.request_id)
         this.sentMessages.set(frame.request_id, frame);
     } else this.outbox.push(frame);

@@ -1,7 +1,7 @@
 // The SDK: a client that owns the socket, reconnect and resume, and the turn's nested tree.
 export { backoffDelay, type ReconnectOptions } from "./backoff.js";
 export { ClientError, type ClientErrorCode, type ClientOnlyCode } from "./client-error.js";
-export type { HeartbeatOptions, WebSocketClass, WebSocketLike } from "./connection.js";
+export type { ConnectionState, HeartbeatOptions, WebSocketClass, WebSocketLike } from "./connection.js";
 export {
   type Client,
   type ClientOptions,

@@ -9,7 +9,12 @@ import { ThreadList } from "./thread-list.js";
 import { TokenForm } from "./token-form.js";
 import { useStore } from "./use-store.js";
 
-const connectionText = { connecting: "Connecting…", open: "Connected", reconnecting: "Reconnecting…" };
+const connectionText = {
+  connecting: "Connecting…",
+  open: "Connected",
+  reconnecting: "Reconnecting…",
+  closed: "Disconnected",
+};
 
 /** The connection state: a dot and a word; on a phone the word is for screen readers only. */
 function Connection({ status }: { status: keyof typeof connectionText }) {
@@ -44,7 +49,7 @@ export function App({ controller }: { controller: ChatController }) {
           ) : (
             <ChatView
               view={state.views[viewKey(route)]}
-              connected={state.connection === "open"}
+              link={state.link}
               noProvider={noProvider(state)}
               scratchpadOpen={state.scratchpadOpen}
               memoryOpen={state.memoryOpen}

@@ -1,8 +1,10 @@
+import type { ConnectionState } from "@agentwire/client";
 import type { MemoryEntry } from "@agentwire/protocol";
 import { useEffect, useRef } from "preact/hooks";
 import { lastTurn, type ThreadView } from "../state/thread-view.js";
 import { AgentStatus } from "./agent-status.js";
 import { Composer } from "./composer.js";
+import { ConnectionLost } from "./connection-lost.js";
 import { MemoryPanel } from "./memory-panel.js";
 import { NoProviderNotice } from "./no-provider-notice.js";
 import { ScratchpadPanel } from "./scratchpad-panel.js";
@@ -12,7 +14,7 @@ import { TurnBlock } from "./turn-view.js";
 /** A thread's transcript, the agent's status and the composer; the scratchpad panel beside them. */
 export function ChatView({
   view,
-  connected,
+  link,
   noProvider,
   empty,
   scratchpadOpen,
@@ -20,7 +22,8 @@ export function ChatView({
   memory,
 }: {
   view: ThreadView | undefined;
-  connected: boolean;
+  /** The connection: while it is down, the page says so instead of a live-looking status. */
+  link: ConnectionState;
   scratchpadOpen: boolean;
   memoryOpen: boolean;
   memory: MemoryEntry[] | null;
@@ -32,6 +35,7 @@ export function ChatView({
   const turns = view?.turns ?? [];
   const current = view ? lastTurn(view) : undefined;
   const running = current?.running ?? false;
+  const connected = link.status === "open";
   const question = running ? current?.questions.find((q) => !q.resolved) : undefined;
 
   // Follow the stream while the reader is at the bottom; leave them alone when they scrolled up.
@@ -62,10 +66,10 @@ export function ChatView({
           )}
         </div>
         {noProvider && <NoProviderNotice />}
-        <AgentStatus turn={current} />
+        {connected ? <AgentStatus turn={current} /> : <ConnectionLost link={link} running={running} />}
         <Composer
           running={running}
-          canStop={running && view?.threadId != null}
+          canStop={running && view?.threadId != null && connected}
           connected={connected}
           question={question}
           unavailable={noProvider ? "no provider" : undefined}

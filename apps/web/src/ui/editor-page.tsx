@@ -25,7 +25,7 @@ export function EditorPage({ state }: { state: AppState }) {
       </section>
       <ChatView
         view={view}
-        connected={state.connection === "open"}
+        link={state.link}
         noProvider={noProvider(state)}
         scratchpadOpen={state.scratchpadOpen}
         memoryOpen={state.memoryOpen}

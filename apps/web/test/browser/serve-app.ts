@@ -28,10 +28,11 @@ const types: Record<string, string> = {
   ".css": "text/css",
   ".map": "application/json",
   ".svg": "image/svg+xml",
+  ".ico": "image/x-icon",
 };
 
 /**
- * Serves the built app at the server's own origin: requests for `/` and `/assets/*` are answered
+ * Serves the built app at the server's own origin: requests for `/`, `/favicon.*` and `/assets/*` are answered
  * from apps/web/dist (or `dist`, a test file's own build) by the browser itself, everything else
  * (`/api`, `/ws`) reaches the real server.
  * Same origin as production, and independent of whether the server already serves the static files.
@@ -41,7 +42,10 @@ export async function serveApp(page: Page, origin: string, dist = DIST): Promise
   await page.route(
     (url) =>
       url.origin === origin &&
-      (url.pathname === "/" || url.pathname === "/index.html" || url.pathname.startsWith("/assets/")),
+      (url.pathname === "/" ||
+        url.pathname === "/index.html" ||
+        url.pathname.startsWith("/favicon.") ||
+        url.pathname.startsWith("/assets/")),
     async (route) => {
       const path = new URL(route.request().url()).pathname;
       const file = normalize(join(dist, path === "/" ? "index.html" : path));

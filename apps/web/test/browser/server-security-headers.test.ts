@@ -114,6 +114,30 @@ describe("the web client under the server's security headers", { timeout: 120_00
     ).toBeUndefined();
   });
 
+  it("serves the favicon: the page's icon link and /favicon.ico answer, and no request of the page is a 404", async () => {
+    const page = await browser.newPage();
+    pages.push(page);
+    const failed: string[] = [];
+    page.on("response", (r) => {
+      if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
+    });
+    await page.goto(`${server.url}/#/`);
+    await page.locator("output.conn-open").waitFor({ timeout: 15_000 });
+    const icon = await page.evaluate(() => document.querySelector<HTMLLinkElement>('link[rel="icon"]')?.href);
+    expect(icon).toBe(`${server.url}/favicon.svg`);
+    // What a browser asks for without a link (and what every load used to 404 on).
+    for (const [path, type] of [
+      ["/favicon.svg", "image/svg+xml"],
+      ["/favicon.ico", "image/"],
+    ] as const) {
+      const res = await page.request.get(`${server.url}${path}`);
+      expect(res.status()).toBe(200);
+      expect(res.headers()["content-type"]).toContain(type);
+      expect((await res.body()).length).toBeGreaterThan(100);
+    }
+    expect(failed).toEqual([]);
+  });
+
   it("cannot be framed by a page on another origin", async () => {
     // Another origin (another port): one frame of agentwire, one of its own page as the control.
     framer = createServer((req, res) => {

@@ -6,6 +6,8 @@ export type TcpProxy = {
   cut(): void;
   /** Drops the bytes one way from now until `cut()` (a network that swallows what it carries). */
   swallow(direction: "to-server" | "to-client"): void;
+  /** While true, every connection is closed as it arrives: a server that is down (cut() the open ones). */
+  refuse(refusing: boolean): void;
   /** Sends new connections to another server (a restarted one on a new port). */
   retarget(target: string): void;
   connections(): number;
@@ -18,8 +20,13 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
   const open = new Set<Socket>();
   let accepted = 0;
   let swallowing: "to-server" | "to-client" | undefined;
+  let refusing = false;
   const server = createServer((inbound) => {
     accepted++;
+    if (refusing) {
+      inbound.destroy();
+      return;
+    }
     const outbound = connect(Number(to.port), to.hostname);
     for (const [a, b, direction] of [
       [inbound, outbound, "to-server"],
@@ -46,6 +53,9 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
     cut: () => {
       swallowing = undefined;
       for (const socket of open) socket.destroy();
+    },
+    refuse: (on) => {
+      refusing = on;
     },
     retarget: (next) => {
       to = new URL(next);
