@@ -16,6 +16,7 @@ export type { ThreadState, Threads } from "./threads.js";
 export { applyFrame, applyFrames, flushPending, hasGap } from "./tree/apply-frame.js";
 export { endStatus, progressFrom, questionFrom } from "./tree/card-outcome.js";
 export { contentText } from "./tree/content-text.js";
+export { type NestedCalls, nestedCalls } from "./tree/nested-calls.js";
 export { decidePlanCard, undecidePlanCard } from "./tree/plan-frames.js";
 export type { PlanDecisionView, PlanReviewView, PlanView } from "./tree/plan-view.js";
 export { PREVIEW_CHARS, RESULT_CHARS, titleFrom } from "./tree/preview.js";

@@ -233,7 +233,11 @@ export class ChatSession {
   }
 
   private renderOptions() {
-    return { verbose: this.options.verbose, live: this.terminal.live };
+    return {
+      verbose: this.options.verbose,
+      live: this.terminal.live,
+      ...(this.terminal.live && { columns: this.terminal.columns() }),
+    };
   }
 }
 
