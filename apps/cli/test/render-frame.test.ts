@@ -238,7 +238,7 @@ describe("renderFrame", () => {
     const text = { type: "chunk", content: "Half", depth: 0 } as ServerFrame;
     const stopped = { type: "generation_stopped" } as ServerFrame;
     expect(render([text, stopped, zero])).toBe(
-      "Half\n■ stopped\n· tokens not reported (stopped mid-answer), 1 model call, 1 tool call\n",
+      "Half\n■ stopped\n· tokens not reported (stopped mid-answer), 1 model call, 0 tool calls, 1 subtask\n",
     );
     // Stopped before any text, or finished: the count stands as the server gave it.
     expect(render([stopped, zero])).toContain("· 0 in / 0 out tokens");

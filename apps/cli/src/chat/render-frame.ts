@@ -1,4 +1,4 @@
-import { lastTurn, type NestedCalls, nestedCalls, reduceFrame } from "@agentwire/client";
+import { countCards, lastTurn, type NestedCalls, nestedCalls, reduceFrame } from "@agentwire/client";
 import type {
   AgentStateName,
   ExecutionTreeNode,
@@ -96,7 +96,7 @@ export function renderFrame(
     case "usage":
       return line(
         `· ${tokensText(frame, state)}, ${plural(frame.llm_calls, "model call")}, ` +
-          `${plural(frame.tool_calls, "tool call")}${frame.cost_known ? `, $${frame.cost_usd.toFixed(4)}` : ""}`,
+          `${callsText(frame, state)}${frame.cost_known ? `, $${frame.cost_usd.toFixed(4)}` : ""}`,
       );
     case "thread":
       return line(`· thread ${frame.thread_id}`);
@@ -290,6 +290,20 @@ function tokensText(usage: { input_tokens: number; output_tokens: number }, stat
   if (state.stopped && state.streamed && usage.input_tokens === 0 && usage.output_tokens === 0)
     return "tokens not reported (stopped mid-answer)";
   return `${usage.input_tokens} in / ${usage.output_tokens} out tokens`;
+}
+
+/**
+ * `2 tool calls, 3 subtasks (1 refused)`: counted from the turn's cards with the SDK's `countCards`,
+ * as the web page's footer counts them; the server's counts when the turn showed no cards.
+ */
+function callsText(usage: { tool_calls: number; subtasks: number }, state: TurnState): string {
+  const turn = lastTurn(state.view);
+  const counts = turn ? countCards(turn) : { tools: 0, subtasks: 0, refused: 0 };
+  const known = counts.tools + counts.subtasks + counts.refused > 0;
+  const tools = known ? counts.tools : Math.max(0, usage.tool_calls - usage.subtasks);
+  const subtasks = (known ? counts.subtasks : usage.subtasks) + counts.refused;
+  const refused = counts.refused > 0 ? ` (${counts.refused} refused)` : "";
+  return `${plural(tools, "tool call")}${subtasks > 0 ? `, ${plural(subtasks, "subtask")}${refused}` : ""}`;
 }
 
 function resultText(result: unknown): string {

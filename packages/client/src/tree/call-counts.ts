@@ -1,4 +1,21 @@
-import type { ToolCard, TurnView } from "./thread-view.js";
+import { isSubtask, type ToolCard, type TurnView } from "./thread-view.js";
+
+/** A turn's calls as its cards show them: subtask cards (refused ones apart), every other card a tool call. */
+export type CardCounts = { tools: number; subtasks: number; refused: number };
+
+/**
+ * Counts a turn's cards at every depth. Apps count calls from here (the web page's footer, the CLI's
+ * summary line), so a count never disagrees with the cards, nor one app with another.
+ */
+export function countCards(turn: TurnView): CardCounts {
+  const counts: CardCounts = { tools: 0, subtasks: 0, refused: 0 };
+  for (const card of Object.values(turn.cards)) {
+    if (!isSubtask(card.name)) counts.tools += 1;
+    else if (card.status === "refused") counts.refused += 1;
+    else counts.subtasks += 1;
+  }
+  return counts;
+}
 
 /**
  * What ran below a call, at any depth: how many calls, and those that failed or were refused (a
