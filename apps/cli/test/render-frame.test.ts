@@ -158,7 +158,7 @@ describe("renderFrame", () => {
     expect(cancelled).toBe("  ✗ ask_user (3 ms): cancelled\n");
   });
 
-  it("always shows an error below depth 0, by its place in the tree", () => {
+  it("shows a refused nested call under its root call's line, by its place in the tree, counted", () => {
     const out = render([
       tool({ tool_call_id: "s1", name: "run_subtask", status: "start", title: "Outer" }),
       tool({
@@ -179,9 +179,50 @@ describe("renderFrame", () => {
         result: "run_subtask is not available: the maximum subtask depth (1) is reached",
         duration_ms: 0,
       }),
+      tool({ tool_call_id: "s1", name: "run_subtask", status: "end", result: "went on", duration_ms: 7 }),
     ]);
-    expect(out).toContain(
-      "    ✗ Outer › Inner (0 ms): run_subtask is not available: the maximum subtask depth (1) is reached\n",
+    // The parent's line first, marked; the refused call under it, on its path.
+    expect(out).toBe(
+      "  ▸ Outer\n" +
+        "  ✓ Outer (7 ms, 1 nested call, 1 refused)\n" +
+        "    ⊘ Outer › Inner (0 ms): run_subtask is not available: the maximum subtask depth (1) is reached\n",
+    );
+  });
+
+  it("wraps a long error line at word boundaries under its own indent", () => {
+    const reason = "the maximum subtask depth (1) is reached, so this call never started a subtask at all";
+    const out = render(
+      [
+        tool({ tool_call_id: "s1", name: "run_subtask", status: "start", title: "Outer" }),
+        tool({
+          tool_call_id: "s2",
+          name: "run_subtask",
+          status: "start",
+          parent_id: "s1",
+          depth: 1,
+          title: "Inner",
+        }),
+        tool({
+          tool_call_id: "s2",
+          name: "run_subtask",
+          status: "end",
+          parent_id: "s1",
+          depth: 1,
+          is_error: true,
+          result: `run_subtask is not available: ${reason}`,
+          duration_ms: 0,
+        }),
+        tool({ tool_call_id: "s1", name: "run_subtask", status: "end", result: "ok", duration_ms: 7 }),
+      ],
+      { ...plain, columns: 60 },
+    );
+    const rows = out.trimEnd().split("\n").slice(2);
+    expect(rows.length).toBeGreaterThan(1);
+    for (const row of rows) expect([...row].length).toBeLessThan(60);
+    expect(rows.slice(1).every((row) => row.startsWith("      "))).toBe(true);
+    // Only whole words: joined again, the rows give the message back.
+    expect(rows.map((row) => row.trim()).join(" ")).toBe(
+      `⊘ Outer › Inner (0 ms): run_subtask is not available: ${reason}`,
     );
   });
 
@@ -197,7 +238,7 @@ describe("renderFrame", () => {
     const text = { type: "chunk", content: "Half", depth: 0 } as ServerFrame;
     const stopped = { type: "generation_stopped" } as ServerFrame;
     expect(render([text, stopped, zero])).toBe(
-      "Half\n■ stopped\n· tokens not reported (stopped mid-answer), 1 model call, 1 tool call\n",
+      "Half\n■ stopped\n· tokens not reported (stopped mid-answer), 1 model call, 0 tool calls, 1 subtask\n",
     );
     // Stopped before any text, or finished: the count stands as the server gave it.
     expect(render([stopped, zero])).toContain("· 0 in / 0 out tokens");

@@ -98,8 +98,19 @@ describe("renderFrame: plans", () => {
         parent_id: "c",
         depth: 1,
       },
+      {
+        type: "tool_call_update",
+        tool_call_id: "c",
+        name: "create_plan",
+        status: "end",
+        result: "plan finished with a failed step",
+        duration_ms: 9,
+        parent_id: null,
+        depth: 0,
+      },
     ]);
-    expect(out).toContain("Collect facts");
-    expect(out).toContain("no sources");
+    expect(out).toContain(
+      "  ✓ create_plan (9 ms, 1 nested call, 1 failed)\n    ✗ create_plan › Collect facts (5 ms): no sources\n",
+    );
   });
 });

@@ -43,7 +43,7 @@ const expected: Record<string, string> = {
     "  ✓ Part A (1 ms)",
     "  ✓ Part B (1 ms)",
     "final: result-A | result-B",
-    "· 780 in / 60 out tokens, 4 model calls, 2 tool calls",
+    "· 780 in / 60 out tokens, 4 model calls, 0 tool calls, 2 subtasks",
     "",
   ].join("\n"),
   "ask-user": [

@@ -62,6 +62,11 @@ export interface Client {
   decidePlan(decision: PlanDecisionOptions): Turn;
   /** Follows the running (or last) turn of a thread from its start. */
   resume(threadId: string): Turn;
+  /**
+   * Continues the thread's last turn, which a budget or the iteration limit ended (`continue_turn`):
+   * the returned Turn holds the continuation's frames only, from its `agent_state resumed` to its new end.
+   */
+  continueTurn(threadId: string): Turn;
   readonly threads: Threads;
   /**
    * Sends any command (stop, answer, tool_result, client_tools_manifest …); settles when the server
@@ -200,6 +205,23 @@ class AgentwireClient implements Client, TurnHost {
     return turn;
   }
 
+  continueTurn(threadId: string): Turn {
+    const turn = new Turn(this, this.nested, undefined, threadId, true);
+    const live = this.byThread.get(threadId);
+    if (this.closed || (live && !live.isDone)) {
+      const why = this.closed ? "the client is closed" : "a turn runs on the thread";
+      turn.end({ status: "error" }, new ClientError(this.closed ? "closed" : "busy", why));
+      return turn;
+    }
+    this.byThread.set(threadId, turn);
+    // Where the thread's log ends now first (the socket's answers keep order): the continuation follows it.
+    this.resumeTurn(turn);
+    this.command({ command: "continue_turn", data: { thread_id: threadId } }).catch((error: ClientError) =>
+      turn.end({ status: "error" }, error),
+    );
+    return turn;
+  }
+
   drop(): void {
     this.conn.drop();
   }
@@ -255,7 +277,9 @@ class AgentwireClient implements Client, TurnHost {
    */
   private resumeTurn(turn: Turn): void {
     if (turn.thread === undefined || !this.conn.isOpen) return;
-    const data = { thread_id: turn.thread, last_seq: turn.lastSeq ?? 0 };
+    // A continuation not yet anchored asks for no frames, only where the log ends (chat_resumed's last_seq).
+    const from = turn.lastSeq ?? (turn.continuing ? Number.MAX_SAFE_INTEGER : 0);
+    const data = { thread_id: turn.thread, last_seq: from };
     this.command({ command: "resume_chat", data }).catch((error: ClientError) => {
       if (error.code !== "closed") turn.end({ status: "error" }, error);
     });

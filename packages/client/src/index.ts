@@ -14,6 +14,7 @@ export { type ReadFrame, readFrame } from "./read-frame.js";
 export { httpBase, socketUrl } from "./socket-url.js";
 export type { ThreadState, Threads } from "./threads.js";
 export { applyFrame, applyFrames, flushPending, hasGap } from "./tree/apply-frame.js";
+export { type CardCounts, countCards, type NestedCalls, nestedCalls } from "./tree/call-counts.js";
 export { endStatus, progressFrom, questionFrom } from "./tree/card-outcome.js";
 export { contentText } from "./tree/content-text.js";
 export { decidePlanCard, undecidePlanCard } from "./tree/plan-frames.js";

@@ -77,6 +77,8 @@ export class Turn {
     /** The chat_message's request_id: until a frame carries it, the thread's frames are another turn's. */
     readonly requestId?: string,
     threadId?: string,
+    /** A `continue_turn`: it starts after the log's end as `chat_resumed` gives it, not at seq 1. */
+    readonly continuing = false,
   ) {
     this.threadId = this.thread$.promise;
     this.done = this.done$.promise;
@@ -160,6 +162,8 @@ export class Turn {
       this.resumed(frame);
       return;
     }
+    // Before its anchor a continuation's thread frames are the earlier part's (a replay after a drop).
+    if (this.continuing && this.lastSeq === null) return;
     const seq = "seq" in frame ? frame.seq : undefined;
     if (seq === undefined) {
       if (frame.type === "error") this.end({ status: "error" }, new ClientError(frame.code, frame.message));
@@ -221,6 +225,12 @@ export class Turn {
     this.healing = false;
     this.replayed = true;
     this.healedAt = this.lastSeq;
+    if (this.continuing && this.lastSeq === null) {
+      // The earlier part ends at the log's end: the continuation's frames follow it.
+      this.lastSeq = frame.last_seq;
+      this.healedAt = this.lastSeq;
+      return;
+    }
     this.view = reduceFrame(this.view, frame);
     // Resumed from its start after a lookup, whatever the status: the log's turn is not this one.
     const lost = this.requestId !== undefined && this.lastSeq === null;

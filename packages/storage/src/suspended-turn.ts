@@ -65,6 +65,11 @@ export const SuspendedTurn = z.object({
   memoryEnabled: z.boolean(),
   /** The root's text so far, kept if the turn is stopped while it waits. */
   text: z.string(),
+  /**
+   * When it was stored (epoch ms): the calls that wait count the wait in their duration. States
+   * stored before it existed have none, and their calls count only the time they ran.
+   */
+  suspendedAt: z.number().optional(),
 });
 export type SuspendedTurn = z.output<typeof SuspendedTurn>;
 

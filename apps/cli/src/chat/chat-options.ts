@@ -1,7 +1,8 @@
 import type { CliIo, ExitCode } from "../cli-io.js";
 
 const CHAT_USAGE = `usage: agentwire chat ["question"] [options]
-Without a question: interactive (an empty line does nothing, Ctrl-D ends).
+Without a question: interactive (an empty line does nothing, /continue continues a turn its
+budget or the iteration limit stopped, Ctrl-D ends).
 Ctrl-C stops the running turn; a second Ctrl-C exits.
 Exit status: 0 answered, 1 failed (or stopped otherwise), 2 bad usage, 130 stopped with Ctrl-C.
 options:
@@ -10,6 +11,8 @@ options:
   --token T         API token, for a server with AUTH_MODE=token (env AGENTWIRE_TOKEN)
   --thread ID       continue a thread (its id is printed as "· thread ID"; see agentwire threads):
                     shows its last messages, and takes up a turn that runs or waits on it
+  --continue        with --thread, no question: continue the thread's last turn, which its budget
+                    or the iteration limit stopped (interactive: /continue after such a turn)
   --provider P      provider for this chat (default: the server's DEFAULT_PROVIDER)
   --model M         model for this chat (default: the server's DEFAULT_MODEL)
   --verbose         show each subtask's result under its finish line
@@ -24,6 +27,8 @@ export type ChatOptions = {
   provider?: string;
   model?: string;
   verbose: boolean;
+  /** Continue the thread's last turn (`continue_turn`) instead of sending a question. */
+  continue?: boolean;
 };
 
 const VALUE_OPTIONS = ["thread", "url", "token", "provider", "model"] as const;
@@ -40,6 +45,8 @@ export function parseChatArgs(args: string[], io: CliIo): ChatOptions | ExitCode
       io.stderr("agentwire chat: --agent is deprecated and changes nothing; the agent decides for itself\n");
     } else if (arg === "--verbose") {
       options.verbose = true;
+    } else if (arg === "--continue") {
+      options.continue = true;
     } else if (arg === "--help" || arg === "-h") {
       io.stdout(`${CHAT_USAGE}\n`);
       return 0;
@@ -56,6 +63,10 @@ export function parseChatArgs(args: string[], io: CliIo): ChatOptions | ExitCode
     } else {
       options.question = arg;
     }
+  }
+  if (options.continue && (options.thread === undefined || options.question !== undefined)) {
+    io.stderr(`--continue needs --thread ID and no question\n${CHAT_USAGE}\n`);
+    return 2;
   }
   return options;
 }

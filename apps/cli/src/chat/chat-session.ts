@@ -34,6 +34,9 @@ const END_LINES: Record<string, string> = {
   unknown: "! the server has no running turn on this thread",
 };
 
+/** Ends that `continue_turn` can take on. */
+const CONTINUABLE = new Set(["budget_exceeded", "iteration_limit"]);
+
 /** Statuses a command exits 1 for: the turn did not get to its answer. */
 const FAILED = new Set(["error", "interrupted", "unknown"]);
 
@@ -101,6 +104,17 @@ export class ChatSession {
     }
     if (this.threadId !== undefined) await this.looked(this.threadId);
     return outcome.code;
+  }
+
+  /** `/continue` (or `--continue`): continues the thread's last turn, which stopped at a limit. */
+  async continueTurn(): Promise<ExitCode> {
+    if (this.threadId === undefined) {
+      this.terminal.output.write("! nothing to continue: no thread yet\n");
+      return 1;
+    }
+    const { code } = await this.follow(this.client.continueTurn(this.threadId));
+    await this.looked(this.threadId);
+    return code;
   }
 
   /**
@@ -204,15 +218,26 @@ export class ChatSession {
         const end = await turn.done;
         // A refused message or a closed client ends the turn with no error frame of its own.
         if (end.error && !state.failed) failed(end.error);
-        const why = END_LINES[end.status];
+        const why = END_LINES[end.status] ?? (CONTINUABLE.has(end.status) ? this.continueHint() : undefined);
         if (why) show(`${state.atLineStart ? "" : "\n"}${why}\n`);
         finish(exitCode(state, end.status, presses > 0));
       })();
     });
   }
 
+  /** How to go on after a limit: `/continue` at the prompt, or the one-shot command. */
+  private continueHint(): string {
+    if (this.options.question === undefined && !this.options.continue)
+      return "· stopped at its limit: /continue goes on with a fresh budget";
+    return `· stopped at its limit; to go on: agentwire chat --continue --thread ${this.threadId ?? "ID"}`;
+  }
+
   private renderOptions() {
-    return { verbose: this.options.verbose, live: this.terminal.live };
+    return {
+      verbose: this.options.verbose,
+      live: this.terminal.live,
+      ...(this.terminal.live && { columns: this.terminal.columns() }),
+    };
   }
 }
 

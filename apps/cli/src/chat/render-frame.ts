@@ -1,3 +1,4 @@
+import { countCards, lastTurn, type NestedCalls, nestedCalls, reduceFrame } from "@agentwire/client";
 import type {
   AgentStateName,
   ExecutionTreeNode,
@@ -7,7 +8,7 @@ import type {
 import { preview } from "@agentwire/protocol/preview";
 import { planLines } from "./plan-lines.js";
 import { scratchpadLines } from "./scratchpad-lines.js";
-import { formatDuration, plural, terminalText } from "./terminal-text.js";
+import { formatDuration, plural, terminalText, wrapWords } from "./terminal-text.js";
 import { type CallInfo, callPath, type TurnPhase, type TurnState } from "./turn-state.js";
 
 /** How a turn is shown. */
@@ -16,6 +17,8 @@ export type RenderOptions = {
   verbose: boolean;
   /** A status area shows running calls: no `▸` start lines. Off when stdout is not a terminal. */
   live: boolean;
+  /** The terminal's width: long lines wrap at word boundaries under their own indent (none: no wrap). */
+  columns?: number;
 };
 
 // A terminal line has room for little beside the tool name; an error deserves more.
@@ -32,7 +35,8 @@ const SEND_UPDATE = "send_update";
 /**
  * Turns one frame into the text it adds for good (the status area is drawn from the state instead).
  * Root text streams as is; each depth-0 call gets a finish line naming it, with its real wait; what
- * happens below depth 0 is folded into its root call, except errors, which are always shown.
+ * happens below depth 0 is folded into its root call, whose line counts it (the SDK's `nestedCalls`, as
+ * the web page does) and lists the nested calls that failed or were refused, each by its path.
  * `now` is the local clock in ms, to measure waits the frames cannot know (a call that waited for the user).
  */
 export function renderFrame(
@@ -46,6 +50,7 @@ export function renderFrame(
     state.atLineStart = true;
     return out;
   };
+  state.view = reduceFrame(state.view, frame);
   switch (frame.type) {
     case "chunk": {
       if (frame.thinking) {
@@ -91,7 +96,7 @@ export function renderFrame(
     case "usage":
       return line(
         `· ${tokensText(frame, state)}, ${plural(frame.llm_calls, "model call")}, ` +
-          `${plural(frame.tool_calls, "tool call")}${frame.cost_known ? `, $${frame.cost_usd.toFixed(4)}` : ""}`,
+          `${callsText(frame, state)}${frame.cost_known ? `, $${frame.cost_usd.toFixed(4)}` : ""}`,
       );
     case "thread":
       return line(`· thread ${frame.thread_id}`);
@@ -139,14 +144,12 @@ function callStarted(
       frame.depth === 0 ? frame.tool_call_id : (parent?.rootId ?? frame.parent_id ?? frame.tool_call_id),
     depth: frame.depth,
     startedAt: now,
-    nested: 0,
     ended: false,
   };
   state.calls.set(frame.tool_call_id, call);
   if (frame.depth > 0) {
     const root = state.calls.get(call.rootId);
     if (root) {
-      root.nested += 1;
       root.activity = frame.name === RUN_SUBTASK || frame.name === PLAN_STEP ? `› ${label}` : frame.name;
     }
     return "";
@@ -167,19 +170,20 @@ function callEnded(
   const call = state.calls.get(frame.tool_call_id);
   if (call) call.ended = true;
   if ((frame.name === ASK_USER || frame.name === SEND_UPDATE) && !frame.is_error) return "";
-  // The frame's duration is the server's; a call that waited for the user was resumed with a fresh
-  // clock, so the wait seen here between its start and end frames counts when it is longer.
-  const waited = Math.max(frame.duration_ms ?? 0, call ? now - call.startedAt : 0);
-  const nested = call?.nested ? `, ${plural(call.nested, "nested call")}` : "";
   const name = call ? (frame.depth > 0 ? callPath(state, call) : call.label) : frame.name;
-  const time = `(${formatDuration(waited)}${nested})`;
   const indent = "  ".repeat(frame.depth + 1);
-  if (frame.is_error) {
-    return line(`${indent}✗ ${name} ${time}: ${terminalText(preview(frame.result, ERROR_CHARS))}`);
-  }
   const isSubtask = frame.name === RUN_SUBTASK || frame.name === PLAN_STEP;
-  if (frame.depth > 0 && !(options.verbose && isSubtask)) return "";
-  const finished = line(`${indent}✓ ${name} ${time}`);
+  // A nested call that failed or was refused shows under its root call's finish line, on its path.
+  if (frame.depth > 0 && (frame.is_error || !(options.verbose && isSubtask))) return "";
+  const turn = lastTurn(state.view);
+  const below = turn && frame.depth === 0 ? nestedCalls(turn, frame.tool_call_id) : undefined;
+  const time = `(${formatDuration(waitOf(frame, call, now))}${below ? countsText(below) : ""})`;
+  const problems = below ? problemLines(below, state, options) : "";
+  if (frame.is_error) {
+    const error = `${indent}✗ ${name} ${time}: ${terminalText(preview(frame.result, ERROR_CHARS))}`;
+    return line(wrapWords(error, options.columns, `${indent}  `)) + problems;
+  }
+  const finished = line(`${indent}✓ ${name} ${time}`) + problems;
   if (!options.verbose) return finished;
   const result = isSubtask
     ? resultText(frame.result)
@@ -190,6 +194,43 @@ function callEnded(
     .map((text) => `${indent}  ${text}`.trimEnd())
     .join("\n");
   return `${finished}${body}\n`;
+}
+
+/**
+ * The frame's duration is the server's, which counts a wait for the user; an older server resumed
+ * such a call with a fresh clock, so the wait seen here between its start and end counts when longer.
+ */
+function waitOf(frame: ToolCallUpdateFrame, call: CallInfo | undefined, now: number): number {
+  return Math.max(frame.duration_ms ?? 0, call ? now - call.startedAt : 0);
+}
+
+/** `, 2 nested calls, 1 failed, 1 refused`: the count the web page shows on the card too. */
+function countsText(below: NestedCalls): string {
+  if (below.calls === 0) return "";
+  const failed = below.failed.length > 0 ? `, ${below.failed.length} failed` : "";
+  const refused = below.refused.length > 0 ? `, ${below.refused.length} refused` : "";
+  return `, ${plural(below.calls, "nested call")}${failed}${refused}`;
+}
+
+/** One line per nested call that failed (✗) or was refused (⊘), by its path, in tree order. */
+function problemLines(below: NestedCalls, state: TurnState, options: RenderOptions): string {
+  const cards = [...below.failed, ...below.refused].sort((a, b) => order(state, a.id) - order(state, b.id));
+  return cards
+    .map((card) => {
+      const call = state.calls.get(card.id);
+      const name = call ? callPath(state, call) : terminalText(card.title ?? card.name);
+      const indent = "  ".repeat((call?.depth ?? card.depth) + 1);
+      const glyph = card.status === "refused" ? "⊘" : "✗";
+      const time = card.durationMs === undefined ? "" : ` (${formatDuration(card.durationMs)})`;
+      const why = terminalText(preview(card.resultPreview ?? "", ERROR_CHARS));
+      return `${wrapWords(`${indent}${glyph} ${name}${time}: ${why}`, options.columns, `${indent}  `)}\n`;
+    })
+    .join("");
+}
+
+/** Where a call started among the turn's calls (the tree's order). */
+function order(state: TurnState, id: string): number {
+  return [...state.calls.keys()].indexOf(id);
 }
 
 /**
@@ -249,6 +290,20 @@ function tokensText(usage: { input_tokens: number; output_tokens: number }, stat
   if (state.stopped && state.streamed && usage.input_tokens === 0 && usage.output_tokens === 0)
     return "tokens not reported (stopped mid-answer)";
   return `${usage.input_tokens} in / ${usage.output_tokens} out tokens`;
+}
+
+/**
+ * `2 tool calls, 3 subtasks (1 refused)`: counted from the turn's cards with the SDK's `countCards`,
+ * as the web page's footer counts them; the server's counts when the turn showed no cards.
+ */
+function callsText(usage: { tool_calls: number; subtasks: number }, state: TurnState): string {
+  const turn = lastTurn(state.view);
+  const counts = turn ? countCards(turn) : { tools: 0, subtasks: 0, refused: 0 };
+  const known = counts.tools + counts.subtasks + counts.refused > 0;
+  const tools = known ? counts.tools : Math.max(0, usage.tool_calls - usage.subtasks);
+  const subtasks = (known ? counts.subtasks : usage.subtasks) + counts.refused;
+  const refused = counts.refused > 0 ? ` (${counts.refused} refused)` : "";
+  return `${plural(tools, "tool call")}${subtasks > 0 ? `, ${plural(subtasks, "subtask")}${refused}` : ""}`;
 }
 
 function resultText(result: unknown): string {

@@ -14,7 +14,8 @@ const CHARS = 400;
  */
 export function historyLines(rows: StoredMessage[], live: boolean): string[] {
   let said = rows.filter(
-    (r) => (r.role === "user" || r.role === "assistant") && contentText(r.content).trim(),
+    (r, i) =>
+      (r.role === "user" || r.role === "assistant") && contentText(r.content).trim() && !repeats(rows, i),
   );
   if (live) {
     const lastUser = said.findLastIndex((r) => r.role === "user");
@@ -24,4 +25,15 @@ export function historyLines(rows: StoredMessage[], live: boolean): string[] {
     const text = terminalText(preview(contentText(r.content).trim(), CHARS));
     return r.role === "user" ? `> ${text}` : text;
   });
+}
+
+/**
+ * A turn's end row that only repeats the text before it (the limit stopped it before the model wrote
+ * more): that text was said once.
+ */
+function repeats(rows: StoredMessage[], i: number): boolean {
+  const row = rows[i] as StoredMessage;
+  if (row.role !== "assistant" || (row.tool_calls?.length ?? 0) > 0) return false;
+  const before = rows.slice(0, i).findLast((r) => r.role === "assistant" || r.role === "user");
+  return before?.role === "assistant" && contentText(before.content) === contentText(row.content);
 }

@@ -1,3 +1,5 @@
+import { emptyThread, type ThreadView } from "@agentwire/client";
+
 /** One tool call of the turn as the CLI tracks it, from its `start` frame to its `end`. */
 export type CallInfo = {
   name: string;
@@ -9,8 +11,6 @@ export type CallInfo = {
   depth: number;
   /** Local clock (ms) when its start frame arrived. */
   startedAt: number;
-  /** Calls started below it (root calls only). */
-  nested: number;
   ended: boolean;
   /** The latest thing happening inside it: a nested call's name or the last line of its text. */
   activity?: string;
@@ -32,6 +32,8 @@ export type TurnState = {
   /** Whether any model text streamed (at any depth), and whether the turn was stopped. */
   streamed: boolean;
   stopped: boolean;
+  /** The turn's tree as the SDK builds it: what a finish line counts below its call, as the web page does. */
+  view: ThreadView;
 };
 
 /** A fresh state for a turn that starts at `now` (ms). */
@@ -44,6 +46,7 @@ export const initialTurnState = (now: number): TurnState => ({
   failed: false,
   streamed: false,
   stopped: false,
+  view: emptyThread(),
 });
 
 /** The depth-0 calls still running, in the order they started. */

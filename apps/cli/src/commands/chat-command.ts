@@ -93,8 +93,9 @@ async function converse(
     const code = await session.catchUp(options.thread);
     if (code === undefined) return 1;
     // A one-shot chat whose waiting turn was not brought to its end does not add a message to it.
-    if (options.question && code !== 0) return code;
+    if ((options.question || options.continue) && code !== 0) return code;
   }
+  if (options.continue) return session.continueTurn();
   if (options.question) return session.turn(options.question);
   for (;;) {
     terminal.write("> ");
@@ -104,7 +105,8 @@ async function converse(
       return 0;
     }
     if (terminal.echoInput) terminal.write(`${question}\n`);
-    if (question.trim()) await session.turn(question);
+    if (question.trim() === "/continue") await session.continueTurn();
+    else if (question.trim()) await session.turn(question);
   }
 }
 

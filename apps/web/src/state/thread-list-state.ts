@@ -8,6 +8,7 @@ import type { ServerFrameOf, ThreadSummary } from "@agentwire/protocol";
 export function withThreadState(
   threads: ThreadSummary[],
   frame: ServerFrameOf<"thread_state">,
+  now: string = new Date().toISOString(),
 ): ThreadSummary[] | undefined {
   const at = threads.findIndex((t) => t.id === frame.thread_id);
   const thread = threads[at];
@@ -16,7 +17,11 @@ export function withThreadState(
   const updated: ThreadSummary = {
     ...rest,
     state: frame.state,
+    // The thread just changed (an answer finished, a question came): what the new-activity mark reads.
+    ...(frame.state !== thread.state && { updated_at: maxIso(thread.updated_at, now) }),
     ...(frame.state === "waiting_on_user" && frame.question !== undefined && { question: frame.question }),
   };
   return threads.map((t, i) => (i === at ? updated : t));
 }
+
+const maxIso = (a: string, b: string) => (a > b ? a : b);

@@ -1,5 +1,7 @@
 import type { ThreadSummary } from "@agentwire/protocol";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useMemo, useState } from "preact/hooks";
+import { loadSettings } from "../net/settings.js";
+import { SeenThreads } from "../state/seen-threads.js";
 import { exactTime, relativeTime } from "./relative-time.js";
 
 /**
@@ -9,6 +11,11 @@ import { exactTime, relativeTime } from "./relative-time.js";
  */
 export function ThreadList({ threads, current }: { threads: ThreadSummary[]; current?: string }) {
   const now = useMinuteClock();
+  const seen = useMemo(() => new SeenThreads(loadSettings().token), []);
+  const open = threads.find((t) => t.id === current);
+  // The open thread is looked at: whatever it did up to now is seen, and so is what it does while open.
+  const lookedAt = open ? maxIso(open.updated_at, new Date().toISOString()) : undefined;
+  if (open && lookedAt) seen.look(open.id, lookedAt);
   return (
     <nav class="threads" aria-label="Threads">
       <a class="new-chat" href="#/">
@@ -25,6 +32,16 @@ export function ThreadList({ threads, current }: { threads: ThreadSummary[]; cur
               aria-current={t.id === current ? "page" : undefined}
               title={`${t.title || "Untitled"} (${exactTime(t.updated_at)})`}
             >
+              {t.id !== current && seen.isNew(t, now.toISOString()) && (
+                <span
+                  class="thread-new"
+                  role="img"
+                  aria-label="new activity"
+                  title="New since you last looked"
+                >
+                  •
+                </span>
+              )}
               <span class="thread-title">{t.title || "Untitled"}</span>
               <ThreadState thread={t} />
               <time class="thread-time" dateTime={t.updated_at}>
@@ -65,3 +82,5 @@ function useMinuteClock(): Date {
   }, []);
   return now;
 }
+
+const maxIso = (a: string, b: string) => (a > b ? a : b);

@@ -1,3 +1,4 @@
+import { nestedCalls } from "@agentwire/client";
 import { useState } from "preact/hooks";
 import { type ToolCard as Card, type Child, isSubtask, type TurnView } from "../state/thread-view.js";
 import { ChildrenView } from "./children-view.js";
@@ -46,6 +47,7 @@ export function ToolCardView({ card, turn }: { card: Card; turn: TurnView }) {
         <span class="card-name">{label}</span>
         {container && <span class="card-kind">{card.name === "plan_step" ? "step" : "subtask"}</span>}
         {!container && card.argsPreview && <span class="card-args">{card.argsPreview}</span>}
+        {container && <NestedMark card={card} turn={turn} />}
         <span class="card-duration">{formatDuration(card.durationMs)}</span>
       </button>
       {open && (
@@ -72,6 +74,32 @@ export function ToolCardView({ card, turn }: { card: Card; turn: TurnView }) {
         </div>
       )}
     </section>
+  );
+}
+
+/**
+ * What ran inside a subtask, counted as the CLI counts it (the SDK's `nestedCalls`), and a mark when
+ * a call inside failed or was refused: a collapsed card shows it on the path down to that call.
+ */
+function NestedMark({ card, turn }: { card: Card; turn: TurnView }) {
+  const below = nestedCalls(turn, card.id);
+  if (below.calls === 0) return null;
+  const problems = [
+    below.failed.length > 0 && `${below.failed.length} failed`,
+    below.refused.length > 0 && `${below.refused.length} refused`,
+  ].filter(Boolean);
+  const named = [...below.failed, ...below.refused].map((c) => c.title ?? c.name).join(", ");
+  return (
+    <>
+      <span class="card-count">
+        {below.calls} nested call{below.calls === 1 ? "" : "s"}
+      </span>
+      {problems.length > 0 && (
+        <span class="card-problem" title={`inside: ${named}`}>
+          {problems.join(", ")} inside
+        </span>
+      )}
+    </>
   );
 }
 

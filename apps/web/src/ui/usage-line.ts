@@ -1,20 +1,9 @@
+import { type CardCounts, countCards } from "@agentwire/client";
 import type { TurnUsage } from "@agentwire/protocol";
-import { isSubtask, type TurnView } from "../state/thread-view.js";
 import { formatCost, formatCount, plural } from "./format.js";
 
-/** The turn's calls as its cards show them; the footer counts these, so it never disagrees with them. */
-export type CardCounts = { tools: number; subtasks: number; refused: number };
-
-/** Counts a turn's cards: run_subtask cards as subtasks (refused ones apart), every other card as a tool call. */
-export function countCards(turn: TurnView): CardCounts {
-  const counts: CardCounts = { tools: 0, subtasks: 0, refused: 0 };
-  for (const card of Object.values(turn.cards)) {
-    if (!isSubtask(card.name)) counts.tools += 1;
-    else if (card.status === "refused") counts.refused += 1;
-    else counts.subtasks += 1;
-  }
-  return counts;
-}
+// The footer counts the cards shown with the SDK's count, which the CLI's summary line uses too.
+export { type CardCounts, countCards };
 
 /**
  * The footer's one line of what a turn used, or nothing when there is nothing to say. Token counts

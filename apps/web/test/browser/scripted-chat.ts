@@ -100,6 +100,20 @@ export function respondFor(gates: ScriptGates) {
               ],
             }
           : { text: "Picked." };
+      // With MAX_DEPTH=1 the subtask's own run_subtask is refused; the subtask and the turn go on.
+      case "Nest too deep":
+        return results.length === 0
+          ? { toolCalls: [{ name: "run_subtask", args: { title: "Outer", instructions: "Go deeper" } }] }
+          : { text: "Finished anyway." };
+      case "Go deeper":
+        return results.length === 0
+          ? {
+              toolCalls: [
+                { name: "lookup_price", args: { shop: "A" } },
+                { name: "run_subtask", args: { title: "Too deep", instructions: "Inner" } },
+              ],
+            }
+          : { text: "Outer went on." };
       case "Ask nested":
         return results.length === 0
           ? { toolCalls: [{ name: "ask_user", args: { question: "Which shade?" } }] }

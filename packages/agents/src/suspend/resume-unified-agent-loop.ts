@@ -23,6 +23,11 @@ export type ResumeParams = Pick<RunLoopParams, "provider" | "tools" | "ctx" | "s
   answer: ResumeAnswer;
   /** Defaults to the model the turn was started with. */
   model?: string;
+  /**
+   * How long each waiting call (by id) had been open when the answer came, wait included: its
+   * `end` counts from then, not from the resume (a subtask that waited 12 s on the user took 12 s).
+   */
+  openFor?: Readonly<Record<string, number>>;
 };
 
 /**
@@ -48,7 +53,8 @@ export async function* resumeUnifiedAgentLoop(p: ResumeParams): AsyncGenerator<L
     return { status: "error", text: "", messages: [], usage: usage.snapshot(), error: invalid(state) };
   }
   const last = state.levels.length - 1;
-  // The approved call runs first; its `end` carries the time it ran.
+  // The approved call runs first; its `end` carries the time it ran. Every waiting call's `end`
+  // counts from the resume plus the time it was open before (`openFor`).
   const startedAt = now();
   try {
     let outcome: CallOutcome;
@@ -75,7 +81,8 @@ export async function* resumeUnifiedAgentLoop(p: ResumeParams): AsyncGenerator<L
       p.ctx.budget.addResultBytes(cut.bytes);
       const isError: boolean = outcome.type === "result" && outcome.isError;
       const nest = { parentId: level.parentId, depth: level.depth, now };
-      yield endEvent(nest, level.pendingCall, cut.text, isError, i === last ? startedAt : now());
+      const openedAt = startedAt - (p.openFor?.[level.pendingCall.id] ?? 0);
+      yield endEvent(nest, level.pendingCall, cut.text, isError, openedAt);
       if (level.tool) {
         // A tool's waiting subtask (a plan step): the tool goes on, and its result answers the level above.
         const owner = state.levels[i - 1];

@@ -10,7 +10,7 @@ import {
   USER_STOP,
   UsageAccumulator,
 } from "@agentwire/agents";
-import { AgentwireError } from "@agentwire/protocol";
+import { AgentwireError, type ExecutionTreeSnapshot } from "@agentwire/protocol";
 import type { Repositories } from "@agentwire/storage";
 import { readSuspendedTurn, type SuspendedTurn } from "@agentwire/storage";
 import { driveWhenAdmitted } from "../turns/admit-turn.js";
@@ -24,9 +24,11 @@ import { watchTurn } from "../turns/watch-turn.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import type { ChatServices } from "./chat-services.js";
 import { closeWaitingCalls } from "./close-waiting-calls.js";
+import { openDurations, treeAfterWait } from "./open-calls.js";
 import { turnToolbelt } from "./turn-toolbelt.js";
 
-export type WaitingTurn = { turn: RunningTurn; saved: SuspendedTurn };
+/** `tree`: the saved tree with the wait counted in its open calls' durations (see `treeAfterWait`). */
+export type WaitingTurn = { turn: RunningTurn; saved: SuspendedTurn; tree: ExecutionTreeSnapshot };
 
 /**
  * The thread's turn that waits on the user, active in this process or (after a restart) only in
@@ -44,16 +46,17 @@ export async function waitingTurn(
   if (!row || row.status !== "waiting_user") return undefined;
   const saved = readSuspendedTurn(row.suspendedState);
   if (!saved) return undefined;
-  if (live) return live.turnId === row.id ? { turn: live, saved } : undefined;
+  const tree = treeAfterWait(saved);
+  if (live) return live.turnId === row.id ? { turn: live, saved, tree } : undefined;
   const turn = chat.turns.start(conn.frames, threadId, conn.userId, row.id);
   if (!turn) return undefined;
   turn.status = "waiting_user";
   await turn.log.claim(threadId);
-  return { turn, saved };
+  return { turn, saved, tree };
 }
 
 /** A TurnRun that continues a saved turn (its tree, usage and budget counters carried over). */
-function runOf(conn: ConnectionContext, chat: ChatServices, { turn, saved }: WaitingTurn): TurnRun {
+function runOf(conn: ConnectionContext, chat: ChatServices, { turn, saved, tree }: WaitingTurn): TurnRun {
   return {
     turn,
     registry: chat.turns,
@@ -63,7 +66,7 @@ function runOf(conn: ConnectionContext, chat: ChatServices, { turn, saved }: Wai
     model: saved.model,
     // The scope the turn began in, kept in the suspension: its budget still applies.
     limits: chat.scopes.limitsFor(chat.limits, saved.chatContext.kind),
-    tree: new ExecutionTreeBuilder({ from: saved.tree }),
+    tree: new ExecutionTreeBuilder({ from: tree }),
     chatContext: saved.chatContext,
     memoryEnabled: saved.memoryEnabled,
     usageBefore: saved.usage,
@@ -130,6 +133,7 @@ export async function continueTurn(
       state: saved.state,
       answer: given,
       model: saved.model,
+      openFor: openDurations(waiting.tree),
       signal: turn.abort.signal,
     });
   };

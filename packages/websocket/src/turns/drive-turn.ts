@@ -139,6 +139,7 @@ async function drive(run: TurnRun, start: TurnStart): Promise<void> {
         chatContext: run.chatContext,
         memoryEnabled: run.memoryEnabled,
         text: result.text,
+        suspendedAt: Date.now(),
       });
       observer?.turnSuspended?.();
       return;
