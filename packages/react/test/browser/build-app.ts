@@ -6,13 +6,14 @@ import { build } from "esbuild";
 const PACKAGE = fileURLToPath(new URL("../..", import.meta.url));
 
 /**
- * Bundles the test page for the browser into `dir` (index.html, app.js) from the current sources,
- * against React 19 (`react`) or 18 (`react-18`, installed under that alias).
+ * Bundles a test page for the browser into `dir` (index.html, app.js) from the current sources,
+ * against React 19 (`react`) or 18 (`react-18`, installed under that alias); `entry` is the page's
+ * module in this folder.
  */
-export async function buildChatApp(dir: string, react: "18" | "19"): Promise<void> {
+export async function buildChatApp(dir: string, react: "18" | "19", entry = "chat-app.ts"): Promise<void> {
   mkdirSync(dir, { recursive: true });
   await build({
-    entryPoints: [join(PACKAGE, "test/browser/chat-app.ts")],
+    entryPoints: [join(PACKAGE, "test/browser", entry)],
     outfile: join(dir, "app.js"),
     bundle: true,
     format: "esm",
