@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ProviderRequest } from "@agentwire/agents";
@@ -9,7 +9,7 @@ import { launchBrowser } from "../../../../apps/web/test/browser/launch-browser.
 import { type ChatTestServer, gate, startChatServer } from "../../../websocket/test/chat/chat-harness.js";
 import { echoTool } from "../../../websocket/test/chat/test-tools.js";
 import { until } from "../../../websocket/test/support/until.js";
-import { buildChatApp } from "./build-app.js";
+import { buildChatApp, serveApp } from "./build-app.js";
 
 const lastUserText = (r: ProviderRequest) => {
   const user = r.messages.filter((m) => m.role === "user").at(-1);
@@ -51,17 +51,7 @@ afterAll(async () => {
 describe("useChat from @ai-sdk/react over /ws/ai-sdk", { timeout: 90_000 }, () => {
   async function openPage(chatId: string, page?: Page): Promise<Page> {
     const p = page ?? (await browser.newPage());
-    if (!page)
-      await p.route(
-        (url) => url.origin === server.httpUrl && (url.pathname === "/" || url.pathname === "/app.js"),
-        async (route) => {
-          const isApp = new URL(route.request().url()).pathname === "/app.js";
-          await route.fulfill({
-            body: readFileSync(join(workspace, isApp ? "app.js" : "index.html")),
-            contentType: isApp ? "text/javascript" : "text/html; charset=utf-8",
-          });
-        },
-      );
+    if (!page) await serveApp(p, server.httpUrl, workspace);
     await p.goto(server.httpUrl);
     await p.waitForFunction(() => window.aiChat !== undefined);
     await p.evaluate((id) => window.aiChat.mount(id), chatId);

@@ -1,7 +1,8 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import type { Page } from "playwright-core";
 
 const PACKAGE = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -29,5 +30,19 @@ export async function buildChatApp(dir: string, react: "18" | "19", entry = "cha
   writeFileSync(
     join(dir, "index.html"),
     '<!doctype html><html><head><meta charset="utf-8"><title>useChat</title></head><body><div id="root"></div><script type="module" src="/app.js"></script></body></html>',
+  );
+}
+
+/** Serves the page bundled in `dir` at `origin` (`/` and `/app.js`); everything else reaches the real server. */
+export async function serveApp(page: Page, origin: string, dir: string): Promise<void> {
+  await page.route(
+    (url) => url.origin === origin && (url.pathname === "/" || url.pathname === "/app.js"),
+    async (route) => {
+      const isApp = new URL(route.request().url()).pathname === "/app.js";
+      await route.fulfill({
+        body: readFileSync(join(dir, isApp ? "app.js" : "index.html")),
+        contentType: isApp ? "text/javascript" : "text/html; charset=utf-8",
+      });
+    },
   );
 }
