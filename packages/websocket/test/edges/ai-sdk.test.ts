@@ -391,13 +391,26 @@ describe("/ws/ai-sdk refuses bad input with an error frame and stores nothing", 
     ws.close();
   });
 
-  it("refuses an upgrade without a token, as /ws does", async () => {
-    server = await startChatServer([], { auth: "token" });
-    const ws = new WebSocket(`${server.httpUrl.replace(/^http/, "ws")}/ws/ai-sdk`);
-    const status = await new Promise<number | undefined>((resolve) => {
-      ws.once("unexpected-response", (_req, res) => resolve(res.statusCode));
-      ws.once("open", () => resolve(undefined));
-    });
-    expect(status).toBe(401);
+  it("refuses an upgrade without a token, and one over the user's socket cap (counted with /ws), as /ws does", async () => {
+    server = await startChatServer([], { auth: "token", serverLimits: { maxConnectionsPerUser: 1 } });
+    const url = `${server.httpUrl.replace(/^http/, "ws")}/ws/ai-sdk`;
+    const upgrade = (protocols?: string[]) =>
+      new Promise<number | undefined>((resolve) => {
+        const ws = new WebSocket(url, protocols);
+        ws.once("unexpected-response", (_req, res) => resolve(res.statusCode));
+        ws.once("open", () => {
+          resolve(101);
+          ws.close();
+        });
+      });
+    expect(await upgrade()).toBe(401);
+    const token = await server.createToken("alice");
+    const native = await server.connect({ token, carrier: "subprotocol" });
+    expect(await upgrade(["agentwire.v1", `agentwire.bearer.${token}`])).toBe(429);
+    native.ws.close();
+    await until(
+      async () => (await upgrade(["agentwire.v1", `agentwire.bearer.${token}`])) === 101 || undefined,
+      "a free slot",
+    );
   });
 });
