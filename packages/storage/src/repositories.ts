@@ -106,8 +106,11 @@ export interface ThreadsRepo {
   list(userId: string): Promise<ThreadSummary[]>;
   /** The thread if it exists and belongs to the user. */
   get(userId: string, threadId: string): Promise<ThreadRow | undefined>;
-  /** Creates a thread for the user. */
-  create(userId: string, title: string, now?: number): Promise<ThreadRow>;
+  /**
+   * Creates a thread for the user, with a fresh id or `id` (an edge's chat id); an id any thread
+   * already has, the user's or another's, is refused (the insert fails) and nothing is stored.
+   */
+  create(userId: string, title: string, now?: number, id?: string): Promise<ThreadRow>;
   /** Renames a thread; false when the user has no such thread. */
   rename(userId: string, threadId: string, title: string, now?: number): Promise<boolean>;
   /** Deletes a thread and, by cascade, everything of it (messages, turns, tool grants...); false when not the user's. */

@@ -2,9 +2,14 @@ import { randomUUID } from "node:crypto";
 import type { ThreadSummary } from "@agentwire/protocol";
 import type { ThreadRow } from "./rows.js";
 
-/** A new thread of the user, with a fresh id, created and updated `now`. */
-export function newThreadRow(userId: string, title: string, now: number): ThreadRow {
-  return { id: randomUUID(), userId, title, createdAt: now, updatedAt: now };
+/** A new thread of the user, created and updated `now`, with a fresh id unless the caller chose one. */
+export function newThreadRow(
+  userId: string,
+  title: string,
+  now: number,
+  id: string = randomUUID(),
+): ThreadRow {
+  return { id, userId, title, createdAt: now, updatedAt: now };
 }
 
 /** A thread row as the protocol's ThreadSummary. */

@@ -1,18 +1,20 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import type { Page } from "playwright-core";
 
 const PACKAGE = fileURLToPath(new URL("../..", import.meta.url));
 
 /**
- * Bundles the test page for the browser into `dir` (index.html, app.js) from the current sources,
- * against React 19 (`react`) or 18 (`react-18`, installed under that alias).
+ * Bundles a test page for the browser into `dir` (index.html, app.js) from the current sources,
+ * against React 19 (`react`) or 18 (`react-18`, installed under that alias); `entry` is the page's
+ * module in this folder.
  */
-export async function buildChatApp(dir: string, react: "18" | "19"): Promise<void> {
+export async function buildChatApp(dir: string, react: "18" | "19", entry = "chat-app.ts"): Promise<void> {
   mkdirSync(dir, { recursive: true });
   await build({
-    entryPoints: [join(PACKAGE, "test/browser/chat-app.ts")],
+    entryPoints: [join(PACKAGE, "test/browser", entry)],
     outfile: join(dir, "app.js"),
     bundle: true,
     format: "esm",
@@ -28,5 +30,19 @@ export async function buildChatApp(dir: string, react: "18" | "19"): Promise<voi
   writeFileSync(
     join(dir, "index.html"),
     '<!doctype html><html><head><meta charset="utf-8"><title>useChat</title></head><body><div id="root"></div><script type="module" src="/app.js"></script></body></html>',
+  );
+}
+
+/** Serves the page bundled in `dir` at `origin` (`/` and `/app.js`); everything else reaches the real server. */
+export async function serveApp(page: Page, origin: string, dir: string): Promise<void> {
+  await page.route(
+    (url) => url.origin === origin && (url.pathname === "/" || url.pathname === "/app.js"),
+    async (route) => {
+      const isApp = new URL(route.request().url()).pathname === "/app.js";
+      await route.fulfill({
+        body: readFileSync(join(dir, isApp ? "app.js" : "index.html")),
+        contentType: isApp ? "text/javascript" : "text/html; charset=utf-8",
+      });
+    },
   );
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ProviderRequest } from "@agentwire/agents";
@@ -7,7 +7,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser } from "../../../../apps/web/test/browser/launch-browser.js";
 import { type ChatTestServer, gate, startChatServer } from "../../../websocket/test/chat/chat-harness.js";
-import { buildChatApp } from "./build-app.js";
+import { buildChatApp, serveApp } from "./build-app.js";
 
 const lastUserText = (r: ProviderRequest) => {
   const user = r.messages.filter((m) => m.role === "user").at(-1);
@@ -65,16 +65,7 @@ describe.each(["19", "18"] as const)("useChat on React %s", { timeout: 90_000 },
   /** A page at the server's origin running the test app; the socket and HTTP reach the real server. */
   async function openPage(): Promise<Page> {
     const page = await browser.newPage();
-    await page.route(
-      (url) => url.origin === server.httpUrl && (url.pathname === "/" || url.pathname === "/app.js"),
-      async (route) => {
-        const isApp = new URL(route.request().url()).pathname === "/app.js";
-        await route.fulfill({
-          body: readFileSync(join(dist, isApp ? "app.js" : "index.html")),
-          contentType: isApp ? "text/javascript" : "text/html; charset=utf-8",
-        });
-      },
-    );
+    await serveApp(page, server.httpUrl, dist);
     await page.goto(server.httpUrl);
     await page.waitForFunction(() => window.chatApp !== undefined);
     expect(await page.evaluate(() => window.chatApp.react)).toMatch(new RegExp(`^${react}\\.`));

@@ -30,8 +30,8 @@ export class PgThreadsRepo implements ThreadsRepo {
   }
 
   /** Creates a thread for the user. */
-  async create(userId: string, title: string, now = Date.now()): Promise<ThreadRow> {
-    const row = newThreadRow(userId, title, now);
+  async create(userId: string, title: string, now = Date.now(), id?: string): Promise<ThreadRow> {
+    const row = newThreadRow(userId, title, now, id);
     await this.db.insert(threads).values(row);
     return row;
   }

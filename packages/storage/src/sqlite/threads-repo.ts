@@ -56,8 +56,8 @@ export class SqliteThreadsRepo implements ThreadsRepo {
   }
 
   /** Creates a thread for the user. */
-  async create(userId: string, title: string, now = Date.now()): Promise<ThreadRow> {
-    const row = newThreadRow(userId, title, now);
+  async create(userId: string, title: string, now = Date.now(), id?: string): Promise<ThreadRow> {
+    const row = newThreadRow(userId, title, now, id);
     this.createStatement.run(row);
     return row;
   }

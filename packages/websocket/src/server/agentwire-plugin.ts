@@ -9,6 +9,7 @@ import { hostAllowlist } from "../auth/host-allowlist.js";
 import { createUserResolver } from "../auth/resolve-user.js";
 import type { AgentwireServices } from "../commands/agentwire-services.js";
 import { agUiRoute } from "../edges/ag-ui/ag-ui-route.js";
+import { aiSdkRoute } from "../edges/ai-sdk/ai-sdk-route.js";
 import { assetsRoutes } from "../http/assets-routes.js";
 import { authenticate } from "../http/authenticate.js";
 import { guardRequests } from "../http/guard-requests.js";
@@ -49,7 +50,7 @@ declare module "fastify" {
   }
 }
 
-/** /ws, /api and health routes as one Fastify plugin; `preClose` closes every client with 1012. */
+/** /ws, /ws/ai-sdk, /api and health routes as one Fastify plugin; `preClose` closes every client with 1012. */
 async function agentwirePlugin(app: FastifyInstance, opts: AgentwirePluginOptions) {
   for (const key of ["readiness", "repos", "settings", "services", "handlers", "frames"] as const) {
     if (opts[key] == null) throw new Error(`agentwire plugin: option ${key} is required`);
@@ -161,7 +162,7 @@ async function agentwirePlugin(app: FastifyInstance, opts: AgentwirePluginOption
     if (workflows) await api.register(workflowsRoutes, { repos: opts.repos, registry: workflows.registry });
     if (media) await api.register(assetsRoutes, { repos: opts.repos });
   });
-  await app.register(wsRoute, {
+  const sockets = {
     settings,
     repos: opts.repos,
     registry,
@@ -172,7 +173,9 @@ async function agentwirePlugin(app: FastifyInstance, opts: AgentwirePluginOption
     resolveUser,
     hostAllowed,
     isShuttingDown: () => shuttingDown,
-  });
+  };
+  await app.register(wsRoute, sockets);
+  await app.register(aiSdkRoute, sockets);
 }
 
 export default fp(agentwirePlugin, { fastify: "5.x", name: "agentwire" });
