@@ -12,7 +12,7 @@ import { z } from "zod";
 import { type ChatServices, createChatServices } from "../../src/index.js";
 import { echoTool } from "./test-tools.js";
 
-export type ContinueScenario = "second-call" | "in-flight" | "crash-loop" | "subtask";
+export type ContinueScenario = "second-call" | "in-flight" | "crash-loop" | "subtask" | "subtask-asks";
 
 /** A tool that appends its text to `<dir>/<name>.log` each time it runs, then (in the child) hangs until aborted. */
 function sideEffectTool(name: string, idempotent: boolean, dir: string, hang: boolean): Tool {
@@ -88,6 +88,22 @@ function step(
           ],
         };
       return { text: "Both parts done." };
+    case "subtask-asks":
+      // One subtask runs a tool, is cut in its second model call, and once continued asks the user.
+      if (task(r) === "part Q") {
+        if (!last) return { toolCalls: [{ id: "a1", name: "append_line", args: { text: "Q" } }] };
+        if (last.toolCallId === "a1")
+          return inChild
+            ? { text: ["Q ", "half"], hold: "until-aborted" }
+            : { toolCalls: [{ id: "q1", name: "ask_user", args: { question: "Which color?" } }] };
+        return { text: `Q chose ${typeof last.content === "string" ? last.content : "?"}` };
+      }
+      if (!last)
+        return {
+          text: "Delegating.",
+          toolCalls: [{ id: "s1", name: "run_subtask", args: { title: "Q", instructions: "part Q" } }],
+        };
+      return { text: "Asked and done." };
     case "crash-loop":
       if (!last) return { text: "Step.", toolCalls: [{ id: "e1", name: "echo", args: { text: "x" } }] };
       // Every process that makes this call dies in it. Not before the commit queued ahead of the call
