@@ -10,15 +10,13 @@ import { PROTOCOL_V1, PROTOCOL_V1_NESTED } from "@agentwire/protocol/subprotocol
 import type { Repositories } from "@agentwire/storage";
 import { openDatabase, sqliteStorage } from "@agentwire/storage/sqlite";
 import {
-  ADMISSION_TICK_MS,
-  AdmissionQueue,
   admissionDefaults,
   type ChatServices,
   createChatServices,
   createLogger,
   createServer,
   type ServerLimitsInput,
-  watchEventLoopLag,
+  startAdmission,
 } from "@agentwire/websocket";
 
 /**
@@ -77,12 +75,10 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     { extraProviders: [provider], extraDefaultModels: { [provider.id]: "scripted-1" } },
   );
   // AUTH_MODE=none has one user, so as in apps/server's config its bound per user is the total's.
-  const admission = options.admission
-    ? new AdmissionQueue({ ...admissionDefaults, queueMaxPerUser: admissionDefaults.queueMax })
+  const running = options.admission
+    ? startAdmission({ ...admissionDefaults, queueMaxPerUser: admissionDefaults.queueMax })
     : undefined;
-  const stopLagWatch = admission
-    ? watchEventLoopLag(ADMISSION_TICK_MS, (lag, utilization) => admission.tick(lag, utilization))
-    : () => {};
+  const admission = running?.queue;
   const chat = createChatServices({
     ...(admission && { admission }),
     providers,
@@ -107,7 +103,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     repos: storage.repos,
     wsUrl: `ws://127.0.0.1:${address.port}/ws`,
     async close() {
-      stopLagWatch();
+      running?.stop();
       await app.close();
       // The storage's close: its checkpoint worker stops and the tick's writes commit, then the file closes.
       await storage.close();

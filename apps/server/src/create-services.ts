@@ -13,8 +13,6 @@ import {
 } from "@agentwire/agents";
 import type { Repositories } from "@agentwire/storage";
 import {
-  ADMISSION_TICK_MS,
-  AdmissionQueue,
   AgentwireMetrics,
   type AgentwireServices,
   createBuiltinServerTools,
@@ -24,9 +22,9 @@ import {
   type MetricsSources,
   mcpPinsPath,
   resolveToolPolicy,
+  startAdmission,
   TurnRegistry,
   UIToolProxy,
-  watchEventLoopLag,
 } from "@agentwire/websocket";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
@@ -60,7 +58,8 @@ export async function createServices(
     reconnectGraceMs: config.tools.clientToolReconnectGraceMs,
   });
   const turns = new TurnRegistry();
-  const admission = new AdmissionQueue(config.admission);
+  // Ticked by the event loop's lag and utilization from the moment the services exist.
+  const { queue: admission, stop: stopAdmission } = startAdmission(config.admission);
   const workflows = await nodeRegistry(config, providers, logger);
   const media = config.providers.openai
     ? {
@@ -108,15 +107,11 @@ export async function createServices(
   });
   chat.observer = metrics;
   admission.observer = metrics;
-  // The lag the admission queue brakes on, measured from the moment the services exist.
-  const stopLagWatch = watchEventLoopLag(ADMISSION_TICK_MS, (lag, utilization) =>
-    admission.tick(lag, utilization),
-  );
   // Without an OTLP endpoint no tracer exists and turns make nothing for traces.
   const tracing = config.tracing ? await startTracing(config.tracing, logger) : undefined;
   if (tracing) chat.observeTurn = createTurnTracer(tracing.tracer);
   const close = async () => {
-    stopLagWatch();
+    stopAdmission();
     await mcp?.close();
     await tracing?.shutdown();
   };

@@ -63,4 +63,10 @@ export {
   ThreadLog,
 } from "./thread-log.js";
 export { toThreadSummary } from "./thread-rows.js";
-export { readTurnCheckpoint, TurnCheckpoint, type TurnCheckpointInput } from "./turn-checkpoint.js";
+export {
+  readTurnCheckpoint,
+  readTurnStart,
+  TurnCheckpoint,
+  type TurnCheckpointInput,
+  TurnStartRecord,
+} from "./turn-checkpoint.js";

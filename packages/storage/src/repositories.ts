@@ -20,6 +20,7 @@ import type {
   WorkflowRow,
 } from "./rows.js";
 import type { SuspendedTurn } from "./suspended-turn.js";
+import type { TurnStartRecord } from "./turn-checkpoint.js";
 
 // The contract's rows are its own (rows.ts), in the protocol's types; each dialect's schema is held to them.
 export type * from "./rows.js";
@@ -133,6 +134,8 @@ export interface TurnStart {
   provider?: string;
   model?: string;
   requestId?: string;
+  /** What a chat turn starts with (a TurnStartRecord), its checkpoint until the loop stores one. */
+  checkpoint?: TurnStartRecord;
 }
 
 export interface TurnsRepo {

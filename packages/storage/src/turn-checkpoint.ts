@@ -48,3 +48,27 @@ export function readTurnCheckpoint(blob: unknown): TurnCheckpoint | undefined {
   const parsed = TurnCheckpoint.safeParse(blob);
   return parsed.success ? parsed.data : undefined;
 }
+
+/**
+ * What `turns.checkpoint` holds for a chat turn from its start until the loop's first checkpoint:
+ * what the turn runs with, so a turn cut off before any step completed (still queued, or in its
+ * first model call) runs again from its user message instead of ending interrupted.
+ */
+export const TurnStartRecord = z.object({
+  version: z.literal(1),
+  start: z.object({
+    provider: z.string().min(1),
+    model: z.string().min(1),
+    chatContext: ChatContext,
+    memoryEnabled: z.boolean(),
+    /** The approved plan the turn runs first (plan_decision), if any. */
+    planId: z.string().min(1).optional(),
+  }),
+});
+export type TurnStartRecord = z.output<typeof TurnStartRecord>;
+
+/** Reads a stored start record back, or undefined when the column holds none (or a loop checkpoint). */
+export function readTurnStart(blob: unknown): TurnStartRecord["start"] | undefined {
+  const parsed = TurnStartRecord.safeParse(blob);
+  return parsed.success ? parsed.data.start : undefined;
+}

@@ -17,7 +17,7 @@ export function newTurnRow(userId: string, threadId: string, who: TurnStart, now
     provider: who.provider ?? null,
     model: who.model ?? null,
     requestId: who.requestId ?? null,
-    checkpoint: null,
+    checkpoint: who.checkpoint ?? null,
     recoveries: 0,
   };
 }
@@ -25,7 +25,10 @@ export function newTurnRow(userId: string, threadId: string, who: TurnStart, now
 /** The columns a turn's start writes; the others (usage, error, suspension, end) keep the table's defaults. */
 export function turnStartColumns(
   row: TurnRow,
-): Pick<TurnRow, "id" | "threadId" | "userId" | "status" | "startedAt" | "provider" | "model" | "requestId"> {
+): Pick<
+  TurnRow,
+  "id" | "threadId" | "userId" | "status" | "startedAt" | "provider" | "model" | "requestId" | "checkpoint"
+> {
   return {
     id: row.id,
     threadId: row.threadId,
@@ -35,5 +38,6 @@ export function turnStartColumns(
     provider: row.provider,
     model: row.model,
     requestId: row.requestId,
+    checkpoint: row.checkpoint,
   };
 }

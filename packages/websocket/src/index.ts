@@ -39,7 +39,6 @@ export {
 export type { ToolCallRouting } from "./tools/tool-call-routing.js";
 export { createTurnTracer } from "./tracing/index.js";
 export {
-  ADMISSION_TICK_MS,
   AdmissionLimits,
   type AdmissionObserver,
   AdmissionQueue,
@@ -48,9 +47,11 @@ export {
   admissionDefaults,
   type ContinueCrashedTurn,
   continueOrEndTurn,
+  type RunningAdmission,
   RunningTurn,
   recoverInterruptedTurns,
   recoverTurn,
+  startAdmission,
   type TurnObserver,
   TurnRegistry,
   turnObserverOf,

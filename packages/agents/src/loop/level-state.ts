@@ -9,7 +9,7 @@ export function levelState(level: Level, results: ToolModelMessage[]): Checkpoin
     depth: level.depth,
     parentId: level.parentId,
     systemPrompt: params.systemPrompt,
-    toolNames: level.inheritable.map((t) => t.name),
+    toolNames: level.toolNames,
     ...(params.outputSchema !== undefined && { outputSchema: params.outputSchema }),
     ...(params.title !== undefined && { title: params.title }),
     messages: level.messages.slice(),

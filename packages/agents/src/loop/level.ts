@@ -24,6 +24,8 @@ export type Level = {
   signal: AbortSignal;
   /** The toolbelt as given (minus run_subtask past MAX_DEPTH), which subtasks inherit. */
   inheritable: Tool[];
+  /** The inheritable tools' names, once per level (checkpoints, suspensions and ledger records carry them). */
+  toolNames: string[];
   tools: Map<string, Tool>;
   specs: ToolSpec[];
   messages: ModelMessage[];
@@ -64,6 +66,7 @@ export function createLevel(params: RunLoopParams): Level {
     parentId: params.parentId ?? null,
     signal: local.signal,
     inheritable,
+    toolNames: inheritable.map((t) => t.name),
     tools: new Map(own.map((t) => [t.name, t])),
     specs,
     messages: [],

@@ -126,7 +126,7 @@ async function executeTool(
   try {
     const outcome = await abortable(running, signal);
     if (outcome === ABORTED) return stoppedOutcome(level.budget.breach !== null);
-    const owner = { depth: level.depth, toolNames: level.inheritable.map((t) => t.name) };
+    const owner = { depth: level.depth, toolNames: level.toolNames };
     return toolCallOutcome(outcome, owner, { name: tool.name, id: toolCallId });
   } catch (error) {
     return toolThrew(tool.name, error);

@@ -20,7 +20,7 @@ export function toolServices(
 ): ToolServices {
   const claim = { taken: false };
   return {
-    toolNames: level.inheritable.map((t) => t.name),
+    toolNames: level.toolNames,
     callModel: (request) => callModelFor(level, toolCallId, request),
     // The tool's permit goes back while its subtasks run (each takes its own): no waiting on itself.
     runSubtask: (task) => {

@@ -115,7 +115,7 @@ function* suspendOnStep(
   call: { id: string; name: string; args: unknown },
   outcome: ToolOutcome,
 ): Generator<LoopEvent, LoopResult> {
-  const toolNames = level.inheritable.map((t) => t.name);
+  const toolNames = level.toolNames;
   const nested = toolCallOutcome(outcome, { depth: 0, toolNames }, call);
   const asked: AssistantModelMessage = { role: "assistant", text: "", toolCalls: [call] };
   appendNewMessage(level, asked);

@@ -24,6 +24,7 @@ export class SqliteTurnsRepo implements TurnsRepo {
         provider: p("provider"),
         model: p("model"),
         requestId: p("requestId"),
+        checkpoint: p("checkpoint"),
       })
       .prepare();
     this.latestStatement = db

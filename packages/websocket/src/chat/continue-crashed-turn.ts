@@ -3,8 +3,10 @@ import {
   type FrameLog,
   type Repositories,
   readTurnCheckpoint,
+  readTurnStart,
   type TurnCheckpoint,
   type TurnRow,
+  type TurnStartRecord,
 } from "@agentwire/storage";
 import type { FastifyBaseLogger } from "fastify";
 import { driveWhenAdmitted } from "../turns/admit-turn.js";
@@ -17,10 +19,17 @@ import { localCoordination } from "../turns/turn-coordination.js";
 import type { TurnRun } from "../turns/turn-run.js";
 import type { ChatServices } from "./chat-services.js";
 import { resumedContextReport } from "./continue-turn.js";
+import { type ApprovedPlan, repoPlanStore } from "./plan-tools.js";
+import { chatLoopStart } from "./run-chat-agent.js";
 import { turnToolbelt } from "./turn-toolbelt.js";
 
 /** What a client sees in `agent_state resumed` (after a restart, or on the instance that took over). */
 const RESUMED = "the server restarted; the turn continues from its last completed step";
+/** The same, for a turn cut off before any step completed (still queued, or in its first model call). */
+const RERUN = "the server restarted; the turn starts again from your message";
+
+/** What a turn runs with, from its checkpoint or, before its first one, from its start record. */
+type RunsWith = TurnStartRecord["start"];
 
 /** No socket started the continued turn: client UI tools find none under this id. */
 const NO_CONNECTION = "recovered";
@@ -29,11 +38,12 @@ const NO_CONNECTION = "recovered";
  * Continues, in this process, a chat turn whose process died (this one's predecessor, or with Redis a
  * dead instance whose lease lapsed), from the checkpoint its frame log stored: the same turn and
  * thread log (its frames follow the stored ones), its tree rebuilt from them, usage and budget
- * carried over. The text the model streamed of the call in flight is kept
- * as an `interrupted` row (every character a client saw is stored), then `agent_state resumed`, then
- * the loop goes on. False (nothing done) without a readable checkpoint, past `maxRecoveries`, or when
- * the turn's provider is no longer configured, or when another instance holds the thread's lease:
- * the caller ends the turn as interrupted.
+ * carried over. A turn cut off before its first checkpoint (still queued, or in its first model
+ * call) runs again from its user message, as its start record says. The text the model streamed of
+ * the call in flight is kept as an `interrupted` row (every character a client saw is stored), then
+ * `agent_state resumed`, then the loop goes on. False (nothing done) with neither a checkpoint nor a
+ * start record, past `maxRecoveries`, when the turn's provider (or its approved plan) is gone, or
+ * when another instance holds the thread's lease: the caller ends the turn as interrupted.
  */
 export async function continueCrashedTurn(
   chat: ChatServices,
@@ -43,10 +53,14 @@ export async function continueCrashedTurn(
   row: TurnRow,
   maxRecoveries: number,
 ): Promise<boolean> {
+  if (row.recoveries >= maxRecoveries) return false;
   const saved = readTurnCheckpoint(row.checkpoint);
-  if (!saved || row.recoveries >= maxRecoveries) return false;
-  const provider = chat.providers.get(saved.provider);
+  const runsWith: RunsWith | undefined = saved ?? readTurnStart(row.checkpoint);
+  if (!runsWith) return false;
+  const provider = chat.providers.get(runsWith.provider);
   if (!provider) return false;
+  const plan = saved ? undefined : await approvedPlan(repos, row, runsWith);
+  if (plan === null) return false;
   const turn = chat.turns.start(log, row.threadId, row.userId, row.id);
   if (!turn) return false;
   const coordination = chat.coordination ?? localCoordination;
@@ -59,7 +73,7 @@ export async function continueCrashedTurn(
       chat.turns.finish(turn);
       return false;
     }
-    run = await prepare(chat, log, repos, logger, row, saved, turn);
+    run = await prepare(chat, log, repos, logger, row, runsWith, saved, turn);
   } catch (error) {
     // Not left registered: the turn is ended as interrupted instead, and the thread takes new turns.
     chat.turns.finish(turn);
@@ -67,7 +81,7 @@ export async function continueCrashedTurn(
     if (claimed) await coordination.release(row.threadId, row.id).catch(() => undefined);
     throw error;
   }
-  const start = async (ctx: LoopContext) => {
+  const fromCheckpoint = async (ctx: LoopContext, saved: TurnCheckpoint) => {
     const scope = {
       userId: row.userId,
       threadId: row.threadId,
@@ -89,8 +103,30 @@ export async function continueCrashedTurn(
       signal: turn.abort.signal,
     });
   };
+  const start = saved
+    ? (ctx: LoopContext) => fromCheckpoint(ctx, saved)
+    : chatLoopStart(chat, run, {
+        provider,
+        connectionId: NO_CONNECTION,
+        frames: log,
+        newThread: false,
+        rerun: true,
+        ...(plan && { approvedPlan: plan }),
+      });
   driveWhenAdmitted(run, chat.admission?.admitNow(row.userId), () => driveTurn(run, start));
   return true;
+}
+
+/** The approved plan a turn started with (undefined: none), or null when it is no longer stored. */
+async function approvedPlan(
+  repos: Repositories,
+  row: TurnRow,
+  runsWith: RunsWith,
+): Promise<ApprovedPlan | undefined | null> {
+  if (runsWith.planId === undefined) return undefined;
+  const plan = await repos.plans.get(row.userId, runsWith.planId);
+  if (!plan || plan.threadId !== row.threadId) return null;
+  return { plan: plan.plan, store: repoPlanStore(repos, row.userId, row.threadId, plan.chatContext) };
 }
 
 /**
@@ -104,7 +140,8 @@ async function prepare(
   repos: Repositories,
   logger: FastifyBaseLogger,
   row: TurnRow,
-  saved: TurnCheckpoint,
+  runsWith: RunsWith,
+  saved: TurnCheckpoint | undefined,
   turn: RunningTurn,
 ): Promise<TurnRun> {
   await log.claim(row.threadId);
@@ -114,20 +151,19 @@ async function prepare(
     registry: chat.turns,
     repos,
     logger: logger.child({ thread_id: row.threadId, turn_id: row.id }),
-    provider: saved.provider,
-    model: saved.model,
-    limits: chat.scopes.limitsFor(chat.limits, saved.chatContext.kind),
+    provider: runsWith.provider,
+    model: runsWith.model,
+    limits: chat.scopes.limitsFor(chat.limits, runsWith.chatContext.kind),
     tree,
-    chatContext: saved.chatContext,
-    memoryEnabled: saved.memoryEnabled,
+    chatContext: runsWith.chatContext,
+    memoryEnabled: runsWith.memoryEnabled,
     usageBefore: usage,
-    budgetUsed: saved.budgetUsed,
-    checkpoint: saved.state,
+    ...(saved && { budgetUsed: saved.budgetUsed, checkpoint: saved.state }),
     observer: turnObserverOf(chat, {
       threadId: row.threadId,
       turnId: row.id,
-      provider: saved.provider,
-      model: saved.model,
+      provider: runsWith.provider,
+      model: runsWith.model,
       resumed: true,
     }),
     coordination: chat.coordination ?? localCoordination,
@@ -137,7 +173,7 @@ async function prepare(
   await repos.turns.update(row.userId, row.id, { recoveries: row.recoveries + 1 });
   const partial = partialAnswer(frames);
   if (partial) {
-    const who = { provider: saved.provider, model: saved.model };
+    const who = { provider: runsWith.provider, model: runsWith.model };
     await storeRow(run, {
       role: "assistant",
       content: partial,
@@ -146,7 +182,7 @@ async function prepare(
       ...who,
     });
   }
-  turn.emit({ type: "agent_state", state: "resumed", detail: RESUMED });
+  turn.emit({ type: "agent_state", state: "resumed", detail: saved ? RESUMED : RERUN });
   await log.flush();
   run.logger.warn({ recoveries: row.recoveries + 1 }, "turn continues after a restart");
   return run;

@@ -1,6 +1,13 @@
-import { joinSideWork, type LoopContext } from "@agentwire/agents";
+import {
+  joinSideWork,
+  type LoopContext,
+  type LoopEvent,
+  type LoopResult,
+  type Provider,
+} from "@agentwire/agents";
 import type { ChatMessageData } from "@agentwire/protocol";
 import { AgentwireError } from "@agentwire/protocol";
+import type { FrameLog } from "@agentwire/storage";
 import { driveWhenAdmitted, reserveTurn } from "../turns/admit-turn.js";
 import { appendOutsideTurn } from "../turns/append-outside-turn.js";
 import { beginTurn } from "../turns/begin-turn.js";
@@ -37,38 +44,74 @@ export async function runChatAgent(
   const ticket = reserveTurn(chat.admission, conn.userId);
   let run: TurnRun;
   try {
-    run = await beginTurn(conn, chat, data, who, requestId);
+    // A chat turn cut off before its first step runs again from its message: its start is stored.
+    const plan = options.approvedPlan;
+    run = await beginTurn(conn, chat, data, who, requestId, plan ? { planId: plan.plan.id } : {});
   } catch (error) {
     ticket?.release();
     throw error;
   }
-  const { turn, logger, chatContext, memoryEnabled } = run;
-  const { repos, userId } = conn;
+  const plan = options.approvedPlan;
+  const start = chatLoopStart(chat, run, {
+    provider: resolved.provider,
+    connectionId: conn.connectionId,
+    frames: conn.frames,
+    newThread: data.thread_id === undefined,
+    ...(plan && { approvedPlan: plan }),
+  });
+  // The expensive work above (tools, context, the provider request) only once the turn is admitted.
+  driveWhenAdmitted(run, ticket, () => driveTurn(run, start));
+}
+
+export type ChatLoopStartOptions = {
+  provider: Provider;
+  /** The socket that started the turn (client UI tools go there). */
+  connectionId: string;
+  frames: FrameLog;
+  /** The turn created its thread: no summary or scratchpad to read. */
+  newThread: boolean;
+  approvedPlan?: ApprovedPlan;
+  /** The turn runs again after a crash cut it off before its first step: its own rows past its user message are not history. */
+  rerun?: boolean;
+};
+
+/**
+ * How a chat turn's loop starts from its user message, for a new turn and for one run again after
+ * a crash: its tools, its context (history, summary, scratchpad, drafts, the editor's workflow), the
+ * root loop, and the thread's summarizer beside it. Run inside the driver, so a failure to build
+ * the tools ends the turn like any other error.
+ */
+export function chatLoopStart(
+  chat: ChatServices,
+  run: TurnRun,
+  options: ChatLoopStartOptions,
+): (ctx: LoopContext) => Promise<AsyncGenerator<LoopEvent, LoopResult>> {
+  const { turn, logger, chatContext, memoryEnabled, repos } = run;
+  const { userId } = turn;
   const scope = {
     userId,
     threadId: turn.threadId,
     chatContext,
-    connectionId: conn.connectionId,
-    provider: resolved.provider.id,
-    model: resolved.model,
+    connectionId: options.connectionId,
+    provider: run.provider,
+    model: run.model,
   };
-  // Inside the driver, so a failure to build the tools ends the turn like any other error.
-  const start = async (ctx: LoopContext) => {
+  return async (ctx: LoopContext) => {
     const belt = await turnToolbelt(chat, scope, memoryEnabled, logger, repos);
     if (belt.guidance !== undefined) ctx.guidance = belt.guidance;
     const maxHistory = ctx.budget.limits.MAX_HISTORY_TOKENS;
-    const newThread = data.thread_id === undefined;
+    const { newThread } = options;
     const workflowId = chatContext.workflow_id;
     const canBuild = belt.tools.some((t) => t.name === "build_workflow");
     const [context, drafts, editor] = await Promise.all([
-      loadThreadContext(repos, userId, turn.threadId, chat.context, maxHistory, newThread),
+      loadThreadContext(repos, userId, turn.threadId, chat.context, maxHistory, newThread, options.rerun),
       newThread ? "" : pendingDraftsSection(repos, userId, turn.threadId),
       workflowId === undefined ? "" : editorContextSection(repos, userId, workflowId, canBuild),
     ]);
     logger.info({ provider: run.provider, model: run.model, tools: belt.tools.length }, "turn started");
     const loop = rootLoop(options.approvedPlan)({
-      provider: resolved.provider,
-      model: resolved.model,
+      provider: options.provider,
+      model: run.model,
       systemPrompt: belt.systemPrompt + editor + context.systemSections + drafts,
       history: context.history,
       tools: belt.tools,
@@ -79,9 +122,14 @@ export async function runChatAgent(
     const job = context.compress;
     if (!job || !chat.context) return loop;
     // Beside the answer, not before it: the summary serves the next turns.
-    const summarizer = summarizerModel(chat.providers, chat.context, resolved, logger);
+    const summarizer = summarizerModel(
+      chat.providers,
+      chat.context,
+      { provider: options.provider, model: run.model },
+      logger,
+    );
     const timeoutMs = chat.context.SUMMARIZER_TIMEOUT_MS;
-    const outside = { repos, frames: conn.frames, turns: run.registry, coordination: run.coordination };
+    const outside = { repos, frames: options.frames, turns: run.registry, coordination: run.coordination };
     // It may outlive the turn (the turn ends when its answer is complete): one per thread at a time.
     return joinSideWork(
       loop,
@@ -107,6 +155,4 @@ export async function runChatAgent(
         ) ?? Promise.resolve(),
     );
   };
-  // The expensive work above (tools, context, the provider request) only once the turn is admitted.
-  driveWhenAdmitted(run, ticket, () => driveTurn(run, start));
 }

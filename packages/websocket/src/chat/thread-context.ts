@@ -16,7 +16,9 @@ export type ThreadContext = Omit<AssembledContext, "report"> & { scratchpad: str
  * assembles it; the rows include the current user message, last. With a summary only the rows it
  * does not cover are read, so a long thread costs what its tail costs. Without context settings the
  * whole history is sent as before, with the scratchpad still in the system prompt. `newThread`: the
- * turn created the thread, so only its user message exists.
+ * turn created the thread, so only its user message exists. `rerun`: the turn runs again from its
+ * user message (the thread's last) after a crash cut its first step off; the rows stored after that
+ * message (the cut call's text, kept as `interrupted`) are not part of what the first attempt was sent.
  */
 export async function loadThreadContext(
   repos: Repositories,
@@ -25,6 +27,7 @@ export async function loadThreadContext(
   settings: ContextSettings | undefined,
   maxHistoryTokens: number,
   newThread = false,
+  rerun = false,
 ): Promise<ThreadContext> {
   // A thread this turn created has no summary and no scratchpad yet: two reads fewer before the answer.
   const [summary, items] = newThread
@@ -35,7 +38,7 @@ export async function loadThreadContext(
       ]);
   const scratchpad = renderScratchpad(items);
   if (!settings) {
-    const history = threadHistory(await repos.messages.list(userId, threadId));
+    const history = threadHistory(asFirstSent(await repos.messages.list(userId, threadId), rerun));
     return { systemSections: scratchpad && `\n\n${scratchpad}`, history, scratchpad };
   }
   let rows = summary ? await repos.messages.listAfter(userId, threadId, summary.throughMessageId) : undefined;
@@ -44,9 +47,16 @@ export async function loadThreadContext(
     rows = undefined;
   const afterSummary = rows !== undefined;
   rows ??= await repos.messages.list(userId, threadId);
-  const entries = threadHistoryEntries(rows);
+  const entries = threadHistoryEntries(asFirstSent(rows, rerun));
   return {
     ...assembleContext({ entries, summary, afterSummary, scratchpad, settings, maxHistoryTokens }),
     scratchpad,
   };
+}
+
+/** The rows as a rerun turn's first attempt read them: none past the last user message. */
+function asFirstSent<T extends { role: string }>(rows: T[], rerun: boolean): T[] {
+  if (!rerun) return rows;
+  const last = rows.findLastIndex((row) => row.role === "user");
+  return last < 0 ? rows : rows.slice(0, last + 1);
 }

@@ -8,6 +8,7 @@ import { selectSubprotocol } from "../auth/extract-token.js";
 import { hostAllowlist } from "../auth/host-allowlist.js";
 import { createUserResolver } from "../auth/resolve-user.js";
 import type { AgentwireServices } from "../commands/agentwire-services.js";
+import { agUiRoute } from "../edges/ag-ui/ag-ui-route.js";
 import { assetsRoutes } from "../http/assets-routes.js";
 import { authenticate } from "../http/authenticate.js";
 import { guardRequests } from "../http/guard-requests.js";
@@ -145,6 +146,17 @@ async function agentwirePlugin(app: FastifyInstance, opts: AgentwirePluginOption
     await api.register(memoryRoutes, { repos: opts.repos });
     const { chat, workflows, media } = opts.services;
     if (chat) await api.register(providersRoutes, { providers: chat.providers, defaults: chat.defaults });
+    if (chat) {
+      const edge = {
+        settings,
+        repos: opts.repos,
+        frames: opts.frames,
+        registry,
+        router,
+        relayTimes: opts.relayTimes,
+      };
+      await api.register(agUiRoute, { server: edge });
+    }
     if (workflows) await api.register(workflowsRoutes, { repos: opts.repos, registry: workflows.registry });
     if (media) await api.register(assetsRoutes, { repos: opts.repos });
   });

@@ -8,6 +8,7 @@ import {
   preview,
   stripControl,
 } from "@agentwire/protocol";
+import type { TurnStartRecord } from "@agentwire/storage";
 import { turnObserverOf } from "./compose-observers.js";
 import { storeRow } from "./end-turn.js";
 import type { TurnConnection } from "./turn-connection.js";
@@ -20,7 +21,8 @@ import { ownThread, watchTurn } from "./watch-turn.js";
  * (`thread` frame first), the turn registered and watched by the connection, the user message
  * stored. Everything that can refuse the message must have been checked before this is called.
  * The message's `request_id` is stored with the turn and echoed on its first frames (`thread`, the
- * user's `message`), so a client that lost them can still find its thread.
+ * user's `message`), so a client that lost them can still find its thread. `rerun` (chat turns): what
+ * the turn starts with is stored with its row, so a turn cut off before its first step runs again.
  */
 export async function beginTurn(
   conn: TurnConnection,
@@ -28,6 +30,7 @@ export async function beginTurn(
   data: ChatMessageData,
   who: { provider: string; model: string },
   requestId?: string,
+  rerun?: Pick<TurnStartRecord["start"], "planId">,
 ): Promise<TurnRun> {
   const { repos, userId } = conn;
   const existing = data.thread_id !== undefined ? await ownThread(conn, data.thread_id) : undefined;
@@ -40,6 +43,8 @@ export async function beginTurn(
   const turn = services.turns.start(conn.frames, thread.id, userId, randomUUID());
   if (!turn) throw new AgentwireError("busy", "a turn is already running on this thread");
   const coordination = services.coordination ?? localCoordination;
+  const chatContext = data.chat_context ?? { kind: "thread" };
+  const memoryEnabled = data.memory_enabled ?? true;
   let claimed = false;
   try {
     // Across instances next; the row is stored only once the thread is ours everywhere.
@@ -50,6 +55,7 @@ export async function beginTurn(
       id: turn.turnId,
       ...who,
       ...(requestId !== undefined && isPrintable(requestId) && { requestId }),
+      ...(rerun && { checkpoint: { version: 1, start: { ...who, chatContext, memoryEnabled, ...rerun } } }),
     });
   } catch (error) {
     services.turns.finish(turn);
@@ -59,7 +65,6 @@ export async function beginTurn(
   }
   services.threadStates?.changed({ userId, threadId: thread.id, state: "running" });
   watchTurn(conn, turn);
-  const chatContext = data.chat_context ?? { kind: "thread" };
   const run: TurnRun = {
     turn,
     registry: services.turns,
@@ -71,7 +76,7 @@ export async function beginTurn(
     limits: services.scopes?.limitsFor(services.limits, chatContext.kind) ?? services.limits,
     tree: new ExecutionTreeBuilder(),
     chatContext,
-    memoryEnabled: data.memory_enabled ?? true,
+    memoryEnabled,
     observer: turnObserverOf(services, { threadId: thread.id, turnId: turn.turnId, ...who, resumed: false }),
     coordination,
     threadStates: services.threadStates,

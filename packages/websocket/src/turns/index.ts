@@ -9,6 +9,7 @@ export * from "./event-loop-lag.js";
 export * from "./hand-over-turn.js";
 export * from "./recover-turns.js";
 export * from "./running-turn.js";
+export * from "./start-admission.js";
 export type { TurnConnection } from "./turn-connection.js";
 export type { ObservedTurn, TurnObserver, TurnObserverFactory } from "./turn-observer.js";
 export * from "./turn-registry.js";

@@ -9,10 +9,16 @@ import { join } from "node:path";
 import { createProviderRegistry, defineTool, ok, type ProviderRequest, type Tool } from "@agentwire/agents";
 import { ScriptedProvider, type ScriptedStep } from "@agentwire/agents/testing";
 import { z } from "zod";
-import { type ChatServices, createChatServices } from "../../src/index.js";
+import { AdmissionQueue, type ChatServices, createChatServices } from "../../src/index.js";
 import { echoTool } from "./test-tools.js";
 
-export type ContinueScenario = "second-call" | "in-flight" | "crash-loop" | "subtask" | "subtask-asks";
+export type ContinueScenario =
+  | "second-call"
+  | "in-flight"
+  | "crash-loop"
+  | "subtask"
+  | "subtask-asks"
+  | "first-call";
 
 /** A tool that appends its text to `<dir>/<name>.log` each time it runs, then (in the child) hangs until aborted. */
 function sideEffectTool(name: string, idempotent: boolean, dir: string, hang: boolean): Tool {
@@ -104,6 +110,10 @@ function step(
           toolCalls: [{ id: "s1", name: "run_subtask", args: { title: "Q", instructions: "part Q" } }],
         };
       return { text: "Asked and done." };
+    case "first-call":
+      // Cut before any step completed: "first" in its first model call, "second" still queued behind it.
+      if (task(r) === "second") return { text: "Second done." };
+      return inChild ? { text: ["Half ", "a start"], hold: "until-aborted" } : { text: "Started over." };
     case "crash-loop":
       if (!last) return { text: "Step.", toolCalls: [{ id: "e1", name: "echo", args: { text: "x" } }] };
       // Every process that makes this call dies in it. Not before the commit queued ahead of the call
@@ -133,6 +143,8 @@ export function continueChat(
   const hang = inChild && scenario === "in-flight";
   const chat = createChatServices({
     providers,
+    // One live turn in the child of first-call, so its second turn waits in the queue when the kill comes.
+    ...(inChild && scenario === "first-call" && { admission: new AdmissionQueue({ maxLiveTurns: 1 }) }),
     defaults: { provider: "scripted" },
     serverTools: async (scope) => [
       ...(await base.serverTools(scope)),

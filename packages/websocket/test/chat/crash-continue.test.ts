@@ -302,6 +302,64 @@ describe(
       ]);
     });
 
+    it("before any step completed (in its first model call, or still queued): the turn runs again from its message", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "agentwire-continue-"));
+      dirs.push(dir);
+      const child = spawnChild(dir, "first-call");
+      const client = await TestClient.open(`${(await child.url).replace("http", "ws")}/ws`);
+      clients.push(client);
+      const seen: Frame[] = [];
+      client.ws.on("message", (data) => seen.push(JSON.parse(data.toString()) as Frame));
+      const threadOf = (content: string) =>
+        seen.find((f) => f.type === "message" && f.message.content === content)?.thread_id;
+      const of = (threadId: string | undefined) => seen.filter((f) => f.thread_id === threadId);
+      client.command("chat_message", { content: "first" });
+      await until(() => rootText(of(threadOf("first"))).endsWith("Half a start"), "the first call streaming");
+      // The child admits one live turn: the second waits in the queue.
+      client.command("chat_message", { content: "second" });
+      await until(
+        () => of(threadOf("second")).some((f) => f.type === "agent_state" && f.state === "queued"),
+        "the second turn queued",
+      );
+      child.proc.kill("SIGKILL");
+      expect(await child.exited).toBe("SIGKILL");
+      await client.closed;
+      const first = threadOf("first") as string;
+      const second = threadOf("second") as string;
+      const firstSeen = of(first);
+      const lastSeq = (firstSeen.at(-1) as Frame).seq;
+
+      const { server, client: again, repos, provider } = await restart(dir, "first-call");
+      const { frames } = await resumeToEnd(again, first, lastSeq);
+      expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => lastSeq + 1 + i));
+      expect(frames.filter(isDone)).toHaveLength(1);
+      expect(frames[0]).toMatchObject({
+        type: "message",
+        message: { role: "assistant", content: "Half a start", status: "interrupted" },
+      });
+      expect(frames[1]).toMatchObject({ type: "agent_state", state: "resumed" });
+      expect(rootText(frames)).toBe("Started over.");
+      // The cut call is made again as it was first sent: the user's message, not the cut text.
+      const firstCall = provider.requests.find(
+        (r) => (r.messages[0] as { content: string }).content === "first",
+      );
+      expect(firstCall?.messages.map((m) => m.role)).toEqual(["user"]);
+      const turn = await repos.turns.latest("local", first);
+      expect([turn?.status, turn?.recoveries]).toEqual(["complete", 1]);
+      expect((await storedRows(server, first)).map((m) => [m.role, m.content, m.status])).toEqual([
+        ["user", "first", "complete"],
+        ["assistant", "Half a start", "interrupted"],
+        ["assistant", "Started over.", "complete"],
+      ]);
+
+      // The queued one never started: it starts now, on the same thread log, and completes.
+      const queued = await resumeToEnd(again, second, 0);
+      expect(queued.frames.map((f) => f.seq)).toEqual(queued.frames.map((_, i) => i + 1));
+      expect(queued.frames.filter(isDone)).toHaveLength(1);
+      expect(rootText(queued.frames)).toBe("Second done.");
+      expect((await repos.turns.latest("local", second))?.status).toBe("complete");
+    });
+
     it("a turn that crashes its server on every continuation ends interrupted after TURN_MAX_RECOVERIES", async () => {
       const dir = mkdtempSync(join(tmpdir(), "agentwire-continue-"));
       dirs.push(dir);

@@ -1,6 +1,6 @@
 import type { LlmCallRecord } from "@agentwire/agents";
 import type { ExecutionTreeSnapshot, StoredToolCall, TurnUsage } from "@agentwire/protocol";
-import type { Repositories, SuspendedTurn } from "@agentwire/storage";
+import { type Repositories, readTurnCheckpoint, readTurnStart, type SuspendedTurn } from "@agentwire/storage";
 import { createPgRepositories, openPostgres } from "@agentwire/storage/postgres";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -468,6 +468,31 @@ for (const { dialect, skip } of dialects) {
         expect(await r.turns.latest("ann", t.id)).toEqual(second);
         expect(await r.turns.latest("bob", t.id)).toBeUndefined();
         expect(await r.turns.latest("ann", "missing")).toBeUndefined();
+      });
+
+      it("stores a chat turn's start record with its row, read back as its checkpoint", async () => {
+        const t = await r.threads.create("ann", "t", T0);
+        const checkpoint = {
+          version: 1 as const,
+          start: {
+            provider: "openai",
+            model: "gpt-x",
+            chatContext: { kind: "workflow" as const, workflow_id: "w1" },
+            memoryEnabled: false,
+            planId: "plan-1",
+          },
+        };
+        const row = await r.turns.start(
+          "ann",
+          t.id,
+          { provider: "openai", model: "gpt-x", checkpoint },
+          T0 + 1,
+        );
+        const stored = await r.turns.get("ann", row.id);
+        expect(stored?.checkpoint).toEqual(checkpoint);
+        expect(readTurnStart(stored?.checkpoint)).toEqual(checkpoint.start);
+        // Not a loop checkpoint: continuing from a step finds none.
+        expect(readTurnCheckpoint(stored?.checkpoint)).toBeUndefined();
       });
 
       it("finds the user's latest turn by the request_id that started it, never another user's", async () => {
