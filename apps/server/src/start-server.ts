@@ -145,6 +145,11 @@ export async function startServer(config: Config, options: StartServerOptions = 
         : undefined;
     if (cluster && chat) {
       chat.coordination = cluster.leases;
+      // A rolling deploy: past the drain, this instance's running turns continue on another one.
+      chat.handOverOnShutdown = mode === "continue";
+      // From the first moment of a shutdown on, this instance takes over no turn: what it hands
+      // over (and its own nudges) must go to another instance.
+      app.addHook("preClose", async () => cluster.stopSweeping());
       const redisUrl = config.cluster?.redisUrl;
       if (redisUrl) {
         // A turn's live state reaches the user's subscribed sockets on every instance.

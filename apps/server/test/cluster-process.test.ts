@@ -2,16 +2,18 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ServerFrame } from "@agentwire/protocol";
-import { openStorage } from "@agentwire/storage";
 import { afterEach, describe, expect, it } from "vitest";
 import { isDone, messagesOf, seqsOf, useCluster } from "./support/cluster-instances.js";
+import { expectWriteThenAnswerContinued } from "./support/expect-continued-turn.js";
 
 /**
  * Two real server processes on one real Postgres and one real Redis: any instance serves any client of
  * any thread, commands reach the instance running the turn, and a dead instance's turn is taken over by
- * the survivor within the lease: continued from its last checkpoint, or ended when it has none.
+ * the survivor within the lease: continued from its last checkpoint, or ended when it has none; a
+ * SIGTERM past the drain hands a running turn over at once (a rolling deploy).
  */
 const LEASE_MS = 600;
+const HANDOVER_LEASE_MS = 10_000;
 const { skip, instance, client, databaseUrl } = useCluster({
   provider: join(import.meta.dirname, "fixtures/scripted-provider.ts"),
   leaseMs: LEASE_MS,
@@ -138,33 +140,13 @@ describe.skipIf(skip)("two instances on one Postgres and one Redis", { timeout: 
     expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1));
     expect(logged.filter(isDone)).toHaveLength(1);
     const continued = onB.frames.slice(onB.frames.findIndex((f) => f.type === "chat_resumed") + 1);
-    expect(continued[0]).toMatchObject({
-      type: "message",
-      message: { role: "assistant", content: "Half an answer", status: "interrupted" },
-    });
-    expect(continued[1]).toMatchObject({ type: "agent_state", state: "resumed" });
-    expect(continued.filter((f) => f.type === "message").at(-1)).toMatchObject({
-      message: { role: "assistant", content: "All done.", status: "complete" },
-    });
     // The completed tool call is not run again: no call of it in the continuation, the file as changed.
-    expect(continued.some((f) => f.type === "tool_call_update")).toBe(false);
-    expect(readFileSync(note, "utf8")).toBe("changed after the tool ran");
-
-    const rows = await messagesOf(b.url, threadId);
-    expect(rows.map((m) => [m.role, m.role === "tool" ? m.tool_call_id : m.content, m.status])).toEqual([
-      ["user", "write then answer", "complete"],
-      ["assistant", "Writing.", "complete"],
-      ["tool", "w1", "complete"],
-      ["assistant", "Half an answer", "interrupted"],
-      ["assistant", "All done.", "complete"],
-    ]);
-    const storage = await openStorage({ databaseUrl: databaseUrl(), databasePath: "unused" });
-    try {
-      const turn = await storage.repos.turns.latest("local", threadId);
-      expect(turn).toMatchObject({ status: "complete", recoveries: 1 });
-    } finally {
-      await storage.close();
-    }
+    await expectWriteThenAnswerContinued(continued, {
+      url: b.url,
+      databaseUrl: databaseUrl(),
+      threadId,
+      note,
+    });
     // Replayed from 0 on B, the turn is one continuous turn that finished.
     const again = await client(b.url);
     again.send("resume_chat", { thread_id: threadId, last_seq: 0 });
@@ -211,5 +193,56 @@ describe.skipIf(skip)("two instances on one Postgres and one Redis", { timeout: 
     expect(await exited).toBe(0);
     const rows = await messagesOf(b.url, threadId);
     expect(rows.at(-1)).toMatchObject({ role: "assistant", content: "slow answer", status: "complete" });
+  });
+
+  it("SIGTERM of A past the drain hands its turn (second model call, after a tool call) over: B continues it well within a long lease; the client closed with 1012 resumes on B and sees one continuous turn complete; the tool did not run again; A exits 0", async () => {
+    const workspace = mkdtempSync(join(tmpdir(), "agentwire-handover-ws-"));
+    workspaces.push(workspace);
+    // A long lease: a continuation well within it can only come from the handover, not from its lapse.
+    const lease = { TURN_LEASE_MS: String(HANDOVER_LEASE_MS), WORKSPACE_ROOT: workspace };
+    const a = await instance("a", { ...lease, SHUTDOWN_DRAIN_MS: "300" });
+    const b = await instance("b", lease);
+    const onA = await client(a.url);
+    onA.send("chat_message", { content: "write then answer" });
+    await onA.until((f) => f.type === "chunk" && f.content === "an answer");
+    const threadId = (onA.frames[0] as { thread_id: string }).thread_id;
+    // The write is done; changed behind the agent's back, it would be overwritten if the tool ran again.
+    const note = join(workspace, "local", "notes", "step.txt");
+    expect(readFileSync(note, "utf8")).toBe("step one");
+    writeFileSync(note, "changed after the tool ran");
+
+    const closed = new Promise<number>((resolve) => onA.ws.once("close", (code) => resolve(code)));
+    const exited = new Promise<number | null>((resolve) => a.proc.once("exit", resolve));
+    const termAt = Date.now();
+    a.proc.kill("SIGTERM");
+    expect(await closed).toBe(1012);
+
+    // The client reconnects elsewhere and resumes from the last frame it applied.
+    const onB = await client(b.url);
+    onB.send("resume_chat", { thread_id: threadId, last_seq: seqsOf(onA.frames).at(-1) });
+    await onB.until((f) => f.type === "agent_state" && f.state === "resumed");
+    // The drain, the handover and B's takeover: a fraction of the lease (its lapse alone would take 10 s).
+    expect(Date.now() - termAt).toBeLessThan(HANDOVER_LEASE_MS / 4);
+    await onB.until(isDone);
+    expect(await exited).toBe(0);
+
+    // Every frame once, in order: what A sent, then the continuation B ran, on the same seqs.
+    const continued = onB.frames.filter((f) => f.type !== "chat_resumed");
+    const seen = [...onA.frames, ...continued];
+    const seqs = seqsOf(seen);
+    expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1));
+    expect(seen.filter(isDone)).toHaveLength(1);
+    // A stopped the second model call and said nothing more (no end, no error); B went on from the tool's step.
+    await expectWriteThenAnswerContinued(continued, {
+      url: b.url,
+      databaseUrl: databaseUrl(),
+      threadId,
+      note,
+    });
+    // Replayed from 0 on B, the turn is the same continuous one.
+    const again = await client(b.url);
+    again.send("resume_chat", { thread_id: threadId, last_seq: 0 });
+    expect(await again.until((f) => f.type === "chat_resumed")).toMatchObject({ status: "finished" });
+    expect(again.frames.filter((f: ServerFrame) => f.type !== "chat_resumed")).toEqual(seen);
   });
 });

@@ -48,6 +48,8 @@ export interface ClusterServeOptions {
   uiTools?: RoutedToolProxy;
 }
 
+const DROP_IF_MINE = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) else return 0 end`;
+
 /** This instance's part of a cluster on Redis: the shared frame log, turn leases, the command bus. */
 export interface Cluster {
   readonly instanceId: string;
@@ -64,6 +66,11 @@ export interface Cluster {
    * routed here (with `uiTools`, whose answers it then routes too), and takes over dead instances' turns.
    */
   serve(options: ClusterServeOptions): Promise<void>;
+  /**
+   * Stops taking over other instances' turns (a shutdown: what this instance hands over must go to
+   * another one); `close` does it too.
+   */
+  stopSweeping(): void;
   /** True while Redis answers. */
   isReady(): Promise<boolean>;
   /** Each Redis connection's state and the threads followed on the stream (metrics). */
@@ -115,6 +122,12 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   });
   let sweeper: ReturnType<typeof setInterval> | undefined;
   let sweeping = false;
+  let sweepAgain = false;
+  let sweepStopped = false;
+  const stopSweeping = () => {
+    sweepStopped = true;
+    if (sweeper) clearInterval(sweeper);
+  };
 
   return {
     instanceId,
@@ -126,7 +139,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     async serve(host) {
       const { turns, uiTools } = host;
       uiTools?.routeVia(toolCalls);
-      bus.on("message", (_channel: string, text: string) => {
+      bus.on("message", (from: string, text: string) => {
+        // Another instance handed a turn over: take it now, not on the next beat.
+        if (from === leases.handOverChannel) return void sweep();
         const command = parseClusterCommand(text);
         switch (command?.type) {
           case "stop": {
@@ -145,12 +160,20 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
             return;
         }
       });
-      await bus.subscribe(channel(instanceId));
+      await bus.subscribe(channel(instanceId), leases.handOverChannel);
+      // One sweep at a time; a nudge during one runs another after it (it may have listed too early).
       const sweep = async () => {
-        if (sweeping) return;
+        if (sweepStopped) return;
+        if (sweeping) {
+          sweepAgain = true;
+          return;
+        }
         sweeping = true;
         try {
-          await takeOverDeadTurns(host);
+          do {
+            sweepAgain = false;
+            await takeOverDeadTurns(host);
+          } while (sweepAgain && !sweepStopped);
         } catch (err) {
           logger.warn({ err }, "could not check for turns of dead instances");
         } finally {
@@ -161,6 +184,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       sweeper.unref();
       await sweep();
     },
+    stopSweeping,
     isReady: async () => (await redis.ping()) === "PONG",
     stats: () => ({
       connections: {
@@ -171,7 +195,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       followedThreads: frames.followedThreads(),
     }),
     async close() {
-      if (sweeper) clearInterval(sweeper);
+      stopSweeping();
       toolCalls.close();
       await connectionQuota.close();
       await frames.flush();
@@ -205,18 +229,26 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   }
 
   async function takeOverDeadTurn(host: ClusterServeOptions, row: TurnRow): Promise<void> {
-    const lock = await redis.set(`${prefix}recover:${row.id}`, instanceId, "PX", leases.lease * 4, "NX");
+    const lockKey = `${prefix}recover:${row.id}`;
+    const lock = await redis.set(lockKey, instanceId, "PX", leases.lease * 4, "NX");
     if (lock !== "OK") return;
-    // It may have ended between the list and the lock.
-    const fresh = await host.repos.turns.get(row.userId, row.id);
-    if (fresh?.status !== "running") return;
-    const checkpoint = await frames.readCheckpoint(fresh.id);
-    const outcome = await host.recoverTurn(checkpoint === undefined ? fresh : { ...fresh, checkpoint });
-    logger.warn(
-      { thread_id: row.threadId, turn_id: row.id },
-      outcome === "continued"
-        ? "turn of a dead instance continues here"
-        : "turn of a dead instance ended as interrupted",
-    );
+    try {
+      // It may have ended, or been continued by another instance (which holds its lease again),
+      // between the list and the lock.
+      const fresh = await host.repos.turns.get(row.userId, row.id);
+      if (fresh?.status !== "running" || (await redis.exists(leases.key(row.threadId))) === 1) return;
+      const checkpoint = await frames.readCheckpoint(fresh.id);
+      const outcome = await host.recoverTurn(checkpoint === undefined ? fresh : { ...fresh, checkpoint });
+      logger.warn(
+        { thread_id: row.threadId, turn_id: row.id },
+        outcome === "continued"
+          ? "turn of a dead instance continues here"
+          : "turn of a dead instance ended as interrupted",
+      );
+    } finally {
+      // Done: the turn ended, or runs here under its lease. A later handover of the same turn (the
+      // next instance of a rolling deploy) must not wait for this lock to lapse.
+      await redis.eval(DROP_IF_MINE, 1, lockKey, instanceId).catch(() => undefined);
+    }
   }
 }

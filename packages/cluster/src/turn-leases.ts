@@ -66,6 +66,20 @@ export class TurnLeases {
     await this.redis.eval(DROP, 1, this.key(threadId), value);
   }
 
+  /** The channel on which an instance says it handed a turn over (every instance sweeps on it). */
+  get handOverChannel(): string {
+    return `${this.prefix}handover`;
+  }
+
+  /**
+   * Drops the lease of a turn this instance leaves running (a rolling deploy) and tells every
+   * instance, so one continues it now rather than on its next sweep.
+   */
+  async handOver(threadId: string, turnId: string): Promise<void> {
+    await this.release(threadId, turnId);
+    await this.redis.publish(this.handOverChannel, threadId);
+  }
+
   /** The instance holding the thread's lease, when it is another one. */
   async remoteOwner(threadId: string): Promise<TurnOwner | undefined> {
     const value = await this.redis.get(this.key(threadId));

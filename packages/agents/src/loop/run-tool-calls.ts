@@ -21,7 +21,8 @@ export type BatchOutcome = {
   deferred?: DeferredCall[];
 };
 
-const SKIPPED = "not run: the turn paused for the user's answer first; call it again if still needed";
+/** The result of a call of a batch not run because a sibling waits on the user first. */
+export const SKIPPED = "not run: the turn paused for the user's answer first; call it again if still needed";
 
 /**
  * Runs one model turn's tool calls: parallel-safe ones concurrently (tree-wide at most
@@ -131,7 +132,11 @@ function collect(calls: ToolCallEvent[], outcomes: CallOutcome[], pendingIndex: 
   return batch;
 }
 
-function startEvent(level: Level, call: ToolCallEvent): ToolCallUpdateEvent {
+/** The `start` of one call. */
+export function startEvent(
+  level: Pick<Level, "parentId" | "depth">,
+  call: ToolCallEvent,
+): ToolCallUpdateEvent {
   const event: ToolCallUpdateEvent = {
     type: "tool_call_update",
     tool_call_id: call.id,

@@ -1,19 +1,20 @@
 import type { LoopResult } from "../loop/loop-result.js";
-import { endEvent } from "../loop/run-tool-calls.js";
+import { endEvent, SKIPPED, startEvent } from "../loop/run-tool-calls.js";
 import { runUnifiedAgentLoop } from "../loop/run-unified-agent-loop.js";
 import { truncateResult } from "../loop/truncate-result.js";
 import type { ToolModelMessage } from "../providers/model-message.js";
 import type { ToolCallEvent } from "../providers/provider-event.js";
-import { closeWaitingCalls } from "../subtask/run-subtask.js";
 import { RUN_SUBTASK } from "../subtask/run-subtask-tool.js";
 import { subtaskOutcome } from "../subtask/subtask-outcome.js";
 import type { Tool } from "../tools/tool.js";
 import type { Checkpoint, CheckpointLevel } from "../turn/checkpoint.js";
 import { openCalls } from "../turn/checkpoint-tree.js";
 import type { LoopEvent } from "../turn/loop-event.js";
+import type { DeferredCall, SuspendedState } from "../turn/suspended-state.js";
 import { UsageAccumulator } from "../usage/usage-accumulator.js";
 import { resolveTools } from "./resume-tool-level.js";
 import type { ResumeParams } from "./resume-unified-agent-loop.js";
+import { suspensionEvents } from "./suspension-events.js";
 
 /** What continuing needs beside the checkpoint: the same provider, root toolbelt and turn context. */
 export type ContinueParams = Omit<ResumeParams, "state" | "answer"> & {
@@ -41,7 +42,9 @@ export function isIdempotent(tool: Tool | undefined): boolean {
  * had finished no model call yet and runs again from its start; a call of an idempotent tool runs
  * again; any other call gets an error result (RESTARTED, its `end` yielded here) and the model
  * decides. Then each level goes on as before the crash: the model call that was in flight is made again.
- * With `after: "budget"` it continues the state a limit stopped the turn at (see ContinueParams).
+ * A continued subtask that asks the user suspends the turn as it would have before the crash (the
+ * batch's calls not yet run are skipped, as beside any call that waits). With `after: "budget"` it
+ * continues the state a limit stopped the turn at (see ContinueParams).
  */
 export function continueFromCheckpoint(p: ContinueParams): AsyncGenerator<LoopEvent, LoopResult> {
   return continueLevel(p, p.checkpoint.root);
@@ -63,6 +66,7 @@ async function* continueLevel(
   const now = p.ctx.now ?? (() => performance.now());
   const nest = { parentId: level.parentId, depth: level.depth, now };
   const { nested: _, ...own } = level;
+  const waiting: DeferredCall[] = [];
   for (const call of calls) {
     const below = level.nested?.[call.id];
     if (call.name === RUN_SUBTASK && below) {
@@ -71,15 +75,11 @@ async function* continueLevel(
       usage.merge(result.usage);
       const title = below.title ?? "subtask";
       const outcome = subtaskOutcome(result, title);
-      // Its question has no level above to wait with (the root's batch is not a suspension): its open
-      // calls close, and the model hears that it needed the user.
-      const closing: LoopEvent[] = [];
-      if (outcome.type === "suspend") closeWaitingCalls(outcome.nested, (e) => closing.push(e), NOT_ASKED);
-      yield* closing;
-      const settled =
-        outcome.type === "suspend"
-          ? { content: needsUser(title), isError: true }
-          : { content: outcome.content, isError: outcome.type === "result" && outcome.isError };
+      if (outcome.type === "suspend") {
+        waiting.push({ call: { id: call.id, name: call.name }, ...outcome });
+        continue;
+      }
+      const settled = { content: outcome.content, isError: outcome.type === "result" && outcome.isError };
       const cut = truncateResult(settled.content, p.ctx.budget.limits.MAX_TOOL_RESULT_BYTES);
       p.ctx.budget.addResultBytes(cut.bytes);
       yield endEvent(nest, call, cut.text, settled.isError, startedAt);
@@ -92,6 +92,25 @@ async function* continueLevel(
       yield endEvent({ ...nest, now: () => 0 }, call, RESTARTED, true, 0);
       answered.push(toolResult(call, RESTARTED, true));
     }
+  }
+  if (waiting.length > 0) {
+    // Not run: skipped as beside any call that waits on the user (started first where a budget's
+    // continuation finds them never started).
+    for (const call of again) {
+      if (fresh) yield startEvent(nest, call);
+      yield endEvent(nest, call, SKIPPED, true, now());
+      answered.push(toolResult(call, SKIPPED, true));
+    }
+    for (const m of answered) p.ctx.onMessage?.(m, { depth: level.depth, parentId: level.parentId });
+    const pending = suspendedLevel(p, own, [...level.results, ...answered], waiting);
+    if (level.depth === 0) yield* suspensionEvents(pending);
+    return {
+      status: "waiting_user",
+      text: "",
+      messages: level.messages,
+      usage: usage.snapshot(),
+      pending,
+    };
   }
   // New messages of the level, reported like the loop reports its own (the server stores the root's).
   for (const m of answered) p.ctx.onMessage?.(m, { depth: level.depth, parentId: level.parentId });
@@ -117,10 +136,28 @@ async function* continueLevel(
   return { ...result, usage: usage.snapshot() };
 }
 
-const NOT_ASKED = "not asked: the subtask continued after a server restart and cannot wait for the user";
-
-const needsUser = (title: string) =>
-  `subtask "${title}" stopped: after a server restart it needed the user's answer; ask the user yourself or run it again`;
+/**
+ * The level waiting on its continued subtasks' questions, as a batch whose subtask asked stores it:
+ * the first waiting call pending (the levels below it after this one), the others deferred.
+ */
+function suspendedLevel(
+  p: ContinueParams,
+  own: Omit<CheckpointLevel, "nested">,
+  results: ToolModelMessage[],
+  waiting: DeferredCall[],
+): SuspendedState {
+  const [first, ...deferred] = waiting as [DeferredCall, ...DeferredCall[]];
+  return {
+    version: 1,
+    model: p.model ?? p.checkpoint.model,
+    toolCallId: first.nested?.toolCallId ?? first.call.id,
+    suspension: first.suspension,
+    levels: [
+      { ...own, results, pendingCall: first.call, ...(deferred.length > 0 && { deferred }) },
+      ...(first.nested?.levels ?? []),
+    ],
+  };
+}
 
 function toolResult(call: { id: string; name: string }, content: string, isError: boolean): ToolModelMessage {
   return { role: "tool", toolCallId: call.id, name: call.name, content, ...(isError && { isError: true }) };

@@ -14,8 +14,10 @@ import {
   type ModelMessage,
   ok,
   RESTARTED,
+  resumeUnifiedAgentLoop,
   runSubtaskTool,
   runUnifiedAgentLoop,
+  type SuspendedState,
   type Tool,
 } from "../../src/index.js";
 import { ScriptedProvider } from "../../src/testing/index.js";
@@ -276,13 +278,19 @@ describe("checkpoints", () => {
     ).toEqual(["s2", "s1"]);
   });
 
-  test("a subtask that asks the user while it continues after a restart ends with an error the model reads", async () => {
+  test("a subtask that asks the user while it continues after a restart suspends the turn; the answer resumes it", async () => {
     const provider = new ScriptedProvider({
-      respond: (r) =>
-        (r.messages[0] as { content: string }).content === "part A"
-          ? { toolCalls: [{ id: "q1", name: "ask_user", args: { question: "which?" } }] }
-          : { text: "told the user" },
+      respond: (r) => {
+        const task = (r.messages[0] as { content: string }).content;
+        const last = r.messages.at(-1);
+        if (task === "part A")
+          return last?.role === "tool" && last.toolCallId === "q1"
+            ? { text: `A got ${last.content}` }
+            : { toolCalls: [{ id: "q1", name: "ask_user", args: { question: "which?" } }] };
+        return { text: "told the user" };
+      },
     });
+    const idem = writeTool("put_value", true);
     const root = afterAppend("go");
     const checkpoint: Checkpoint = {
       version: 1,
@@ -294,20 +302,53 @@ describe("checkpoints", () => {
           {
             role: "assistant",
             text: "",
-            toolCalls: [{ id: "s1", name: "run_subtask", args: { title: "A", instructions: "part A" } }],
+            toolCalls: [
+              { id: "s1", name: "run_subtask", args: { title: "A", instructions: "part A" } },
+              { id: "p1", name: "put_value", args: { value: "y" } },
+            ],
           },
         ],
         nested: { s1: afterAppend("part A", { depth: 1, parentId: "s1", toolNames: null, title: "A" }) },
       },
     };
-    const { events, result } = await continued(provider, [askUserTool, runSubtaskTool], checkpoint);
-    expect(result).toMatchObject({ status: "complete", text: "told the user" });
-    const ends = toolUpdates(events).filter((e) => e.status === "end");
-    expect(ends.map((e) => [e.tool_call_id, e.is_error])).toEqual([
-      ["q1", true],
-      ["s1", true],
+    const tools = [askUserTool, runSubtaskTool, idem];
+    const { events, result } = await continued(provider, tools, checkpoint);
+    expect(result.status).toBe("waiting_user");
+    const pending = result.pending as SuspendedState;
+    expect(pending.toolCallId).toBe("q1");
+    expect(pending.suspension).toEqual({ kind: "question", question: "which?" });
+    expect(pending.levels.map((l) => [l.depth, l.parentId, l.pendingCall.id])).toEqual([
+      [0, null, "s1"],
+      [1, "s1", "q1"],
     ]);
-    expect(ends[1]?.result).toContain("needed the user's answer");
-    expect(events.some((e) => e.type === "question")).toBe(false);
+    // The root's other open call waits for no answer: skipped as beside any call that waits, not run.
+    expect(pending.levels[0]?.results).toMatchObject([{ toolCallId: "p1", isError: true }]);
+    expect(idem.runs).toEqual([]);
+    expect(events.filter((e) => e.type === "question")).toEqual([
+      { type: "question", tool_call_id: "q1", question: "which?" },
+    ]);
+    expect(events.at(-1)).toEqual({ type: "agent_state", state: "waiting_on_user" });
+    const ends = toolUpdates(events).filter((e) => e.status === "end");
+    expect(ends.map((e) => [e.tool_call_id, e.is_error])).toEqual([["p1", true]]);
+
+    // Stored as JSON and answered: the subtask goes on from its question, then the root.
+    const state = JSON.parse(JSON.stringify(pending)) as SuspendedState;
+    const after: LoopEvent[] = [];
+    const ctx = createLoopContext({}, { wallClockTimer: false });
+    const resumed = await drainLoop(
+      resumeUnifiedAgentLoop({ provider, tools, ctx, state, answer: "teal" }),
+      (e) => {
+        after.push(e);
+      },
+    );
+    expect(resumed).toMatchObject({ status: "complete", text: "told the user" });
+    expect(
+      toolUpdates(after)
+        .filter((e) => e.status === "end")
+        .map((e) => [e.tool_call_id, e.result, e.is_error]),
+    ).toEqual([
+      ["q1", "teal", false],
+      ["s1", "A got teal", false],
+    ]);
   });
 });

@@ -33,6 +33,12 @@ export interface ChatServices extends TurnServices {
    * user message is stored and before its expensive work; absent: every turn starts at once.
    */
   admission?: AdmissionQueue;
+  /**
+   * Other instances continue this one's turns (Redis, TURN_RECOVERY=continue): past the shutdown
+   * drain, running turns are handed over to them (left `running`, lease released) instead of
+   * interrupted.
+   */
+  handOverOnShutdown?: boolean;
   /** Extra system-prompt instructions of the deployment. */
   systemPromptExtra?: string;
   /**

@@ -55,7 +55,8 @@ export async function runMediaTurn(
   const who = { provider: providerId, model: options.model ?? "default" };
   const run = await beginTurn(conn, services.turns, data, who, requestId);
   // The socket's frame queue must not wait for the generation: `stop` has to get through.
-  void driveTurn(run, async (ctx) => generation(run, media, options, ctx));
+  // No checkpoint to continue from: a shutdown interrupts it.
+  void driveTurn(run, async (ctx) => generation(run, media, options, ctx), { continuable: false });
 }
 
 /** The media turn as a source of the turn driver: generates, stores the assets, returns the answer. */

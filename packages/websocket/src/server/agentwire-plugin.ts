@@ -106,11 +106,14 @@ async function agentwirePlugin(app: FastifyInstance, opts: AgentwirePluginOption
   }, settings.limits.heartbeatIntervalMs);
   heartbeat.unref();
   app.addHook("onClose", async () => clearInterval(heartbeat));
-  // Before the caller closes the database: running turns store their partial answers as
-  // interrupted, then the log commits what they appended.
+  // Before the caller closes the database: running turns still running past the drain are handed
+  // over to another instance when one can continue them, else store their partial answers as
+  // interrupted; then the log commits what they appended.
   app.addHook("onClose", async () => {
-    await opts.services.chat?.turns.drain(settings.limits.shutdownDrainMs);
-    await opts.services.chat?.turns.shutdown(5000);
+    const chat = opts.services.chat;
+    await chat?.turns.drain(settings.limits.shutdownDrainMs);
+    if (chat?.handOverOnShutdown) await chat.turns.handOver(5000);
+    await chat?.turns.shutdown(5000);
     // An asynchronous log (Postgres, Redis) must have written it all before its connections close.
     await opts.frames.flush();
     opts.frames.close();

@@ -127,6 +127,11 @@ export class TurnTrace implements TurnObserver {
     this.finish("waiting_user");
   }
 
+  turnHandedOver(): void {
+    // The span ends with the segment; the turn's status stays `running` (another instance goes on).
+    this.finish("running");
+  }
+
   turnEnded(status: TurnStatus): void {
     this.finish(status);
   }

@@ -2,6 +2,7 @@ import { abortedStatus, UsageAccumulator } from "@agentwire/agents";
 import { AgentwireError } from "@agentwire/protocol";
 import type { AdmissionQueue, AdmissionTicket } from "./admission-queue.js";
 import { endTurn } from "./end-turn.js";
+import { handingOver, handOverTurn } from "./hand-over-turn.js";
 import type { TurnRun } from "./turn-run.js";
 
 /**
@@ -54,5 +55,7 @@ async function waitThenDrive(
   const { signal } = turn.abort;
   // A stop that came with the admission still wins: the turn never starts.
   if ((await ticket.wait(signal)) && !signal.aborted) return drive();
+  // A handover while queued leaves it for another instance, as it would a started one.
+  if (handingOver(turn)) return handOverTurn(run);
   await endTurn(run, { status: abortedStatus(signal), usage: new UsageAccumulator().snapshot() }, "");
 }

@@ -14,6 +14,9 @@ export function composeObservers(...observers: (TurnObserver | undefined)[]): Tu
     turnSuspended: () => {
       for (const o of all) o.turnSuspended?.();
     },
+    turnHandedOver: () => {
+      for (const o of all) o.turnHandedOver?.();
+    },
     turnEnded: (status) => {
       for (const o of all) o.turnEnded(status);
     },

@@ -17,6 +17,7 @@ import {
   type TurnResult,
   totalUsage,
 } from "./end-turn.js";
+import { handingOver, handOverTurn } from "./hand-over-turn.js";
 import { rootRow } from "./root-row.js";
 import { checkpointStore } from "./store-checkpoint.js";
 import type { TurnRun } from "./turn-run.js";
@@ -36,14 +37,21 @@ export type TurnSource = AsyncGenerator<TurnEvent, TurnSourceResult>;
  */
 type TurnStart = (ctx: LoopContext) => Promise<TurnSource>;
 
+/** How a route's turns may be driven. */
+export type DriveOptions = {
+  /** False for a route that keeps no checkpoint (media, workflows): shutdown interrupts it, never hands it over. */
+  continuable?: boolean;
+};
+
 /**
  * Runs one segment of a turn on any route: adds every event to the tree and appends it to the
  * thread's frame log, stores root-level rows as they happen and one ledger row per provider call,
  * holds the turn's one budget (its wall-clock timer included) and reports its breach once, and at
- * the end suspends the turn or ends it (final message, tree, usage, status, the one `done`). Never
- * throws.
+ * the end suspends the turn or ends it (final message, tree, usage, status, the one `done`), or
+ * hands it over to another instance (a rolling deploy). Never throws.
  */
-export function driveTurn(run: TurnRun, start: TurnStart): Promise<void> {
+export function driveTurn(run: TurnRun, start: TurnStart, options: DriveOptions = {}): Promise<void> {
+  run.turn.continuable = options.continuable ?? true;
   const driving = drive(run, start);
   run.turn.driving = driving;
   return driving;
@@ -59,7 +67,7 @@ async function drive(run: TurnRun, start: TurnStart): Promise<void> {
       observer?.llmCall(call);
     },
     onMessage: (message, where) => {
-      if (where.depth !== 0) return;
+      if (where.depth !== 0 || handingOver(turn)) return;
       // The root's last answer is stored at the end, with the tree, usage and status.
       if (message.role === "assistant" && !message.toolCalls?.length) {
         finalAssistant = message;
@@ -70,6 +78,9 @@ async function drive(run: TurnRun, start: TurnStart): Promise<void> {
   });
   const checkpoint = checkpointStore(run, ctx);
   const relay = (event: TurnEvent) => {
+    // Handing over: what the stopping loop still says (cut calls, their checkpoints) is not the
+    // turn's; the instance that continues it goes on from the last checkpoint stored before.
+    if (turn.abort.signal.aborted && handingOver(turn)) return;
     if (event.type === "checkpoint") return checkpoint(event.level);
     // A workflow's job and node updates are its own progress: no tool call of the tree, no operation.
     if (event.type !== "job_update" && event.type !== "node_update") {
@@ -92,7 +103,7 @@ async function drive(run: TurnRun, start: TurnStart): Promise<void> {
   ctx.direct = { ready: () => parked && run.writes === undefined, deliver: relay };
   // Calls the server's abort cuts short (shutdown, lost lease) are stored `interrupted`, not failed.
   const onAbort = () => {
-    if (abortedStatus(turn.abort.signal) === "interrupted") tree.interrupt();
+    if (abortedStatus(turn.abort.signal) === "interrupted" && !handingOver(turn)) tree.interrupt();
   };
   if (turn.abort.signal.aborted) onAbort();
   else turn.abort.signal.addEventListener("abort", onAbort, { once: true });
@@ -122,6 +133,7 @@ async function drive(run: TurnRun, start: TurnStart): Promise<void> {
   }
   turn.abort.signal.removeEventListener("abort", onAbort);
   ctx.budget.dispose();
+  if (handingOver(turn)) return handOverTurn(run);
   // The breach is reported once per turn: the agent loop reports its own as it stops; a source that
   // only watches the budget's signal (media, workflows) has it reported here.
   const breach = result.status === "budget_exceeded" ? ctx.budget.claimReport() : null;

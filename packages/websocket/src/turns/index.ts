@@ -6,6 +6,7 @@ export * from "./compose-observers.js";
 export * from "./drive-turn.js";
 export * from "./end-turn.js";
 export * from "./event-loop-lag.js";
+export * from "./hand-over-turn.js";
 export * from "./recover-turns.js";
 export * from "./running-turn.js";
 export * from "./start-admission.js";

@@ -19,6 +19,13 @@ export class RunningTurn {
   status: TurnStatus = "running";
   /** The driver running this turn's current segment; shutdown waits for it to store the ending. */
   driving: Promise<void> | undefined;
+  /**
+   * Whether another instance can continue the turn from its checkpoint (chat turns); false for a
+   * route that keeps none (media, workflows), which shutdown interrupts instead of handing over.
+   */
+  continuable = true;
+  /** Stopped here and left `running` for another instance (a rolling deploy's handover). */
+  handedOver = false;
 
   constructor(
     readonly log: FrameLog,
@@ -27,9 +34,9 @@ export class RunningTurn {
     readonly turnId: string,
   ) {}
 
-  /** True until the turn ended. */
+  /** True until the turn ended here (or was handed over to another instance). */
   get active(): boolean {
-    return this.status === "running" || this.status === "waiting_user";
+    return !this.handedOver && (this.status === "running" || this.status === "waiting_user");
   }
 
   /** The seq of the last frame appended on this thread. */

@@ -11,6 +11,11 @@ export interface TurnCoordination {
   claim(threadId: string, turnId: string, onLost: () => void): Promise<boolean>;
   /** Gives the claim up (the turn ended or waits on the user). */
   release(threadId: string, turnId: string): Promise<void>;
+  /**
+   * Gives the claim of a turn left running up so another instance continues it at once (a rolling
+   * deploy); absent: `release`, and the others find it on their next sweep.
+   */
+  handOver?(threadId: string, turnId: string): Promise<void>;
   /** The instance running the thread's turn, when it is another one. */
   remoteOwner(threadId: string): Promise<TurnOwner | undefined>;
   /** Asks the owning instance to stop its turn. */

@@ -7,6 +7,8 @@ export interface TurnObserver {
   event(event: LoopEvent): void;
   /** The segment stopped to wait on the user; the turn goes on in a later segment, maybe on another instance. */
   turnSuspended?(): void;
+  /** The segment stopped for a handover: the turn goes on, still `running`, on another instance. */
+  turnHandedOver?(): void;
   turnEnded(status: TurnStatus): void;
 }
 

@@ -1,4 +1,5 @@
 import type { FrameLog } from "@agentwire/storage";
+import { HANDOVER } from "./hand-over-turn.js";
 import { RunningTurn } from "./running-turn.js";
 
 export type TurnRegistryOptions = {
@@ -75,6 +76,20 @@ export class TurnRegistry {
   async drain(timeoutMs: number): Promise<void> {
     if (timeoutMs <= 0) return;
     const running = this.active().filter((t) => t.status === "running");
+    await settledOrDeadline(
+      running.map((t) => t.driving),
+      timeoutMs,
+    );
+  }
+
+  /**
+   * A rolling deploy's shutdown with other instances (Redis, TURN_RECOVERY=continue): stops every
+   * running turn that can continue elsewhere and hands it over (see handOverTurn), waiting at most
+   * `timeoutMs` for their drivers. The rest are left to `shutdown`.
+   */
+  async handOver(timeoutMs: number): Promise<void> {
+    const running = this.active().filter((t) => t.status === "running" && t.continuable);
+    for (const turn of running) turn.abort.abort(HANDOVER);
     await settledOrDeadline(
       running.map((t) => t.driving),
       timeoutMs,

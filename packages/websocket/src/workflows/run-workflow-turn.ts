@@ -60,7 +60,8 @@ export async function runWorkflowTurn(
   );
   const job = { workflow: row, registry: workflows.registry, input };
   // The socket's frame queue must not wait for the run: `stop` has to get through.
-  void driveTurn(run, async (ctx) => workflowRun(run, job, ctx));
+  // No checkpoint to continue from: a shutdown interrupts it.
+  void driveTurn(run, async (ctx) => workflowRun(run, job, ctx), { continuable: false });
 }
 
 type WorkflowJob = {

@@ -24,6 +24,7 @@ export type ContinueScenario =
   | "in-flight"
   | "crash-loop"
   | "subtask"
+  | "subtask-asks"
   | "first-call"
   | "plan-step";
 
@@ -131,6 +132,22 @@ function step(
           ],
         };
       return { text: "Both parts done." };
+    case "subtask-asks":
+      // One subtask runs a tool, is cut in its second model call, and once continued asks the user.
+      if (task(r) === "part Q") {
+        if (!last) return { toolCalls: [{ id: "a1", name: "append_line", args: { text: "Q" } }] };
+        if (last.toolCallId === "a1")
+          return inChild
+            ? { text: ["Q ", "half"], hold: "until-aborted" }
+            : { toolCalls: [{ id: "q1", name: "ask_user", args: { question: "Which color?" } }] };
+        return { text: `Q chose ${typeof last.content === "string" ? last.content : "?"}` };
+      }
+      if (!last)
+        return {
+          text: "Delegating.",
+          toolCalls: [{ id: "s1", name: "run_subtask", args: { title: "Q", instructions: "part Q" } }],
+        };
+      return { text: "Asked and done." };
     case "first-call":
       // Cut before any step completed: "first" in its first model call, "second" still queued behind it.
       if (task(r) === "second") return { text: "Second done." };

@@ -148,6 +148,44 @@ describe(
       ]);
     });
 
+    it("a subtask continued after the crash that then asks the user: the turn waits for the answer, then completes", async () => {
+      const run = await runUntilKilled("subtask-asks", (seen) => subtaskText(seen, "s1").endsWith("Q half"));
+      expect(lines(run.dir, "append_line")).toEqual(["Q"]);
+      const lastSeq = (run.seen.at(-1) as Frame).seq;
+      const { server, client, repos } = await restart(run.dir, "subtask-asks");
+      client.command("resume_chat", { thread_id: run.threadId, last_seq: lastSeq });
+      const question = (await client.collectUntil((f) => f.type === "question")) as Frame[];
+      expect(question.at(-1)).toMatchObject({
+        type: "question",
+        tool_call_id: "q1",
+        question: "Which color?",
+      });
+      // Waiting, not ended: no error, no `done`, the stored turn waits on the user.
+      expect(question.some((f) => f.type === "error" || isDone(f))).toBe(false);
+      await until(
+        async () => (await repos.turns.latest("local", run.threadId))?.status === "waiting_user",
+        "the continued turn waits on the user",
+      );
+
+      client.command("answer", { thread_id: run.threadId, tool_call_id: "q1", answer: "teal" });
+      const rest = (await client.collectUntil(isDone)) as Frame[];
+      expect(rest.some((f) => f.type === "error")).toBe(false);
+      expect(subtaskText(rest, "s1")).toBe("Q chose teal");
+      expect(rest.filter((f) => f.type === "message").at(-1)).toMatchObject({
+        message: { role: "assistant", content: "Asked and done.", status: "complete" },
+      });
+      const seqs = [...question, ...rest].map((f) => f.seq).filter((s) => s !== undefined);
+      expect(seqs).toEqual(seqs.map((_, i) => lastSeq + 1 + i));
+      expect((await repos.turns.latest("local", run.threadId))?.status).toBe("complete");
+      expect(lines(run.dir, "append_line")).toEqual(["Q"]);
+      const tree = (await storedRows(server, run.threadId)).at(-1)?.execution_tree?.nodes ?? [];
+      expect(tree.map((n) => [n.id, n.parent_id, n.is_error ?? false]).sort()).toEqual([
+        ["a1", "s1", false],
+        ["q1", "s1", false],
+        ["s1", null, false],
+      ]);
+    });
+
     it("before any step completed (in its first model call, or still queued): the turn runs again from its message", async () => {
       const dir = crashDir();
       const child = spawnChild(dir, "first-call");

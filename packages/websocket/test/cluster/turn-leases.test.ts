@@ -61,4 +61,26 @@ describe.skipIf(skip)("TurnLeases", () => {
     await leases.close();
     await redis.quit();
   });
+
+  it("handOver deletes the turn's lease (not left to lapse), never another's, and tells every instance on its channel", async () => {
+    const redis = new Redis(server!.url);
+    const listener = new Redis(server!.url);
+    const leases = new TurnLeases(redis, { instanceId: "a", leaseMs: 60_000, prefix: "tl4:", sendStop });
+    const told: string[] = [];
+    listener.on("message", (channel: string, threadId: string) => {
+      if (channel === leases.handOverChannel) told.push(threadId);
+    });
+    await listener.subscribe(leases.handOverChannel);
+    await leases.claim("mine", "turn-mine", () => {});
+    // Another instance holds this thread (its lease lapsed here and was taken): not ours to delete.
+    await redis.set(leases.key("theirs"), "b their-turn", "PX", 60_000);
+    await leases.handOver("mine", "turn-mine");
+    await leases.handOver("theirs", "turn-old");
+    expect(await redis.exists(leases.key("mine"))).toBe(0);
+    expect(await redis.get(leases.key("theirs"))).toBe("b their-turn");
+    await until(() => told.length === 2, "both handovers to be told");
+    expect(told).toEqual(["mine", "theirs"]);
+    await leases.close();
+    await Promise.all([redis.quit(), listener.quit()]);
+  });
 });
