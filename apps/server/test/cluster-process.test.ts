@@ -87,7 +87,7 @@ describe.skipIf(skip)("two instances on one Postgres and one Redis", { timeout: 
     expect(seqsOf(onA.frames)).toEqual(Array.from({ length: seqsOf(onA.frames).length }, (_, i) => i + 1));
   });
 
-  it("kill -9 of A in its first model call (no checkpoint yet): B ends the turn as interrupted within the lease; its client gets the closing frames", async () => {
+  it("kill -9 of A in its first model call (no checkpoint yet): B runs the turn again from its message within the lease; the cut text is kept", async () => {
     const a = await instance("a");
     const b = await instance("b");
     const onA = await client(a.url);
@@ -99,12 +99,23 @@ describe.skipIf(skip)("two instances on one Postgres and one Redis", { timeout: 
     await onB.until((f) => f.type === "chat_resumed");
     const killedAt = Date.now();
     a.proc.kill("SIGKILL");
-    await onB.until(isDone);
-    // The lease lapses, then B's sweep (every half lease) ends it: well within a few leases.
+    await onB.until((f) => f.type === "agent_state" && f.state === "resumed");
+    // The lease lapses, then B's sweep (every half lease) takes the turn: well within a few leases.
     expect(Date.now() - killedAt).toBeLessThan(LEASE_MS * 4);
+    // The rerun holds as the first attempt did (this provider holds until stopped): stop it via B.
+    const cutAt = Math.max(...seqsOf(onA.frames));
+    await onB.until(
+      (f) => f.type === "chunk" && f.content === "holding " && (f as { seq: number }).seq > cutAt,
+    );
+    onB.send("stop", { thread_id: threadId });
+    await onB.until(isDone);
     expect(onB.frames.slice(0, onA.frames.length)).toEqual(onA.frames);
     const rows = await messagesOf(b.url, threadId);
-    expect(rows.at(-1)).toMatchObject({ role: "assistant", content: "holding ", status: "interrupted" });
+    expect(rows.map((r) => [r.role, r.content, r.status])).toEqual([
+      ["user", "hold on", "complete"],
+      ["assistant", "holding ", "interrupted"],
+      ["assistant", "holding ", "stopped"],
+    ]);
     const seqs = seqsOf(onB.frames.filter((f) => f.type !== "chat_resumed"));
     expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1));
   });
