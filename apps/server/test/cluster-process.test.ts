@@ -100,7 +100,7 @@ describe.skipIf(skip)("two instances on one Postgres and one Redis", { timeout: 
     const killedAt = Date.now();
     a.proc.kill("SIGKILL");
     await onB.until((f) => f.type === "agent_state" && f.state === "resumed");
-    // The lease lapses, then B's sweep (every half lease) takes the turn: well within a few leases.
+    // The lease lapses, then B's sweep (every quarter lease) takes the turn: well within a few leases.
     expect(Date.now() - killedAt).toBeLessThan(LEASE_MS * 4);
     // The rerun holds as the first attempt did (this provider holds until stopped): stop it via B.
     const cutAt = Math.max(...seqsOf(onA.frames));
@@ -140,7 +140,7 @@ describe.skipIf(skip)("two instances on one Postgres and one Redis", { timeout: 
     const killedAt = Date.now();
     a.proc.kill("SIGKILL");
     await onB.until((f) => f.type === "agent_state" && f.state === "resumed");
-    // The lease lapses within one lease of the kill, B's sweep (every half lease) continues the turn.
+    // The lease lapses within one lease of the kill, B's sweep (every quarter lease) continues the turn.
     expect(Date.now() - killedAt).toBeLessThan(LEASE_MS * 4);
     await onB.until(isDone);
 

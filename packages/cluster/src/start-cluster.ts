@@ -25,6 +25,9 @@ export interface ClusterOptions {
   storeCheckpoints?: (checkpoints: readonly StoredCheckpoint[]) => Promise<void>;
 }
 
+/** Dead turns taken over at once by one sweep. */
+const TAKEOVERS_AT_ONCE = 32;
+
 /** A turn this instance runs (the server's `RunningTurn`): what a stop command and the dead-turn sweep look at. */
 export type LocalTurn = {
   readonly turnId: string;
@@ -180,7 +183,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
           sweeping = false;
         }
       };
-      sweeper = setInterval(() => void sweep(), Math.max(50, Math.floor(leases.lease / 2)));
+      // Every quarter lease: a dead instance's turns are found at most a quarter lease after their
+      // leases lapsed, so they continue within about one and a half leases of its death.
+      sweeper = setInterval(() => void sweep(), Math.max(50, Math.floor(leases.lease / 4)));
       sweeper.unref();
       await sweep();
     },
@@ -220,12 +225,13 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     for (const row of rows) pipeline.exists(leases.key(row.threadId));
     const held = (await pipeline.exec()) ?? [];
     const dead = rows.filter((_, i) => held[i]?.[0] == null && held[i]?.[1] === 0);
-    // A few at a time: a thousand turns of a dead instance are ended in seconds, not one after another.
+    // Many at a time: a takeover is mostly round trips (lock, row, checkpoint, lease, the log's
+    // rebuild, the resumed frame's commit), so a thousand turns of a dead instance continue in seconds.
     const queue = [...dead];
     const worker = async () => {
       for (let row = queue.shift(); row; row = queue.shift()) await takeOverDeadTurn(host, row);
     };
-    await Promise.all(Array.from({ length: Math.min(8, queue.length) }, worker));
+    await Promise.all(Array.from({ length: Math.min(TAKEOVERS_AT_ONCE, queue.length) }, worker));
   }
 
   async function takeOverDeadTurn(host: ClusterServeOptions, row: TurnRow): Promise<void> {
