@@ -24,7 +24,9 @@ export class SqliteTurnsRepo implements TurnsRepo {
         provider: p("provider"),
         model: p("model"),
         requestId: p("requestId"),
-        checkpoint: p("checkpoint"),
+        // Raw, not through the JSON column's encoder: a placeholder's value is encoded even when null,
+        // which would store the text "null" for a turn without a start record.
+        checkpoint: sql`${p("checkpoint")}`,
       })
       .prepare();
     this.latestStatement = db
@@ -51,7 +53,9 @@ export class SqliteTurnsRepo implements TurnsRepo {
   async start(userId: string, threadId: string, who: TurnStart = {}, now = Date.now()): Promise<TurnRow> {
     const row = newTurnRow(userId, threadId, who, now);
     // The statement writes status "running" itself; the `status` value passed with the columns goes unused.
-    this.startStatement.run(turnStartColumns(row));
+    const columns = turnStartColumns(row);
+    const checkpoint = columns.checkpoint === null ? null : JSON.stringify(columns.checkpoint);
+    this.startStatement.run({ ...columns, checkpoint });
     return row;
   }
 
