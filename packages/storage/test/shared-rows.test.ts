@@ -42,7 +42,17 @@ describe("the rows shared by both dialects", () => {
       provider: null,
     });
     expect(Object.keys(turnStartColumns(row)).sort()).toEqual(
-      ["checkpoint", "id", "model", "provider", "requestId", "startedAt", "status", "threadId", "userId"].sort(),
+      [
+        "checkpoint",
+        "id",
+        "model",
+        "provider",
+        "requestId",
+        "startedAt",
+        "status",
+        "threadId",
+        "userId",
+      ].sort(),
     );
   });
 
