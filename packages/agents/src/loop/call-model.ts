@@ -20,7 +20,8 @@ export async function* callModel(level: Level): AsyncGenerator<LoopEvent, NextSt
   if (budget.tryStart("llm_calls")) return stopStep(level, true);
   const messages = requestMessages(level);
   if (params.context) yield contextUsage(level, params.context, messages);
-  yield* agentState(level, "thinking");
+  const thinking = agentState(level, "thinking");
+  if (thinking) yield thinking;
   const request: ProviderRequest = {
     model: params.model,
     systemPrompt: params.systemPrompt,

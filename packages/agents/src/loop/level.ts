@@ -10,7 +10,7 @@ import type { AgentStateEvent, LoopEvent } from "../turn/loop-event.js";
 import { UsageAccumulator } from "../usage/usage-accumulator.js";
 import { linkAbort, shareAbortListener } from "./abortable.js";
 import type { LoopContext } from "./loop-context.js";
-import { estimateTextTokens, estimateTokens } from "./prune-history.js";
+import { countTokens, estimateTextTokens } from "./prune-history.js";
 import type { RunLoopParams } from "./run-loop-params.js";
 
 /** The running state of one level: everything its steps read and write. */
@@ -139,5 +139,5 @@ export function appendNewMessage(level: Level, message: ModelMessage): void {
 /** Appends to the level's conversation, keeping the running token estimate. */
 export function appendMessage(level: Level, message: ModelMessage): void {
   level.messages.push(message);
-  level.historyTokens += estimateTokens(message);
+  level.historyTokens += countTokens(message);
 }

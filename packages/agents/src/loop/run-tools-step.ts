@@ -1,7 +1,7 @@
 import type { ToolCallEvent } from "../providers/provider-event.js";
 import type { LoopEvent } from "../turn/loop-event.js";
 import type { SuspendedLevel, SuspendedState } from "../turn/suspended-state.js";
-import { agentState, executingDetail } from "./agent-state.js";
+import { agentState } from "./agent-state.js";
 import { appendNewMessage, type Level } from "./level.js";
 import { levelState } from "./level-state.js";
 import { type NextStep, stopStep } from "./next-step.js";
@@ -12,7 +12,8 @@ export async function* runToolsStep(
   level: Level,
   calls: ToolCallEvent[],
 ): AsyncGenerator<LoopEvent, NextStep> {
-  yield* agentState(level, "executing", executingDetail(calls));
+  const executing = agentState(level, "executing", calls);
+  if (executing) yield executing;
   const batch = yield* runToolCalls(level, calls);
   if (batch.suspended) return { type: "suspend", pending: suspendedState(level, batch) };
   for (const result of batch.results) appendNewMessage(level, result);

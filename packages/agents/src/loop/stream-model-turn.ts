@@ -38,23 +38,19 @@ export type ChunkSite = {
 /**
  * Streams one provider call, yielding text and thinking chunks as they come. A pushing provider's
  * chunks are offered to `site.offer` within the read that carried them; only those it declines (and
- * every chunk after one it declined, to keep their order) are yielded.
+ * every chunk after one it declined, to keep their order) are yielded. The reader is returned itself,
+ * not wrapped in a generator of its own: every chunk yielded crosses one generator fewer.
  */
-export async function* streamModelTurn(
+export function streamModelTurn(
   provider: Provider,
   request: ProviderRequest,
   signal: AbortSignal,
   site: ChunkSite,
 ): AsyncGenerator<ChunkEvent, ModelTurn> {
   const fold = new TurnFold(site);
-  try {
-    if (provider.streamTo) yield* pushed(provider, request, signal, fold);
-    else yield* pulled(provider, request, signal, fold);
-  } catch (error) {
-    // The Provider contract makes failures events; a throw is a provider bug, still not the turn's crash.
-    fold.turn.error = { message: `provider ${provider.id} failed: ${messageOf(error)}` };
-  }
-  return fold.end(signal.aborted);
+  return provider.streamTo
+    ? pushed(provider, request, signal, fold)
+    : pulled(provider, request, signal, fold);
 }
 
 /** Folds provider events into the call's ModelTurn and the chunks to relay. */
@@ -121,6 +117,11 @@ class TurnFold {
     if (this.queued.length > 0 || !this.site.offer?.(chunk)) this.queued.push(chunk);
   }
 
+  /** The Provider contract makes failures events; a throw is a provider bug, still not the turn's crash. */
+  fail(provider: Provider, error: unknown): void {
+    this.turn.error = { message: `provider ${provider.id} failed: ${messageOf(error)}` };
+  }
+
   end(aborted: boolean): ModelTurn {
     this.closed = true;
     if (this.block) this.turn.thinking.push(this.block);
@@ -135,7 +136,7 @@ async function* pushed(
   request: ProviderRequest,
   signal: AbortSignal,
   fold: TurnFold,
-): AsyncGenerator<ChunkEvent, void> {
+): AsyncGenerator<ChunkEvent, ModelTurn> {
   let wake: (() => void) | undefined;
   const notify = () => {
     const w = wake;
@@ -144,28 +145,28 @@ async function* pushed(
   };
   let finished = false;
   let failure: { error: unknown } | undefined;
-  const call = (provider.streamTo as NonNullable<Provider["streamTo"]>)(request, signal, (event) => {
-    if (fold.closed) return;
-    const chunk = fold.add(event);
-    if (!chunk) return;
-    const before = fold.queued.length;
-    fold.relay(chunk);
-    if (fold.queued.length > before) notify();
-  });
-  call.then(
-    () => {
-      finished = true;
-      notify();
-    },
-    (error: unknown) => {
-      failure = { error };
-      finished = true;
-      notify();
-    },
-  );
-  // A provider that ignores its signal still cannot hold the loop: the abort wakes the wait.
-  signal.addEventListener("abort", notify, { once: true });
   try {
+    const call = (provider.streamTo as NonNullable<Provider["streamTo"]>)(request, signal, (event) => {
+      if (fold.closed) return;
+      const chunk = fold.add(event);
+      if (!chunk) return;
+      const before = fold.queued.length;
+      fold.relay(chunk);
+      if (fold.queued.length > before) notify();
+    });
+    call.then(
+      () => {
+        finished = true;
+        notify();
+      },
+      (error: unknown) => {
+        failure = { error };
+        finished = true;
+        notify();
+      },
+    );
+    // A provider that ignores its signal still cannot hold the loop: the abort wakes the wait.
+    signal.addEventListener("abort", notify, { once: true });
     for (;;) {
       // Taken off the queue only once the consumer asks for more: until then it is on its way, and a
       // chunk read meanwhile must queue behind it rather than be offered past it.
@@ -173,19 +174,22 @@ async function* pushed(
         yield fold.queued[0] as ChunkEvent;
         fold.queued.shift();
       }
-      if (signal.aborted) return;
+      if (signal.aborted) break;
       if (finished) {
         if (failure) throw failure.error;
-        return;
+        break;
       }
       await new Promise<void>((resolve) => {
         wake = resolve;
       });
     }
+  } catch (error) {
+    fold.fail(provider, error);
   } finally {
     fold.closed = true;
     signal.removeEventListener("abort", notify);
   }
+  return fold.end(signal.aborted);
 }
 
 /** A provider read as an async iterable (tests' scripted providers, other adapters). */
@@ -194,7 +198,7 @@ async function* pulled(
   request: ProviderRequest,
   signal: AbortSignal,
   fold: TurnFold,
-): AsyncGenerator<ChunkEvent, void> {
+): AsyncGenerator<ChunkEvent, ModelTurn> {
   let iterator: AsyncIterator<ProviderEvent> | undefined;
   let stream: AbortableStream<ProviderEvent> | undefined;
   try {
@@ -211,10 +215,13 @@ async function* pulled(
         fold.queued.shift();
       }
     }
+  } catch (error) {
+    fold.fail(provider, error);
   } finally {
     stream?.dispose();
     if (signal.aborted) void Promise.resolve(iterator?.return?.()).catch(() => {});
   }
+  return fold.end(signal.aborted);
 }
 
 function messageOf(error: unknown): string {
