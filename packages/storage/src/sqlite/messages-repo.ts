@@ -51,23 +51,22 @@ export class SqliteMessagesRepo implements MessagesRepo {
       )
       .orderBy(asc(messages.seq))
       .prepare();
-    this.nextSeqStatement = db
-      .select({ seq: sql<number>`coalesce(max(${messages.seq}), 0) + 1` })
-      .from(messages)
-      .where(eq(messages.threadId, p("threadId")))
-      .prepare();
+    // The owner check and the next seq in one read: null when the thread is not the user's.
+    this.nextSeqStatement = db.$client.prepare<[string, string, string], { seq: number }>(
+      `SELECT (SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE thread_id = ?)
+           AS seq FROM threads WHERE id = ? AND user_id = ?`,
+    );
     this.insertStatement = preparedInsert(db, messages);
-    this.touchStatement = db
-      .update(threads)
-      .set({ updatedAt: sql`${sql.param(p("now"), threads.updatedAt)}` })
-      .where(eq(threads.id, p("threadId")))
-      .prepare();
+    this.touchStatement = db.$client.prepare<[number, string]>(
+      "UPDATE threads SET updated_at = ? WHERE id = ?",
+    );
     // One transaction per row: the owner check, the next seq and the insert cannot interleave.
     this.appendInTransaction = db.$client.transaction((userId: string, threadId: string, row: MessageRow) => {
-      if (!this.ownedStatement.get({ threadId, userId })) throw new NotFoundError("thread");
-      row.seq = this.nextSeqStatement.get({ threadId })?.seq ?? 1;
+      const next = this.nextSeqStatement.get(threadId, threadId, userId);
+      if (!next) throw new NotFoundError("thread");
+      row.seq = next.seq;
       this.insertStatement.run(row);
-      this.touchStatement.run({ now: row.createdAt, threadId });
+      this.touchStatement.run(row.createdAt, threadId);
     });
   }
 

@@ -3,6 +3,7 @@ import { and, desc, eq, sql } from "drizzle-orm";
 import type { ThreadRow, ThreadsRepo } from "../repositories.js";
 import { newThreadRow, toThreadSummary } from "../thread-rows.js";
 import type { Db } from "./open-database.js";
+import { preparedInsert } from "./prepared-insert.js";
 import { threads } from "./schema/index.js";
 
 /** A thread row without `last_seq`, which only the frame log reads (see `schema/threads.ts`). */
@@ -27,16 +28,7 @@ export class SqliteThreadsRepo implements ThreadsRepo {
       .from(threads)
       .where(and(eq(threads.id, p("threadId")), eq(threads.userId, p("userId"))))
       .prepare();
-    this.createStatement = db
-      .insert(threads)
-      .values({
-        id: p("id"),
-        userId: p("userId"),
-        title: p("title"),
-        createdAt: p("createdAt"),
-        updatedAt: p("updatedAt"),
-      })
-      .prepare();
+    this.createStatement = preparedInsert(db, threads);
   }
 
   /** The user's threads, most recently updated first. */
@@ -58,7 +50,7 @@ export class SqliteThreadsRepo implements ThreadsRepo {
   /** Creates a thread for the user. */
   async create(userId: string, title: string, now = Date.now(), id?: string): Promise<ThreadRow> {
     const row = newThreadRow(userId, title, now, id);
-    this.createStatement.run(row);
+    this.createStatement.run({ ...row, lastSeq: 0 });
     return row;
   }
 

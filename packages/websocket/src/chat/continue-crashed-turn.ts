@@ -109,7 +109,6 @@ export async function continueCrashedTurn(
         provider,
         connectionId: NO_CONNECTION,
         frames: log,
-        newThread: false,
         rerun: true,
         ...(plan && { approvedPlan: plan }),
       });

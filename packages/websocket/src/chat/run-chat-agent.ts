@@ -5,12 +5,12 @@ import {
   type LoopResult,
   type Provider,
 } from "@agentwire/agents";
-import type { ChatMessageData } from "@agentwire/protocol";
+import type { ChatMessageData, StoredMessage } from "@agentwire/protocol";
 import { AgentwireError } from "@agentwire/protocol";
 import type { FrameLog } from "@agentwire/storage";
 import { driveWhenAdmitted, reserveTurn } from "../turns/admit-turn.js";
 import { appendOutsideTurn } from "../turns/append-outside-turn.js";
-import { beginTurn } from "../turns/begin-turn.js";
+import { beginTurn, type StartedTurn } from "../turns/begin-turn.js";
 import { driveTurn } from "../turns/drive-turn.js";
 import type { TurnRun } from "../turns/turn-run.js";
 import { editorContextSection } from "../workflows/editor-context.js";
@@ -42,7 +42,7 @@ export async function runChatAgent(
   const who = { provider: resolved.provider.id, model: resolved.model };
   // Synchronously, before anything is stored: a full admission queue refuses the turn (`overloaded`).
   const ticket = reserveTurn(chat.admission, conn.userId);
-  let run: TurnRun;
+  let run: StartedTurn;
   try {
     // A chat turn cut off before its first step runs again from its message: its start is stored.
     const plan = options.approvedPlan;
@@ -56,7 +56,7 @@ export async function runChatAgent(
     provider: resolved.provider,
     connectionId: conn.connectionId,
     frames: conn.frames,
-    newThread: data.thread_id === undefined,
+    ...(data.thread_id === undefined && { newThreadRow: run.userRow }),
     ...(plan && { approvedPlan: plan }),
   });
   // The expensive work above (tools, context, the provider request) only once the turn is admitted.
@@ -68,8 +68,8 @@ export type ChatLoopStartOptions = {
   /** The socket that started the turn (client UI tools go there). */
   connectionId: string;
   frames: FrameLog;
-  /** The turn created its thread: no summary or scratchpad to read. */
-  newThread: boolean;
+  /** The turn created its thread, and this user message is all the thread holds: nothing to read. */
+  newThreadRow?: StoredMessage;
   approvedPlan?: ApprovedPlan;
   /** The turn runs again after a crash cut it off before its first step: its own rows past its user message are not history. */
   rerun?: boolean;
@@ -100,12 +100,12 @@ export function chatLoopStart(
     const belt = await turnToolbelt(chat, scope, memoryEnabled, logger, repos);
     if (belt.guidance !== undefined) ctx.guidance = belt.guidance;
     const maxHistory = ctx.budget.limits.MAX_HISTORY_TOKENS;
-    const { newThread } = options;
+    const { newThreadRow } = options;
     const workflowId = chatContext.workflow_id;
     const canBuild = belt.tools.some((t) => t.name === "build_workflow");
     const [context, drafts, editor] = await Promise.all([
-      loadThreadContext(repos, userId, turn.threadId, chat.context, maxHistory, newThread, options.rerun),
-      newThread ? "" : pendingDraftsSection(repos, userId, turn.threadId),
+      loadThreadContext(repos, userId, turn.threadId, chat.context, maxHistory, newThreadRow, options.rerun),
+      newThreadRow ? "" : pendingDraftsSection(repos, userId, turn.threadId),
       workflowId === undefined ? "" : editorContextSection(repos, userId, workflowId, canBuild),
     ]);
     logger.info({ provider: run.provider, model: run.model, tools: belt.tools.length }, "turn started");

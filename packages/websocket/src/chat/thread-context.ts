@@ -5,6 +5,7 @@ import {
   type ContextSettings,
   renderScratchpad,
 } from "@agentwire/agents";
+import type { StoredMessage } from "@agentwire/protocol";
 import type { Repositories } from "@agentwire/storage";
 import { threadHistory, threadHistoryEntries } from "./thread-history.js";
 
@@ -15,8 +16,8 @@ export type ThreadContext = Omit<AssembledContext, "report"> & { scratchpad: str
  * Reads what a turn's context is made of (the thread's rows, rolling summary and scratchpad) and
  * assembles it; the rows include the current user message, last. With a summary only the rows it
  * does not cover are read, so a long thread costs what its tail costs. Without context settings the
- * whole history is sent as before, with the scratchpad still in the system prompt. `newThread`: the
- * turn created the thread, so only its user message exists. `rerun`: the turn runs again from its
+ * whole history is sent as before, with the scratchpad still in the system prompt. `newThreadRow`:
+ * the turn created the thread, and this user message is all it holds: nothing to read. `rerun`: the turn runs again from its
  * user message (the thread's last) after a crash cut its first step off; the rows stored after that
  * message (the cut call's text, kept as `interrupted`) are not part of what the first attempt was sent.
  */
@@ -26,19 +27,20 @@ export async function loadThreadContext(
   threadId: string,
   settings: ContextSettings | undefined,
   maxHistoryTokens: number,
-  newThread = false,
+  newThreadRow?: StoredMessage,
   rerun = false,
 ): Promise<ThreadContext> {
-  // A thread this turn created has no summary and no scratchpad yet: two reads fewer before the answer.
-  const [summary, items] = newThread
+  // A thread this turn created has no summary, scratchpad or other row yet: three reads fewer before the answer.
+  const [summary, items] = newThreadRow
     ? [undefined, []]
     : await Promise.all([
         settings ? repos.summaries.get(userId, threadId) : undefined,
         repos.scratchpad.list(userId, threadId),
       ]);
   const scratchpad = renderScratchpad(items);
+  const read = () => (newThreadRow ? Promise.resolve([newThreadRow]) : repos.messages.list(userId, threadId));
   if (!settings) {
-    const history = threadHistory(asFirstSent(await repos.messages.list(userId, threadId), rerun));
+    const history = threadHistory(asFirstSent(await read(), rerun));
     return { systemSections: scratchpad && `\n\n${scratchpad}`, history, scratchpad };
   }
   let rows = summary ? await repos.messages.listAfter(userId, threadId, summary.throughMessageId) : undefined;
@@ -46,7 +48,7 @@ export async function loadThreadContext(
   if (rows && rows.filter((r) => r.role === "user").length < settings.CONTEXT_PIN_USER_TURNS)
     rows = undefined;
   const afterSummary = rows !== undefined;
-  rows ??= await repos.messages.list(userId, threadId);
+  rows ??= await read();
   const entries = threadHistoryEntries(asFirstSent(rows, rerun));
   return {
     ...assembleContext({ entries, summary, afterSummary, scratchpad, settings, maxHistoryTokens }),

@@ -6,6 +6,7 @@ import {
   contentText,
   isPrintable,
   preview,
+  type StoredMessage,
   stripControl,
 } from "@agentwire/protocol";
 import type { TurnStartRecord } from "@agentwire/storage";
@@ -31,7 +32,7 @@ export async function beginTurn(
   who: { provider: string; model: string },
   requestId?: string,
   rerun?: Pick<TurnStartRecord["start"], "planId">,
-): Promise<TurnRun> {
+): Promise<StartedTurn> {
   const { repos, userId } = conn;
   const existing = data.thread_id !== undefined ? await ownThread(conn, data.thread_id) : undefined;
   // The stored state is the source of truth for busy: a turn waiting on the user may live only there.
@@ -83,9 +84,16 @@ export async function beginTurn(
   };
   const echo = requestId !== undefined ? { request_id: requestId } : {};
   if (!existing) turn.emit({ type: "thread", title: thread.title, ...echo });
-  await storeRow(run, { role: "user", content: data.content, status: "complete", turnId: turn.turnId }, echo);
-  return run;
+  const userRow = await storeRow(
+    run,
+    { role: "user", content: data.content, status: "complete", turnId: turn.turnId },
+    echo,
+  );
+  return Object.assign(run, { userRow });
 }
+
+/** A turn begun by `beginTurn`, with the user's message as stored. */
+export type StartedTurn = TurnRun & { userRow: StoredMessage };
 
 /** A thread's title from its first message. */
 export function titleOf(content: ChatMessageData["content"]): string {

@@ -1,5 +1,5 @@
 import { type LoopResult, UsageAccumulator } from "@agentwire/agents";
-import type { EndedTurnStatus, ErrorCode, TurnUsage } from "@agentwire/protocol";
+import type { EndedTurnStatus, ErrorCode, StoredMessage, TurnUsage } from "@agentwire/protocol";
 import type { NewMessage, SuspendedTurn } from "@agentwire/storage";
 import type { TurnRun } from "./turn-run.js";
 
@@ -10,15 +10,16 @@ export type TurnResult = Pick<LoopResult, "usage" | "error"> & {
   rowError?: string | undefined;
 };
 
-/** Stores one row of the thread and sends it as a `message` frame. */
+/** Stores one row of the thread, sends it as a `message` frame and returns it as stored. */
 export async function storeRow(
   run: TurnRun,
   row: NewMessage,
   echo: { request_id?: string } = {},
-): Promise<void> {
+): Promise<StoredMessage> {
   const { turn, repos } = run;
   const message = await repos.messages.append(turn.userId, turn.threadId, row);
   turn.emit({ type: "message", message, ...echo });
+  return message;
 }
 
 /**
@@ -26,7 +27,7 @@ export async function storeRow(
  * in order, and the driver waits for them before it sends the loop's next frame, so the frames keep
  * the order the loop gave them on either database.
  */
-export function queueWrite(run: TurnRun, write: () => Promise<void>): void {
+export function queueWrite(run: TurnRun, write: () => Promise<unknown>): void {
   const writes = (run.writes ?? Promise.resolve()).then(write);
   // settleWrites reports the failure; until it is awaited the rejection must not count as unhandled.
   writes.catch(() => {});

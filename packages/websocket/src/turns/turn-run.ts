@@ -44,5 +44,5 @@ export type TurnRun = {
   /** The checkpoint a turn continued after a crash starts from (its levels' newer ones replace it). */
   checkpoint?: Checkpoint;
   /** Writes queued by the loop's synchronous callbacks, in order (see queueWrite). */
-  writes?: Promise<void> | undefined;
+  writes?: Promise<unknown> | undefined;
 };
