@@ -1,6 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { USER_STOP } from "@agentwire/agents";
-import type { Repositories, StorageLogger, StoredCheckpoint, TurnRow } from "@agentwire/storage";
+import type {
+  Repositories,
+  RunningTurnKey,
+  StorageLogger,
+  StoredCheckpoint,
+  TurnRow,
+} from "@agentwire/storage";
 import { logFrameErrors } from "@agentwire/storage";
 import { Redis } from "ioredis";
 import { type ClusterCommand, parseClusterCommand } from "./cluster-command.js";
@@ -215,7 +221,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
    * it): one surviving instance, chosen by a lock, takes it over like a restart would (continues or ends it).
    */
   async function takeOverDeadTurns(host: ClusterServeOptions): Promise<void> {
-    const rows = (await host.repos.turns.listRunning()).filter((row) => {
+    // Keys only: most running turns are alive, and their checkpoints can be large. A turn taken over
+    // reads its whole row under the takeover's lock.
+    const rows = (await host.repos.turns.listRunningKeys()).filter((row) => {
       const local = host.turns.get(row.threadId);
       return !(local?.active && local.turnId === row.id);
     });
@@ -234,7 +242,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     await Promise.all(Array.from({ length: Math.min(TAKEOVERS_AT_ONCE, queue.length) }, worker));
   }
 
-  async function takeOverDeadTurn(host: ClusterServeOptions, row: TurnRow): Promise<void> {
+  async function takeOverDeadTurn(host: ClusterServeOptions, row: RunningTurnKey): Promise<void> {
     const lockKey = `${prefix}recover:${row.id}`;
     const lock = await redis.set(lockKey, instanceId, "PX", leases.lease * 4, "NX");
     if (lock !== "OK") return;

@@ -24,6 +24,7 @@ export type {
   PlanRow,
   PlansRepo,
   Repositories,
+  RunningTurnKey,
   ScratchpadRepo,
   ScratchpadRow,
   SummariesRepo,

@@ -130,7 +130,6 @@ export interface MessagesRepo {
   append(userId: string, threadId: string, message: NewMessage, now?: number): Promise<StoredMessage>;
 }
 
-/** Turns of a thread, always through the owning user (but `listRunning`, for recovery). */
 /** What a new turn row records besides its thread: the id claimed for it, who answers, what asked. */
 export interface TurnStart {
   id?: string;
@@ -141,6 +140,10 @@ export interface TurnStart {
   checkpoint?: TurnStartRecord;
 }
 
+/** What names a running turn and its owner, without the row's bulk (its checkpoint above all). */
+export type RunningTurnKey = Pick<TurnRow, "id" | "threadId" | "userId">;
+
+/** Turns of a thread, always through the owning user (but `listRunning` and `listRunningKeys`, for recovery). */
 export interface TurnsRepo {
   /** Records a running turn on the user's thread (with the id the caller already claimed it under, if given). */
   start(userId: string, threadId: string, who?: TurnStart, now?: number): Promise<TurnRow>;
@@ -160,6 +163,11 @@ export interface TurnsRepo {
   update(userId: string, turnId: string, update: TurnUpdate): Promise<boolean>;
   /** Every turn still marked running, system-wide (recovery ends them; not scoped by user). */
   listRunning(): Promise<TurnRow[]>;
+  /**
+   * The keys of every turn still marked running, system-wide, oldest first: what a cluster's periodic
+   * check for dead instances' turns filters by lease before reading any whole row.
+   */
+  listRunningKeys(): Promise<RunningTurnKey[]>;
 }
 
 /** The provider-call ledger: one row per call at any depth, always through the owning user. */

@@ -2,7 +2,10 @@ import { randomUUID } from "node:crypto";
 import type { TurnStart } from "./repositories.js";
 import type { TurnRow } from "./rows.js";
 
-/** A running turn on the user's thread, under the id the caller claimed or a fresh one. */
+/**
+ * A running turn on the user's thread, under the id the caller claimed or a fresh one: the whole row
+ * both dialects insert (the columns a start leaves empty hold what the table's defaults would).
+ */
 export function newTurnRow(userId: string, threadId: string, who: TurnStart, now: number): TurnRow {
   return {
     id: who.id ?? randomUUID(),
@@ -19,25 +22,5 @@ export function newTurnRow(userId: string, threadId: string, who: TurnStart, now
     requestId: who.requestId ?? null,
     checkpoint: who.checkpoint ?? null,
     recoveries: 0,
-  };
-}
-
-/** The columns a turn's start writes; the others (usage, error, suspension, end) keep the table's defaults. */
-export function turnStartColumns(
-  row: TurnRow,
-): Pick<
-  TurnRow,
-  "id" | "threadId" | "userId" | "status" | "startedAt" | "provider" | "model" | "requestId" | "checkpoint"
-> {
-  return {
-    id: row.id,
-    threadId: row.threadId,
-    userId: row.userId,
-    status: row.status,
-    startedAt: row.startedAt,
-    provider: row.provider,
-    model: row.model,
-    requestId: row.requestId,
-    checkpoint: row.checkpoint,
   };
 }

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
-import type { TurnEnd, TurnRow, TurnStart, TurnsRepo, TurnUpdate } from "../repositories.js";
-import { newTurnRow, turnStartColumns } from "../turn-rows.js";
+import type { RunningTurnKey, TurnEnd, TurnRow, TurnStart, TurnsRepo, TurnUpdate } from "../repositories.js";
+import { newTurnRow } from "../turn-rows.js";
 import type { PgDb } from "./open-postgres.js";
 import { turns } from "./schema/index.js";
 
@@ -11,7 +11,7 @@ export class PgTurnsRepo implements TurnsRepo {
   /** Records a running turn on the user's thread. */
   async start(userId: string, threadId: string, who: TurnStart = {}, now = Date.now()): Promise<TurnRow> {
     const row = newTurnRow(userId, threadId, who, now);
-    await this.db.insert(turns).values(turnStartColumns(row));
+    await this.db.insert(turns).values(row);
     return row;
   }
 
@@ -90,5 +90,14 @@ export class PgTurnsRepo implements TurnsRepo {
   /** Every turn still marked running, system-wide (restart recovery ends them; not scoped by user). */
   async listRunning(): Promise<TurnRow[]> {
     return this.db.select().from(turns).where(eq(turns.status, "running")).orderBy(asc(turns.startedAt));
+  }
+
+  /** The keys of every turn still marked running, system-wide, oldest first (no checkpoint read). */
+  async listRunningKeys(): Promise<RunningTurnKey[]> {
+    return this.db
+      .select({ id: turns.id, threadId: turns.threadId, userId: turns.userId })
+      .from(turns)
+      .where(eq(turns.status, "running"))
+      .orderBy(asc(turns.startedAt));
   }
 }

@@ -1,34 +1,21 @@
 import { and, asc, type Column, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
-import type { TurnEnd, TurnRow, TurnStart, TurnsRepo, TurnUpdate } from "../repositories.js";
-import { newTurnRow, turnStartColumns } from "../turn-rows.js";
+import type { RunningTurnKey, TurnEnd, TurnRow, TurnStart, TurnsRepo, TurnUpdate } from "../repositories.js";
+import { newTurnRow } from "../turn-rows.js";
 import type { Db } from "./open-database.js";
+import { preparedInsert } from "./prepared-insert.js";
 import { turns } from "./schema/index.js";
 
 /** Turns of a thread, always through the owning user. */
 export class SqliteTurnsRepo implements TurnsRepo {
-  // The calls every turn makes: prepared once.
+  // The calls every turn makes, and a cluster's check for dead instances' turns (every quarter lease): prepared once.
   private readonly startStatement;
   private readonly latestStatement;
   private readonly endStatement;
+  private readonly runningKeysStatement;
 
   constructor(private readonly db: Db) {
     const p = sql.placeholder;
-    this.startStatement = db
-      .insert(turns)
-      .values({
-        id: p("id"),
-        threadId: p("threadId"),
-        userId: p("userId"),
-        status: "running",
-        startedAt: p("startedAt"),
-        provider: p("provider"),
-        model: p("model"),
-        requestId: p("requestId"),
-        // Raw, not through the JSON column's encoder: a placeholder's value is encoded even when null,
-        // which would store the text "null" for a turn without a start record.
-        checkpoint: sql`${p("checkpoint")}`,
-      })
-      .prepare();
+    this.startStatement = preparedInsert(db, turns);
     this.latestStatement = db
       .select()
       .from(turns)
@@ -47,15 +34,18 @@ export class SqliteTurnsRepo implements TurnsRepo {
       })
       .where(and(eq(turns.id, p("turnId")), eq(turns.userId, p("userId"))))
       .prepare();
+    this.runningKeysStatement = db
+      .select({ id: turns.id, threadId: turns.threadId, userId: turns.userId })
+      .from(turns)
+      .where(eq(turns.status, "running"))
+      .orderBy(asc(turns.startedAt))
+      .prepare();
   }
 
   /** Records a running turn on the user's thread. */
   async start(userId: string, threadId: string, who: TurnStart = {}, now = Date.now()): Promise<TurnRow> {
     const row = newTurnRow(userId, threadId, who, now);
-    // The statement writes status "running" itself; the `status` value passed with the columns goes unused.
-    const columns = turnStartColumns(row);
-    const checkpoint = columns.checkpoint === null ? null : JSON.stringify(columns.checkpoint);
-    this.startStatement.run({ ...columns, checkpoint });
+    this.startStatement.run(row);
     return row;
   }
 
@@ -127,6 +117,11 @@ export class SqliteTurnsRepo implements TurnsRepo {
       .where(eq(turns.status, "running"))
       .orderBy(asc(turns.startedAt))
       .all();
+  }
+
+  /** The keys of every turn still marked running, system-wide, oldest first (no checkpoint read). */
+  async listRunningKeys(): Promise<RunningTurnKey[]> {
+    return this.runningKeysStatement.all();
   }
 }
 

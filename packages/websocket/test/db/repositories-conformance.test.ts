@@ -395,7 +395,7 @@ for (const { dialect, skip } of dialects) {
         expect(await r.messages.list("ann", t.id)).toEqual([stored]);
         // Stored as NULL, not as 0 or the text "null" (what a prepared insert's encoders made of a null).
         for (const column of ["is_error", "tool_calls", "tool_call_id", "usage", "execution_tree"] as const)
-          expect(await store.countNullMessages(t.id, column)).toBe(1);
+          expect(await store.countNulls("messages", t.id, column)).toBe(1);
       });
 
       it("another user's thread is not_found for list and append, and nothing is stored", async () => {
@@ -493,6 +493,24 @@ for (const { dialect, skip } of dialects) {
         expect(readTurnStart(stored?.checkpoint)).toEqual(checkpoint.start);
         // Not a loop checkpoint: continuing from a step finds none.
         expect(readTurnCheckpoint(stored?.checkpoint)).toBeUndefined();
+        expect(await store.countNulls("turns", t.id, "checkpoint")).toBe(0);
+      });
+
+      it("a turn started without a start record or who answers stores its empty columns as NULL", async () => {
+        const t = await r.threads.create("ann", "t", T0);
+        await r.turns.start("ann", t.id, {}, T0 + 1);
+        // Not the text "null" (what a prepared insert's JSON encoder made of a null checkpoint).
+        for (const column of [
+          "usage",
+          "error",
+          "suspended_state",
+          "ended_at",
+          "provider",
+          "model",
+          "request_id",
+          "checkpoint",
+        ] as const)
+          expect(await store.countNulls("turns", t.id, column)).toBe(1);
       });
 
       it("finds the user's latest turn by the request_id that started it, never another user's", async () => {
@@ -587,6 +605,26 @@ for (const { dialect, skip } of dialects) {
         await r.turns.update("ann", waiting.id, { status: "waiting_user" });
         await r.turns.end("bob", ended.id, { status: "complete", usage, error: null, endedAt: T0 + 6 });
         expect(await r.turns.listRunning()).toEqual([early, late]);
+      });
+
+      it("listRunningKeys returns only the id, thread and user of every running turn, oldest first", async () => {
+        const a = await r.threads.create("ann", "a", T0);
+        const b = await r.threads.create("bob", "b", T0);
+        const checkpoint = {
+          version: 1 as const,
+          start: { provider: "p", model: "m", chatContext: { kind: "thread" as const }, memoryEnabled: true },
+        };
+        const late = await r.turns.start("ann", a.id, { checkpoint }, T0 + 30);
+        const early = await r.turns.start("bob", b.id, {}, T0 + 10);
+        const waiting = await r.turns.start("ann", a.id, {}, T0 + 20);
+        const ended = await r.turns.start("bob", b.id, {}, T0 + 5);
+        await r.turns.update("ann", waiting.id, { status: "waiting_user" });
+        await r.turns.end("bob", ended.id, { status: "complete", usage, error: null, endedAt: T0 + 6 });
+        // Strict: any other key, even one holding undefined (the checkpoint above all), fails it.
+        expect(await r.turns.listRunningKeys()).toStrictEqual([
+          { id: early.id, threadId: b.id, userId: "bob" },
+          { id: late.id, threadId: a.id, userId: "ann" },
+        ]);
       });
     });
 

@@ -9,8 +9,19 @@ import type { TestPostgres } from "../support/postgres-server.js";
 /** The tables that hang off a thread, for reading what a cascade left behind. */
 export type ThreadChildTable = "messages" | "turns" | "llm_calls" | "assets" | "tool_grants";
 
-/** Nullable columns of `messages`, for checking that a missing value is stored as NULL. */
-export type NullableMessageColumn = "is_error" | "tool_calls" | "tool_call_id" | "usage" | "execution_tree";
+/** Nullable columns of the rows every turn inserts, for checking that a missing value is stored as NULL. */
+export type NullableColumns = {
+  messages: "is_error" | "tool_calls" | "tool_call_id" | "usage" | "execution_tree";
+  turns:
+    | "usage"
+    | "error"
+    | "suspended_state"
+    | "ended_at"
+    | "provider"
+    | "model"
+    | "request_id"
+    | "checkpoint";
+};
 
 /** Repositories on a fresh database of one dialect, plus raw reads the interface does not offer. */
 export interface RepositoryStore {
@@ -21,8 +32,12 @@ export interface RepositoryStore {
   seqs(threadId: string): Promise<number[]>;
   /** How many rows of the table belong to the thread. */
   countForThread(table: ThreadChildTable, threadId: string): Promise<number>;
-  /** How many of the thread's message rows hold SQL NULL in `column`. */
-  countNullMessages(threadId: string, column: NullableMessageColumn): Promise<number>;
+  /** How many of the thread's rows of the table hold SQL NULL in `column`. */
+  countNulls<T extends keyof NullableColumns>(
+    table: T,
+    threadId: string,
+    column: NullableColumns[T],
+  ): Promise<number>;
   /** Closes every handle and removes what was created. */
   close(): Promise<void>;
 }
@@ -63,10 +78,10 @@ export function sqliteDialect(): RepositoryDialect {
               n: number;
             }
           ).n,
-        countNullMessages: async (threadId, column) =>
+        countNulls: async (table, threadId, column) =>
           (
             main.sqlite
-              .prepare(`SELECT count(*) AS n FROM messages WHERE thread_id = ? AND ${column} IS NULL`)
+              .prepare(`SELECT count(*) AS n FROM ${table} WHERE thread_id = ? AND ${column} IS NULL`)
               .get(threadId) as { n: number }
           ).n,
         close: async () => {
@@ -111,11 +126,11 @@ export function postgresDialect(server: () => TestPostgres | undefined): Reposit
               )
             ).rows[0]?.n,
           ),
-        countNullMessages: async (threadId, column) =>
+        countNulls: async (table, threadId, column) =>
           Number(
             (
               await main.pool.query<{ n: string }>(
-                `SELECT count(*) AS n FROM messages WHERE thread_id = $1 AND ${column} IS NULL`,
+                `SELECT count(*) AS n FROM ${table} WHERE thread_id = $1 AND ${column} IS NULL`,
                 [threadId],
               )
             ).rows[0]?.n,
