@@ -4,29 +4,13 @@ import { TurnNodes } from "../../src/edges/turn-nodes.js";
 
 type Update = ServerFrameOf<"tool_call_update">;
 
-function start(id: string, name: string, extra: Partial<Update> = {}): Update {
-  return {
-    type: "tool_call_update",
-    tool_call_id: id,
-    name,
-    status: "start",
-    parent_id: null,
-    depth: 0,
-    ...extra,
-  };
+/** A root call's `tool_call_update` of the given status. */
+function update(status: Update["status"], id: string, name: string, extra: Partial<Update> = {}): Update {
+  return { type: "tool_call_update", tool_call_id: id, name, status, parent_id: null, depth: 0, ...extra };
 }
 
-function end(id: string, name: string, extra: Partial<Update> = {}): Update {
-  return {
-    type: "tool_call_update",
-    tool_call_id: id,
-    name,
-    status: "end",
-    parent_id: null,
-    depth: 0,
-    ...extra,
-  };
-}
+const start = (id: string, name: string, extra?: Partial<Update>) => update("start", id, name, extra);
+const end = (id: string, name: string, extra?: Partial<Update>) => update("end", id, name, extra);
 
 describe("TurnNodes, the turn's tool-call nodes the edges share", () => {
   it("keeps a node from its start, its streamed text and its end", () => {
