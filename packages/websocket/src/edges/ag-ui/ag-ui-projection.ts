@@ -1,5 +1,6 @@
 import { type AGUIEvent, EventType, type Interrupt, type JsonPatchOperation } from "@ag-ui/core";
 import { preview, type ScratchpadItem, type ServerFrame, type ServerFrameOf } from "@agentwire/protocol";
+import { type TurnNode, TurnNodes } from "../turn-nodes.js";
 import { approvalInterruptId, questionInterruptId } from "./interrupt-ids.js";
 
 /** The activity type of a tree node's activity message: one per tool call of the turn's tree. */
@@ -9,12 +10,6 @@ export const NODE_ACTIVITY = "agentwire_node";
 export interface AgUiRun {
   threadId: string;
   runId: string;
-}
-
-/** A tree node as its activity message carries it. */
-interface NodeState {
-  text: string;
-  isSubtask: boolean;
 }
 
 /**
@@ -27,7 +22,7 @@ interface NodeState {
 export class AgUiProjection {
   private openText: string | undefined;
   private lastText: string | undefined;
-  private readonly nodes = new Map<string, NodeState>();
+  private readonly nodes = new TurnNodes();
   private readonly openSteps = new Set<string>();
   private readonly interrupts: Interrupt[] = [];
   private scratchpad: ScratchpadItem[] = [];
@@ -140,8 +135,7 @@ export class AgUiProjection {
     if (frame.thinking === true || frame.content === "") return [];
     if (frame.parent_id !== null) {
       const events = this.ensureNode(frame.parent_id, frame.depth - 1);
-      const node = this.nodes.get(frame.parent_id) as NodeState;
-      node.text += frame.content;
+      this.nodes.appendText(frame.parent_id, frame.content);
       // Appended, not the text so far replaced: a long subtask's deltas stay the size of its chunks.
       events.push(
         this.nodeDelta(frame.parent_id, [{ op: "add", path: "/text_parts/-", value: frame.content }]),
@@ -175,23 +169,7 @@ export class AgUiProjection {
         { type: EventType.TOOL_CALL_END, toolCallId: id },
       );
     }
-    this.nodes.set(id, { text: "", isSubtask });
-    events.push({
-      type: EventType.ACTIVITY_SNAPSHOT,
-      messageId: nodeMessageId(id),
-      activityType: NODE_ACTIVITY,
-      content: {
-        id,
-        parent_id: frame.parent_id,
-        depth: frame.depth,
-        name: frame.name,
-        title: frame.title ?? frame.name,
-        status: "running",
-        args_preview: preview(frame.args),
-        text: "",
-        text_parts: [],
-      },
-    });
+    events.push(nodeSnapshot(this.nodes.start(frame), true));
     if (isSubtask) {
       this.openSteps.add(id);
       events.push({ type: EventType.STEP_STARTED, stepName: stepName(id) });
@@ -202,11 +180,10 @@ export class AgUiProjection {
   private toolEnd(frame: ServerFrameOf<"tool_call_update">): AGUIEvent[] {
     const id = frame.tool_call_id;
     const events = this.ensureNode(id, frame.depth, frame.parent_id, frame.name);
-    const status = frame.is_error === true ? "error" : "done";
-    const text = (this.nodes.get(id) as NodeState).text;
+    const { status, text } = this.nodes.end(frame) as TurnNode;
     events.push(
       this.nodeDelta(id, [
-        { op: "replace", path: "/status", value: status },
+        { op: "replace", path: "/status", value: status === "error" ? "error" : "done" },
         { op: "add", path: "/result_preview", value: preview(frame.result) },
         // Once, at the end: the streamed parts joined into `text`.
         ...(text === ""
@@ -240,27 +217,8 @@ export class AgUiProjection {
     parentId: string | null = null,
     name = "unknown",
   ): AGUIEvent[] {
-    if (this.nodes.has(id)) return [];
-    this.nodes.set(id, { text: "", isSubtask: name === "run_subtask" });
-    return [
-      {
-        type: EventType.ACTIVITY_SNAPSHOT,
-        messageId: nodeMessageId(id),
-        activityType: NODE_ACTIVITY,
-        // Only a fresh message: an existing one (from the run the node started in) keeps its content.
-        replace: false,
-        content: {
-          id,
-          parent_id: parentId,
-          depth,
-          name,
-          title: name,
-          status: "running",
-          text: "",
-          text_parts: [],
-        },
-      },
-    ];
+    if (this.nodes.get(id)) return [];
+    return [nodeSnapshot(this.nodes.adopt(id, parentId, depth, name), false)];
   }
 
   private nodeDelta(id: string, patch: JsonPatchOperation[]): AGUIEvent {
@@ -341,6 +299,31 @@ export class AgUiProjection {
     });
     return events;
   }
+}
+
+/**
+ * A node's activity message as it starts. One this run saw start carries its arguments' preview; an
+ * adopted one only creates a fresh message: an existing one (from the run the node started in) keeps
+ * its content.
+ */
+function nodeSnapshot(node: TurnNode, started: boolean): AGUIEvent {
+  return {
+    type: EventType.ACTIVITY_SNAPSHOT,
+    messageId: nodeMessageId(node.id),
+    activityType: NODE_ACTIVITY,
+    ...(!started && { replace: false }),
+    content: {
+      id: node.id,
+      parent_id: node.parent_id,
+      depth: node.depth,
+      name: node.name,
+      title: node.title ?? node.name,
+      status: "running",
+      ...(started && { args_preview: preview(node.args) }),
+      text: "",
+      text_parts: [],
+    },
+  };
 }
 
 function nodeMessageId(toolCallId: string): string {

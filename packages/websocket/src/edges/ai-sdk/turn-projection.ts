@@ -1,5 +1,6 @@
 import type { ServerFrame, ServerFrameOf, TurnStatus } from "@agentwire/protocol";
-import type { AgentwireMetadata, AgentwireNode, FinishReason, UiChunk } from "./ui-chunks.js";
+import { type TurnNode, TurnNodes } from "../turn-nodes.js";
+import type { AgentwireMetadata, FinishReason, UiChunk } from "./ui-chunks.js";
 
 /** What one native frame became: its chunks, and whether the turn ended or now waits on the user. */
 export interface Projected {
@@ -8,12 +9,6 @@ export interface Projected {
   done: boolean;
   /** A `question` or `tool_approval_request`: the client must act; `close()` ends the response. */
   waiting: boolean;
-}
-
-interface OpenCall {
-  name: string;
-  args: unknown;
-  depth: number;
 }
 
 const FINISH_REASONS: Record<TurnStatus, FinishReason> = {
@@ -40,10 +35,10 @@ export class TurnProjection {
   private stepOpen = false;
   private stepCalledTools = false;
   private text: { id: string; reasoning: boolean } | undefined;
-  private readonly calls = new Map<string, OpenCall>();
+  /** Every call at every depth: each becomes a `data-agentwire-node` part. */
+  private readonly nodes = new TurnNodes();
   /** Calls shown as tool parts: the root's, and any nested one the user must answer. */
   private readonly toolParts = new Set<string>();
-  private readonly nodes = new Map<string, AgentwireNode>();
   private readonly metadata: AgentwireMetadata = {};
 
   /**
@@ -81,7 +76,8 @@ export class TurnProjection {
         waiting = true;
         break;
       case "tool_approval_request": {
-        const callId = this.callWaitingFor(frame.tool_name) ?? frame.approval_id;
+        // The gated call is the latest started call of that tool.
+        const callId = this.nodes.latestRunning(frame.tool_name)?.id ?? frame.approval_id;
         this.ensureToolPart(callId, frame.tool_name, frame.args, out);
         out.push({ type: "tool-approval-request", approvalId: frame.approval_id, toolCallId: callId });
         this.metadata.status = "waiting_user";
@@ -160,36 +156,21 @@ export class TurnProjection {
   }
 
   private onNodeText(nodeId: string, content: string, out: UiChunk[]): void {
-    const node = this.nodes.get(nodeId);
-    if (!node || content === "") return;
-    node.text += content;
-    this.pushNode(node, out);
+    if (content === "") return;
+    const node = this.nodes.appendText(nodeId, content);
+    if (node) this.pushNode(node, out);
   }
 
   private onToolCall(frame: ServerFrameOf<"tool_call_update">, out: UiChunk[]): void {
     const id = frame.tool_call_id;
     if (frame.status === "start") {
-      this.calls.set(id, { name: frame.name, args: frame.args, depth: frame.depth });
-      const node: AgentwireNode = {
-        id,
-        parent_id: frame.parent_id,
-        depth: frame.depth,
-        name: frame.name,
-        ...(frame.title !== undefined && { title: frame.title }),
-        status: "running",
-        text: "",
-      };
-      this.nodes.set(id, node);
+      const node = this.nodes.start(frame);
       if (frame.depth === 0) this.ensureToolPart(id, frame.name, frame.args, out, frame.title);
       this.pushNode(node, out);
       return;
     }
-    this.calls.delete(id);
-    const node = this.nodes.get(id);
-    if (node) {
-      node.status = frame.is_error ? "error" : "complete";
-      this.pushNode(node, out);
-    }
+    const node = this.nodes.end(frame);
+    if (node) this.pushNode(node, out);
     if (!this.toolParts.has(id)) return;
     this.endText(out);
     if (frame.is_error) {
@@ -206,19 +187,12 @@ export class TurnProjection {
     }
   }
 
-  /** The open call a gated tool's approval is for: the latest started call of that tool. */
-  private callWaitingFor(toolName: string): string | undefined {
-    let found: string | undefined;
-    for (const [id, call] of this.calls) if (call.name === toolName) found = id;
-    return found;
-  }
-
   private ensureToolPart(id: string, name: string, input: unknown, out: UiChunk[], title?: string): void {
     if (this.toolParts.has(id)) return;
     this.toolParts.add(id);
     this.endText(out);
     this.step(out);
-    const call = this.calls.get(id);
+    const call = this.nodes.running(id);
     out.push({
       type: "tool-input-available",
       toolCallId: id,
@@ -229,9 +203,15 @@ export class TurnProjection {
     });
   }
 
-  private pushNode(node: AgentwireNode, out: UiChunk[]): void {
+  private pushNode(node: TurnNode, out: UiChunk[]): void {
     this.begin(out);
-    out.push({ type: "data-agentwire-node", id: node.id, data: { ...node } });
+    const { id, parent_id, depth, name, title, status, text } = node;
+    out.push({
+      type: "data-agentwire-node",
+      id,
+      // The node as it is now (not its arguments): a later change must not alter a chunk already given.
+      data: { id, parent_id, depth, name, ...(title !== undefined && { title }), status, text },
+    });
   }
 
   private begin(out: UiChunk[]): void {

@@ -1,22 +1,16 @@
 import type { BudgetReason, TurnStatus, TurnUsage } from "@agentwire/protocol";
+import type { TurnNode } from "../turn-nodes.js";
 
 // The AI SDK's UI message chunks this edge sends, and the transport's server frames: the shapes of
 // `UIMessageChunk` and `WebSocketChatTransportResponse` in the `ai` package (7.x,
 // dist/index.d.ts), restated so the server does not load `ai`. The tests assign them to the real
 // types, so a drift fails the typecheck.
 
-/** One node of the turn's tree (a tool call at any depth, a subtask's text inside it), as a data part. */
-export interface AgentwireNode {
-  id: string;
-  parent_id: string | null;
-  depth: number;
-  /** The tool's name (`run_subtask` for a subtask). */
-  name: string;
-  title?: string;
-  status: "running" | "complete" | "error";
-  /** Everything the node's level streamed (not its thinking). */
-  text: string;
-}
+/**
+ * One node of the turn's tree (a tool call at any depth, a subtask's text inside it), as a data part:
+ * the node without its arguments.
+ */
+export type AgentwireNode = Omit<TurnNode, "args">;
 
 /** What the edge keeps in the assistant message's metadata (under `agentwire`). */
 export interface AgentwireMetadata {
