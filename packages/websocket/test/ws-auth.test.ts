@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { createUserResolver } from "../src/auth/resolve-user.js";
 import { hashApiToken } from "../src/index.js";
 import { rawUpgrade } from "./attacks/raw-http.js";
 import { startTestServer, type TestServer, upgradeStatus } from "./harness.js";
@@ -64,6 +65,21 @@ describe("auth before the upgrade", () => {
     const [row] = await server.repos.apiTokens.list("carol");
     expect(await server.repos.apiTokens.revoke(row!.id)).toBe(true);
     expect(await upgradeStatus(server.wsUrl, { token })).toBe(401);
+  });
+
+  it("resolves each of many static tokens to its own user, the first of a duplicate, and an unknown one to nobody", async () => {
+    server = await startTestServer({ auth: "token" });
+    const staticTokens = Array.from({ length: 1000 }, (_, i) => ({
+      userId: `user-${i}`,
+      tokenHash: hashApiToken(`static-${i}`),
+    }));
+    staticTokens.push({ userId: "second-holder", tokenHash: hashApiToken("static-7") });
+    const resolve = createUserResolver({ mode: "token", staticTokens }, server.repos.apiTokens);
+    for (const i of [0, 7, 499, 999]) expect(await resolve(`static-${i}`)).toBe(`user-${i}`);
+    expect(await resolve("static-1000")).toBeUndefined();
+    // The table's tokens still resolve after the static ones.
+    const token = await server.createToken("dave");
+    expect(await resolve(token)).toBe("dave");
   });
 
   it("treats every connection as user local when AUTH_MODE=none", async () => {
