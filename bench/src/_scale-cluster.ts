@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { startPostgres, type TestPostgres } from "../../packages/websocket/test/support/postgres-server.js";
 import { startRedis, type TestRedis } from "../../packages/websocket/test/support/redis-server.js";
+import { serverProfileArgv } from "./_fork.js";
 
 const root = join(import.meta.dirname, "../..");
 const main = join(root, "apps/server/src/main.ts");
@@ -72,7 +73,7 @@ export type LogTally = {
 
 /** Spawns `node apps/server/src/main.ts` with `env` and waits for its "agentwire listening" line. */
 export async function startInstance(name: string, env: Record<string, string>): Promise<Instance> {
-  const proc = spawn(process.execPath, ["--import", "tsx", main], {
+  const proc = spawn(process.execPath, [...serverProfileArgv(), "--import", "tsx", main], {
     cwd: root,
     env: { PATH: process.env.PATH ?? "", PORT: "0", INSTANCE_ID: name, ...env },
     stdio: ["ignore", "pipe", "pipe"],
