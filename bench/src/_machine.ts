@@ -47,6 +47,8 @@ export function machineInfo(start: BenchStart) {
 /** The sources a bench result depends on: the server's packages, the server app, the bench. */
 const SOURCE_PATHS = [
   "packages/agents/src",
+  "packages/storage/src",
+  "packages/cluster/src",
   "packages/protocol/src",
   "packages/websocket/src",
   "apps/server/src",

@@ -31,7 +31,7 @@ export interface ClusterOptions {
   storeCheckpoints?: (checkpoints: readonly StoredCheckpoint[]) => Promise<void>;
 }
 
-/** Dead turns taken over at once by one sweep. */
+/** Dead turns taken over at once (each a few round trips). */
 const TAKEOVERS_AT_ONCE = 32;
 
 /** A turn this instance runs (the server's `RunningTurn`): what a stop command and the dead-turn sweep look at. */
@@ -130,6 +130,12 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     onError: (err) => logger.warn({ err }, "client tool call routing failed"),
   });
   let sweeper: ReturnType<typeof setInterval> | undefined;
+  // Dead turns found and not yet taken over, oldest first, and the ids queued or being taken over:
+  // a sweep lists and queues, the workers take over, so a turn whose lease lapses while hundreds
+  // are being taken over is queued by the next sweep instead of waiting for all of them.
+  const takeovers: RunningTurnKey[] = [];
+  const takingOver = new Set<string>();
+  let takeoverWorkers = 0;
   let sweeping = false;
   let sweepAgain = false;
   let sweepStopped = false;
@@ -224,6 +230,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     // Keys only: most running turns are alive, and their checkpoints can be large. A turn taken over
     // reads its whole row under the takeover's lock.
     const rows = (await host.repos.turns.listRunningKeys()).filter((row) => {
+      if (takingOver.has(row.id)) return false;
       const local = host.turns.get(row.threadId);
       return !(local?.active && local.turnId === row.id);
     });
@@ -232,14 +239,36 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const pipeline = redis.pipeline();
     for (const row of rows) pipeline.exists(leases.key(row.threadId));
     const held = (await pipeline.exec()) ?? [];
-    const dead = rows.filter((_, i) => held[i]?.[0] == null && held[i]?.[1] === 0);
+    for (const [i, row] of rows.entries()) {
+      if (held[i]?.[0] != null || held[i]?.[1] !== 0) continue;
+      takingOver.add(row.id);
+      takeovers.push(row);
+    }
     // Many at a time: a takeover is mostly round trips (lock, row, checkpoint, lease, the log's
     // rebuild, the resumed frame's commit), so a thousand turns of a dead instance continue in seconds.
-    const queue = [...dead];
-    const worker = async () => {
-      for (let row = queue.shift(); row; row = queue.shift()) await takeOverDeadTurn(host, row);
-    };
-    await Promise.all(Array.from({ length: Math.min(TAKEOVERS_AT_ONCE, queue.length) }, worker));
+    while (takeoverWorkers < TAKEOVERS_AT_ONCE && takeovers.length > 0) {
+      takeoverWorkers++;
+      void takeOverQueued(host).finally(() => {
+        takeoverWorkers--;
+      });
+    }
+  }
+
+  /** One worker: takes queued dead turns over one after another until none is left. */
+  async function takeOverQueued(host: ClusterServeOptions): Promise<void> {
+    for (let row = takeovers.shift(); row && !sweepStopped; row = takeovers.shift()) {
+      try {
+        await takeOverDeadTurn(host, row);
+      } catch (err) {
+        // The next sweep finds it again if it still runs without a lease.
+        logger.warn(
+          { err, thread_id: row.threadId, turn_id: row.id },
+          "could not take over a dead instance's turn",
+        );
+      } finally {
+        takingOver.delete(row.id);
+      }
+    }
   }
 
   async function takeOverDeadTurn(host: ClusterServeOptions, row: RunningTurnKey): Promise<void> {
