@@ -8,6 +8,7 @@ import type {
   ToolCallEvent,
 } from "../providers/provider-event.js";
 import type { ProviderRequest } from "../providers/provider-request.js";
+import { SettleWait } from "../providers/settle-wait.js";
 import type { ChunkEvent } from "../turn/loop-event.js";
 import { ABORTED } from "./abortable.js";
 import { AbortableStream } from "./abortable-stream.js";
@@ -137,33 +138,18 @@ async function* pushed(
   signal: AbortSignal,
   fold: TurnFold,
 ): AsyncGenerator<ChunkEvent, ModelTurn> {
-  let wake: (() => void) | undefined;
-  const notify = () => {
-    const w = wake;
-    wake = undefined;
-    w?.();
-  };
-  let finished = false;
-  let failure: { error: unknown } | undefined;
+  const waiting = new SettleWait();
+  const { notify } = waiting;
   try {
-    const call = (provider.streamTo as NonNullable<Provider["streamTo"]>)(request, signal, (event) => {
-      if (fold.closed) return;
-      const chunk = fold.add(event);
-      if (!chunk) return;
-      const before = fold.queued.length;
-      fold.relay(chunk);
-      if (fold.queued.length > before) notify();
-    });
-    call.then(
-      () => {
-        finished = true;
-        notify();
-      },
-      (error: unknown) => {
-        failure = { error };
-        finished = true;
-        notify();
-      },
+    waiting.watch(
+      (provider.streamTo as NonNullable<Provider["streamTo"]>)(request, signal, (event) => {
+        if (fold.closed) return;
+        const chunk = fold.add(event);
+        if (!chunk) return;
+        const before = fold.queued.length;
+        fold.relay(chunk);
+        if (fold.queued.length > before) notify();
+      }),
     );
     // A provider that ignores its signal still cannot hold the loop: the abort wakes the wait.
     signal.addEventListener("abort", notify, { once: true });
@@ -175,13 +161,11 @@ async function* pushed(
         fold.queued.shift();
       }
       if (signal.aborted) break;
-      if (finished) {
-        if (failure) throw failure.error;
+      if (waiting.finished) {
+        if (waiting.failure) throw waiting.failure.error;
         break;
       }
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-      });
+      await waiting.wait();
     }
   } catch (error) {
     fold.fail(provider, error);

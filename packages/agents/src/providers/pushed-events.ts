@@ -1,4 +1,5 @@
 import type { ProviderEvent } from "./provider-event.js";
+import { SettleWait } from "./settle-wait.js";
 
 /** Where a pushing provider call delivers its events, synchronously, in order. */
 export type EmitProviderEvent = (event: ProviderEvent) => void;
@@ -11,36 +12,19 @@ export async function* pushedEvents(
   run: (emit: EmitProviderEvent) => Promise<void>,
 ): AsyncGenerator<ProviderEvent> {
   const queue: ProviderEvent[] = [];
-  let wake: (() => void) | undefined;
-  let finished = false;
-  let failure: { error: unknown } | undefined;
-  const notify = () => {
-    const w = wake;
-    wake = undefined;
-    w?.();
-  };
-  run((event) => {
-    queue.push(event);
-    notify();
-  }).then(
-    () => {
-      finished = true;
-      notify();
-    },
-    (error: unknown) => {
-      failure = { error };
-      finished = true;
-      notify();
-    },
+  const waiting = new SettleWait();
+  waiting.watch(
+    run((event) => {
+      queue.push(event);
+      waiting.notify();
+    }),
   );
   for (;;) {
     while (queue.length > 0) yield queue.shift() as ProviderEvent;
-    if (finished) {
-      if (failure) throw failure.error;
+    if (waiting.finished) {
+      if (waiting.failure) throw waiting.failure.error;
       return;
     }
-    await new Promise<void>((resolve) => {
-      wake = resolve;
-    });
+    await waiting.wait();
   }
 }
