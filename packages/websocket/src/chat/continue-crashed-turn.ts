@@ -10,13 +10,12 @@ import {
 } from "@agentwire/storage";
 import type { FastifyBaseLogger } from "fastify";
 import { driveWhenAdmitted } from "../turns/admit-turn.js";
-import { turnObserverOf } from "../turns/compose-observers.js";
 import { driveTurn } from "../turns/drive-turn.js";
 import { storeRow } from "../turns/end-turn.js";
 import { partialAnswer, rebuildTurn } from "../turns/rebuild-turn.js";
 import type { RunningTurn } from "../turns/running-turn.js";
 import { localCoordination } from "../turns/turn-coordination.js";
-import type { TurnRun } from "../turns/turn-run.js";
+import { type TurnRun, turnRunOf } from "../turns/turn-run.js";
 import type { ChatServices } from "./chat-services.js";
 import { resumedContextReport } from "./continue-turn.js";
 import { type ApprovedPlan, repoPlanStore } from "./plan-tools.js";
@@ -145,29 +144,16 @@ async function prepare(
 ): Promise<TurnRun> {
   await log.claim(row.threadId);
   const { frames, tree, usage } = await rebuildTurn(log, repos, row);
-  const run: TurnRun = {
-    turn,
-    registry: chat.turns,
-    repos,
-    logger: logger.child({ thread_id: row.threadId, turn_id: row.id }),
+  const run = turnRunOf(chat, turn, repos, logger, {
     provider: runsWith.provider,
     model: runsWith.model,
-    limits: chat.scopes.limitsFor(chat.limits, runsWith.chatContext.kind),
-    tree,
     chatContext: runsWith.chatContext,
     memoryEnabled: runsWith.memoryEnabled,
+    tree,
     usageBefore: usage,
     ...(saved && { budgetUsed: saved.budgetUsed, checkpoint: saved.state }),
-    observer: turnObserverOf(chat, {
-      threadId: row.threadId,
-      turnId: row.id,
-      provider: runsWith.provider,
-      model: runsWith.model,
-      resumed: true,
-    }),
-    coordination: chat.coordination ?? localCoordination,
-    threadStates: chat.threadStates,
-  };
+    resumed: true,
+  });
   // Counted before any work, in the commit below: a turn that crashes the server again is bounded.
   await repos.turns.update(row.userId, row.id, { recoveries: row.recoveries + 1 });
   const partial = partialAnswer(frames);

@@ -14,12 +14,11 @@ import { AgentwireError, type ExecutionTreeSnapshot } from "@agentwire/protocol"
 import type { Repositories } from "@agentwire/storage";
 import { readSuspendedTurn, type SuspendedTurn } from "@agentwire/storage";
 import { driveWhenAdmitted } from "../turns/admit-turn.js";
-import { turnObserverOf } from "../turns/compose-observers.js";
 import { driveTurn } from "../turns/drive-turn.js";
 import { endTurn } from "../turns/end-turn.js";
 import type { RunningTurn } from "../turns/running-turn.js";
 import { localCoordination } from "../turns/turn-coordination.js";
-import type { TurnRun } from "../turns/turn-run.js";
+import { type TurnRun, turnRunOf } from "../turns/turn-run.js";
 import { watchTurn } from "../turns/watch-turn.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import type { ChatServices } from "./chat-services.js";
@@ -57,30 +56,17 @@ export async function waitingTurn(
 
 /** A TurnRun that continues a saved turn (its tree, usage and budget counters carried over). */
 function runOf(conn: ConnectionContext, chat: ChatServices, { turn, saved, tree }: WaitingTurn): TurnRun {
-  return {
-    turn,
-    registry: chat.turns,
-    repos: conn.repos,
-    logger: conn.logger.child({ thread_id: turn.threadId, turn_id: turn.turnId }),
+  return turnRunOf(chat, turn, conn.repos, conn.logger, {
     provider: saved.provider,
     model: saved.model,
     // The scope the turn began in, kept in the suspension: its budget still applies.
-    limits: chat.scopes.limitsFor(chat.limits, saved.chatContext.kind),
-    tree: new ExecutionTreeBuilder({ from: tree }),
     chatContext: saved.chatContext,
     memoryEnabled: saved.memoryEnabled,
+    tree: new ExecutionTreeBuilder({ from: tree }),
     usageBefore: saved.usage,
     budgetUsed: saved.budgetUsed,
-    observer: turnObserverOf(chat, {
-      threadId: turn.threadId,
-      turnId: turn.turnId,
-      provider: saved.provider,
-      model: saved.model,
-      resumed: true,
-    }),
-    coordination: chat.coordination ?? localCoordination,
-    threadStates: chat.threadStates,
-  };
+    resumed: true,
+  });
 }
 
 /**

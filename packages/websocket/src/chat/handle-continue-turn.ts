@@ -7,11 +7,10 @@ import {
 import { AgentwireError, type StoredMessage } from "@agentwire/protocol";
 import { readTurnCheckpoint, type TurnCheckpoint, type TurnRow } from "@agentwire/storage";
 import { driveWhenAdmitted, reserveTurn } from "../turns/admit-turn.js";
-import { turnObserverOf } from "../turns/compose-observers.js";
 import { driveTurn } from "../turns/drive-turn.js";
 import type { RunningTurn } from "../turns/running-turn.js";
 import { localCoordination } from "../turns/turn-coordination.js";
-import type { TurnRun } from "../turns/turn-run.js";
+import { type TurnRun, turnRunOf } from "../turns/turn-run.js";
 import { ownThread, watchTurn } from "../turns/watch-turn.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import type { ChatCommandHandler } from "./chat-command-handler.js";
@@ -128,30 +127,17 @@ function opened(
   turn.emit({ type: "agent_state", state: "resumed", detail });
   // A crash before the continuation's first step continues from here, on the fresh budget too.
   turn.checkpoint(JSON.stringify(saved));
-  return {
-    turn,
-    registry: chat.turns,
-    repos: conn.repos,
-    logger: conn.logger.child({ thread_id: row.threadId, turn_id: row.id }),
+  return turnRunOf(chat, turn, conn.repos, conn.logger, {
     provider: saved.provider,
     model: saved.model,
-    limits: chat.scopes.limitsFor(chat.limits, saved.chatContext.kind),
-    // The one tree of the turn: the continuation's calls join what the first part stored.
-    tree: new ExecutionTreeBuilder(final?.execution_tree ? { from: final.execution_tree } : {}),
     chatContext: saved.chatContext,
     memoryEnabled: saved.memoryEnabled,
+    // The one tree of the turn: the continuation's calls join what the first part stored.
+    tree: new ExecutionTreeBuilder(final?.execution_tree ? { from: final.execution_tree } : {}),
     ...(row.usage && { usageBefore: row.usage }),
     checkpoint: saved.state,
-    observer: turnObserverOf(chat, {
-      threadId: row.threadId,
-      turnId: row.id,
-      provider: saved.provider,
-      model: saved.model,
-      resumed: true,
-    }),
-    coordination: chat.coordination ?? localCoordination,
-    threadStates: chat.threadStates,
-  };
+    resumed: true,
+  });
 }
 
 /** The turn's final row (it is the thread's last turn): the stored tree the continuation extends. */

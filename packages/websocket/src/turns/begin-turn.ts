@@ -10,11 +10,10 @@ import {
   stripControl,
 } from "@agentwire/protocol";
 import type { TurnStartRecord } from "@agentwire/storage";
-import { turnObserverOf } from "./compose-observers.js";
 import { storeRow } from "./end-turn.js";
 import type { TurnConnection } from "./turn-connection.js";
 import { localCoordination } from "./turn-coordination.js";
-import type { TurnRun, TurnServices } from "./turn-run.js";
+import { type TurnRun, type TurnServices, turnRunOf } from "./turn-run.js";
 import { ownThread, watchTurn } from "./watch-turn.js";
 
 /**
@@ -66,22 +65,13 @@ export async function beginTurn(
   }
   services.threadStates?.changed({ userId, threadId: thread.id, state: "running" });
   watchTurn(conn, turn);
-  const run: TurnRun = {
-    turn,
-    registry: services.turns,
-    repos,
-    logger: conn.logger.child({ thread_id: thread.id, turn_id: turn.turnId }),
-    provider: who.provider,
-    model: who.model,
-    // A context scope's budget replaces the server's limits it names.
-    limits: services.scopes?.limitsFor(services.limits, chatContext.kind) ?? services.limits,
+  const run = turnRunOf(services, turn, repos, conn.logger, {
+    ...who,
     tree: new ExecutionTreeBuilder(),
     chatContext,
     memoryEnabled,
-    observer: turnObserverOf(services, { threadId: thread.id, turnId: turn.turnId, ...who, resumed: false }),
-    coordination,
-    threadStates: services.threadStates,
-  };
+    resumed: false,
+  });
   const echo = requestId !== undefined ? { request_id: requestId } : {};
   if (!existing) turn.emit({ type: "thread", title: thread.title, ...echo });
   const userRow = await storeRow(

@@ -2,9 +2,10 @@ import type { BudgetLimits, BudgetUsed, Checkpoint, ExecutionTreeBuilder } from 
 import type { ChatContext, TurnUsage } from "@agentwire/protocol";
 import type { Repositories } from "@agentwire/storage";
 import type { FastifyBaseLogger } from "fastify";
+import { turnObserverOf } from "./compose-observers.js";
 import type { RunningTurn } from "./running-turn.js";
 import type { ThreadStateNotifier } from "./thread-state-notifier.js";
-import type { TurnCoordination } from "./turn-coordination.js";
+import { localCoordination, type TurnCoordination } from "./turn-coordination.js";
 import type { TurnObserver, TurnObserverFactory } from "./turn-observer.js";
 import type { TurnRegistry } from "./turn-registry.js";
 
@@ -46,3 +47,46 @@ export type TurnRun = {
   /** Writes queued by the loop's synchronous callbacks, in order (see queueWrite). */
   writes?: Promise<unknown> | undefined;
 };
+
+/** What differs between a turn's segments: who answers, in which context, the tree it builds on, what it carries over. */
+export type TurnSegment = Pick<
+  TurnRun,
+  | "provider"
+  | "model"
+  | "chatContext"
+  | "memoryEnabled"
+  | "tree"
+  | "usageBefore"
+  | "budgetUsed"
+  | "checkpoint"
+> & { resumed: boolean };
+
+/** The TurnRun of one segment of a turn, on every route: a start, a resume, a continue, a crash's continuation. */
+export function turnRunOf(
+  services: TurnServices,
+  turn: RunningTurn,
+  repos: Repositories,
+  logger: FastifyBaseLogger,
+  segment: TurnSegment,
+): TurnRun {
+  const { resumed, ...own } = segment;
+  const { threadId, turnId } = turn;
+  return {
+    ...own,
+    turn,
+    registry: services.turns,
+    repos,
+    logger: logger.child({ thread_id: threadId, turn_id: turnId }),
+    // A context scope's budget replaces the server's limits it names.
+    limits: services.scopes?.limitsFor(services.limits, own.chatContext.kind) ?? services.limits,
+    observer: turnObserverOf(services, {
+      threadId,
+      turnId,
+      provider: own.provider,
+      model: own.model,
+      resumed,
+    }),
+    coordination: services.coordination ?? localCoordination,
+    threadStates: services.threadStates,
+  };
+}
