@@ -199,6 +199,41 @@ for _, key in ipairs(keys) do local ttl = redis.call("PTTL", key)
 if ttl >= 0 and (least < 0 or ttl < least) then least = ttl end end
 return {#keys, least}`;
 
+// The least and the most time (PTTL) the leases held by one instance (values `<instance> <turn>`) have left.
+const INSTANCE_LEASES_SCRIPT = `local least, most, n = -1, -1, 0
+for _, key in ipairs(redis.call("KEYS", ARGV[1])) do
+local value = redis.call("GET", key)
+if value and string.sub(value, 1, #ARGV[2] + 1) == ARGV[2] .. " " then
+local ttl = redis.call("PTTL", key) n = n + 1
+if least < 0 or ttl < least then least = ttl end
+if ttl > most then most = ttl end end end
+return {n, least, most}`;
+
+/**
+ * When the leases of a killed instance lapse: read once, right after the kill (nothing renews them
+ * any more), as ms from `t0`. Another instance can take the turns over only from then on.
+ */
+export function instanceLeasesLapse(
+  redisUrl: string,
+  instanceId: string,
+  t0: number,
+): Promise<{ leases: number; first_ms: number; last_ms: number } | undefined> {
+  const { hostname, port } = new URL(redisUrl);
+  const at = performance.now();
+  return new Promise((resolve) => {
+    execFile(
+      "redis-cli",
+      ["-h", hostname, "-p", port, "EVAL", INSTANCE_LEASES_SCRIPT, "0", "aw:lease:*", instanceId],
+      (error, stdout) => {
+        const [leases, least, most] = stdout.trim().split("\n").map(Number);
+        if (error || leases === undefined || least === undefined || most === undefined || leases === 0)
+          return resolve(undefined);
+        resolve({ leases, first_ms: at - t0 + least, last_ms: at - t0 + most });
+      },
+    );
+  });
+}
+
 /** One look at the turn leases in Redis: a live instance renews each before it runs low. */
 export type LeaseSample = { at_ms: number; leases: number; least_ttl_ms: number };
 

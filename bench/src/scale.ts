@@ -16,6 +16,7 @@ import {
   type DatabaseKind,
   type Instance,
   type InstanceMetrics,
+  instanceLeasesLapse,
   type LeaseSample,
   sampleLeases,
   scrapeMetrics,
@@ -203,6 +204,8 @@ const killedAt = performance.now();
 a.proc.kill("SIGKILL");
 const aExit = new Promise<void>((resolve) => a.proc.once("exit", () => resolve()));
 await aExit;
+// Read once a is gone: its leases then only run down, and b may take its turns once they lapse.
+const aLeases = await instanceLeasesLapse(backends.env.REDIS_URL as string, "a", killedAt);
 const atKill = {
   ms_since_first_chat_message: Math.round(killedAt - t0),
   a_chunks_delivered_share: round(aChunks / (onA.length * chunksPerTurn), 3),
@@ -265,6 +268,12 @@ const killToContinued = since(
   (c) => (c.resume ? firstContinuedAt(c.resume) : undefined),
   () => killedAt,
 );
+// From the first of a's leases to lapse: the part of kill → first continued frame that is the
+// survivor's (the rest, 2/3 to 1 lease, is the lease a's last heartbeat had just renewed).
+const lapseToContinued = since(
+  (c) => (c.resume ? firstContinuedAt(c.resume) : undefined),
+  () => killedAt + (aLeases?.first_ms ?? Number.NaN),
+);
 const checks = {
   frames_lost_is_zero: framesLost === 0,
   no_duplicate_seqs: sum((v) => v.duplicates) === 0,
@@ -307,6 +316,9 @@ const report = {
       lease_ms: LEASE_MS,
       p99_in_leases: round(killToContinued.p99 / LEASE_MS, 2),
       p99_within_1_5_leases: killToContinued.p99 <= 1.5 * LEASE_MS,
+      // When a's leases lapsed (ms after the kill) and the survivor's part: lapse → first continued frame.
+      a_leases_lapse_ms: aLeases ? { first: round(aLeases.first_ms), last: round(aLeases.last_ms) } : null,
+      lapse_to_first_continued_frame: { p50: lapseToContinued.p50, p99: lapseToContinued.p99 },
     },
     resume_p99_ms: since(
       (c) => c.resume?.firstFrameAt ?? c.resume?.resumedAt,
@@ -412,7 +424,7 @@ const report = {
     resume_p99_ms:
       "resume_chat sent → first replayed frame (or chat_resumed when nothing was replayed), over a's clients that resumed; resume_to_closing_frames: → the turn's done chunk, bounded below by the lease (the survivor takes a dead instance's turn over once its lease lapsed)",
     kill_to_first_continued_frame_ms:
-      "SIGKILL of a → the first frame on b's socket with a seq past chat_resumed.last_seq (appended by b after the resume: the continuation, or the closing frames with --recovery interrupt), over a's clients that resumed",
+      "SIGKILL of a → the first frame on b's socket with a seq past chat_resumed.last_seq (appended by b after the resume: the continuation, or the closing frames with --recovery interrupt), over a's clients that resumed; a_leases_lapse_ms: when the first and the last of a's leases lapse, read with PTTL right after a exited; lapse_to_first_continued_frame: from the first lapse, the survivor's part",
     killed_turns:
       "a's turns whose clients resumed on b, by how they ended (status of the last assistant message frame); continued: the client saw agent_state resumed",
     turns:

@@ -53,6 +53,14 @@ export class RedisFrameLog extends MemoryFrameLog implements FrameLog {
   /** Checkpoints whose frames are in Redis, waiting for the database, newest per turn. */
   private readonly unstored = new Map<string, StoredCheckpoint>();
   private storing: Promise<void> | undefined;
+  /**
+   * Checkpoint hand-overs so far, how many of them the database has taken (stored or failed), and the
+   * waits for a number: a wait is for what was handed over before it, not for a store loop that
+   * never ends while turns keep checkpointing.
+   */
+  private storesQueued = 0;
+  private storesDone = 0;
+  private storeWaiters: { after: number; resolve: () => void }[] = [];
 
   /** `redis` runs commands; `reader` is a connection of its own for the blocking XREAD. */
   constructor(
@@ -74,10 +82,15 @@ export class RedisFrameLog extends MemoryFrameLog implements FrameLog {
     this.schedule();
   }
 
-  /** Everything appended so far committed and delivered, and the checkpoints queued so far stored. */
-  override async flush(): Promise<void> {
-    await super.flush();
-    while (this.storing) await this.storing;
+  /**
+   * Resolves once the checkpoints committed so far (in Redis with their frames: `flush` first) are in
+   * the database too, or failed there. `flush` does not wait for it: a turn's checkpoint is read
+   * from Redis first, and a resume or a takeover must not queue behind the database's copy.
+   */
+  async checkpointsStored(): Promise<void> {
+    const after = this.storesQueued;
+    if (this.storesDone >= after) return;
+    await new Promise<void>((resolve) => this.storeWaiters.push({ after, resolve }));
   }
 
   async claim(threadId: string, options: { turn?: boolean } = {}): Promise<void> {
@@ -192,7 +205,8 @@ export class RedisFrameLog extends MemoryFrameLog implements FrameLog {
     return `${this.prefix}frames:${threadId}`;
   }
 
-  private checkpointKey(turnId: string): string {
+  /** The Redis key of a turn's checkpoint (a takeover reads it in the round trip that takes its lock). */
+  checkpointKey(turnId: string): string {
     return `${this.prefix}checkpoint:${turnId}`;
   }
 
@@ -260,12 +274,14 @@ export class RedisFrameLog extends MemoryFrameLog implements FrameLog {
     const store = this.options.storeCheckpoints;
     if (!store || checkpoints.length === 0) return;
     for (const c of checkpoints) this.unstored.set(c.turnId, c);
+    this.storesQueued++;
     if (!this.storing) this.storeWaiting(store);
   }
 
   private storeWaiting(store: NonNullable<RedisFrameLogOptions["storeCheckpoints"]>): void {
     this.storing = (async () => {
       while (this.unstored.size > 0) {
+        const through = this.storesQueued;
         const batch = [...this.unstored.values()];
         this.unstored.clear();
         try {
@@ -274,12 +290,25 @@ export class RedisFrameLog extends MemoryFrameLog implements FrameLog {
           // The turn goes on; a crash before its next checkpoint continues from an older one.
           for (const c of batch) this.onError(error, c.threadId);
         }
+        this.storedThrough(through);
       }
     })().finally(() => {
       this.storing = undefined;
       // Queued after the loop's last look, before this ran.
       if (this.unstored.size > 0) this.storeWaiting(store);
     });
+  }
+
+  /** The database took every hand-over up to `through`: wakes the waits it settles. */
+  private storedThrough(through: number): void {
+    this.storesDone = through;
+    if (this.storeWaiters.length === 0) return;
+    const waiting = this.storeWaiters;
+    this.storeWaiters = [];
+    for (const waiter of waiting) {
+      if (waiter.after <= through) waiter.resolve();
+      else this.storeWaiters.push(waiter);
+    }
   }
 
   /** The thread's frames as XADDs (a new turn first trims the older turns' entries), then its TTL. */

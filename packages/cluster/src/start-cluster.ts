@@ -31,6 +31,12 @@ export interface ClusterOptions {
   storeCheckpoints?: (checkpoints: readonly StoredCheckpoint[]) => Promise<void>;
 }
 
+/** Redis PTTL of a key that does not exist. */
+const NO_KEY = -2;
+
+/** How long after a lease's TTL ends a sweep looks at it (Redis expires a key at its TTL, give or take a ms). */
+const LAPSE_MARGIN_MS = 20;
+
 /** Dead turns taken over at once (each a few round trips). */
 const TAKEOVERS_AT_ONCE = 32;
 
@@ -130,6 +136,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     onError: (err) => logger.warn({ err }, "client tool call routing failed"),
   });
   let sweeper: ReturnType<typeof setInterval> | undefined;
+  // A sweep set for when the soonest lease it saw lapses (a dead instance's all lapse within its heartbeat).
+  let wake: ReturnType<typeof setTimeout> | undefined;
   // Dead turns found and not yet taken over, oldest first, and the ids queued or being taken over:
   // a sweep lists and queues, the workers take over, so a turn whose lease lapses while hundreds
   // are being taken over is queued by the next sweep instead of waiting for all of them.
@@ -142,6 +150,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const stopSweeping = () => {
     sweepStopped = true;
     if (sweeper) clearInterval(sweeper);
+    if (wake) clearTimeout(wake);
   };
 
   return {
@@ -185,19 +194,31 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         }
         sweeping = true;
         try {
+          let soonest: number;
           do {
             sweepAgain = false;
-            await takeOverDeadTurns(host);
+            soonest = await takeOverDeadTurns(host);
           } while (sweepAgain && !sweepStopped);
+          wakeAfter(soonest);
         } catch (err) {
           logger.warn({ err }, "could not check for turns of dead instances");
         } finally {
           sweeping = false;
         }
       };
-      // Every quarter lease: a dead instance's turns are found at most a quarter lease after their
-      // leases lapsed, so they continue within about one and a half leases of its death.
-      sweeper = setInterval(() => void sweep(), Math.max(50, Math.floor(leases.lease / 4)));
+      const sweepEvery = Math.max(50, Math.floor(leases.lease / 4));
+      // A lease that would lapse before the next beat is looked at again just after it lapses: a dead
+      // instance's turns are found at once, not up to a quarter lease later. A live instance renews
+      // its leases at a third of the lease, so its soonest one is never that close.
+      const wakeAfter = (ttl: number) => {
+        if (sweepStopped || ttl >= sweepEvery) return;
+        if (wake) clearTimeout(wake);
+        wake = setTimeout(() => void sweep(), ttl + LAPSE_MARGIN_MS);
+        wake.unref();
+      };
+      // Every quarter lease besides: a turn stored as running with no lease at all (its instance died
+      // before claiming one) is found within a quarter lease.
+      sweeper = setInterval(() => void sweep(), sweepEvery);
       sweeper.unref();
       await sweep();
     },
@@ -216,6 +237,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       toolCalls.close();
       await connectionQuota.close();
       await frames.flush();
+      await frames.checkpointsStored();
       frames.close();
       await leases.close();
       await Promise.all([redis, reader, bus].map((c) => c.quit().catch(() => c.disconnect())));
@@ -224,9 +246,10 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
 
   /**
    * A turn stored as running whose lease is gone ran on an instance that died (a live one renews
-   * it): one surviving instance, chosen by a lock, takes it over like a restart would (continues or ends it).
+   * it): one surviving instance, chosen by a lock, takes it over like a restart would (continues or
+   * ends it). Returns the least time (ms) any other instance's lease it saw has left (Infinity: none).
    */
-  async function takeOverDeadTurns(host: ClusterServeOptions): Promise<void> {
+  async function takeOverDeadTurns(host: ClusterServeOptions): Promise<number> {
     // Keys only: most running turns are alive, and their checkpoints can be large. A turn taken over
     // reads its whole row under the takeover's lock.
     const rows = (await host.repos.turns.listRunningKeys()).filter((row) => {
@@ -234,13 +257,20 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       const local = host.turns.get(row.threadId);
       return !(local?.active && local.turnId === row.id);
     });
-    if (rows.length === 0) return;
+    if (rows.length === 0) return Number.POSITIVE_INFINITY;
     // One round trip for every lease, not one per turn: a busy cluster has many running turns.
     const pipeline = redis.pipeline();
-    for (const row of rows) pipeline.exists(leases.key(row.threadId));
-    const held = (await pipeline.exec()) ?? [];
+    for (const row of rows) pipeline.pttl(leases.key(row.threadId));
+    const ttls = (await pipeline.exec()) ?? [];
+    let soonest = Number.POSITIVE_INFINITY;
     for (const [i, row] of rows.entries()) {
-      if (held[i]?.[0] != null || held[i]?.[1] !== 0) continue;
+      const [error, ttl] = ttls[i] ?? [];
+      if (error != null || typeof ttl !== "number") continue;
+      // -2: no lease (-1, a lease without expiry, is held for good).
+      if (ttl !== NO_KEY) {
+        if (ttl >= 0) soonest = Math.min(soonest, ttl);
+        continue;
+      }
       takingOver.add(row.id);
       takeovers.push(row);
     }
@@ -252,6 +282,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         takeoverWorkers--;
       });
     }
+    return soonest;
   }
 
   /** One worker: takes queued dead turns over one after another until none is left. */
@@ -273,14 +304,25 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
 
   async function takeOverDeadTurn(host: ClusterServeOptions, row: RunningTurnKey): Promise<void> {
     const lockKey = `${prefix}recover:${row.id}`;
-    const lock = await redis.set(lockKey, instanceId, "PX", leases.lease * 4, "NX");
-    if (lock !== "OK") return;
+    // One round trip: the lock, then (under it, in order) whether the turn is leased again and its
+    // checkpoint. A turn continued by another instance meanwhile holds its lease again.
+    const [locked, leased, saved] =
+      (await redis
+        .pipeline()
+        .set(lockKey, instanceId, "PX", leases.lease * 4, "NX")
+        .exists(leases.key(row.threadId))
+        .get(frames.checkpointKey(row.id))
+        .exec()) ?? [];
+    if (locked?.[1] !== "OK") return;
     try {
-      // It may have ended, or been continued by another instance (which holds its lease again),
-      // between the list and the lock.
+      const failed = leased?.[0] ?? saved?.[0];
+      if (failed) throw failed;
+      if (leased?.[1] !== 0) return;
+      // Read after the lease: a turn that ended meanwhile was stored so before its lease was dropped.
       const fresh = await host.repos.turns.get(row.userId, row.id);
-      if (fresh?.status !== "running" || (await redis.exists(leases.key(row.threadId))) === 1) return;
-      const checkpoint = await frames.readCheckpoint(fresh.id);
+      if (fresh?.status !== "running") return;
+      const json = saved?.[1];
+      const checkpoint: unknown = typeof json === "string" ? JSON.parse(json) : undefined;
       const outcome = await host.recoverTurn(checkpoint === undefined ? fresh : { ...fresh, checkpoint });
       logger.warn(
         { thread_id: row.threadId, turn_id: row.id },

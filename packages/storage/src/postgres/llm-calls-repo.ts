@@ -5,19 +5,44 @@ import type { LlmCallRow, LlmCallsRepo, NodeCostRow } from "../repositories.js";
 import type { PgDb } from "./open-postgres.js";
 import { llmCalls, turns } from "./schema/index.js";
 
-/** The provider-call ledger: one row per call at any depth, always through the owning user. */
+/** A ledger row waiting for the next insert, and its caller. */
+type PendingCall = { row: LlmCallRow; stored: () => void; failed: (error: unknown) => void };
+
+/**
+ * The provider-call ledger: one row per call at any depth, always through the owning user. Rows
+ * recorded in one event-loop turn (by every running turn) go in one multi-row INSERT: a server with
+ * a thousand turns records thousands of calls, and one statement each cost a round trip each.
+ */
 export class PgLlmCallsRepo implements LlmCallsRepo {
+  private pending: PendingCall[] = [];
+
   constructor(private readonly db: PgDb) {}
 
-  /** Records one provider call of a turn. */
-  async record(
+  /** Records one provider call of a turn; resolves once its row is stored. */
+  record(
     userId: string,
     threadId: string,
     turnId: string,
     call: LlmCallRecord,
     now = Date.now(),
   ): Promise<void> {
-    await this.db.insert(llmCalls).values(newLlmCallRow(userId, threadId, turnId, call, now));
+    const row = newLlmCallRow(userId, threadId, turnId, call, now);
+    return new Promise((stored, failed) => {
+      if (this.pending.push({ row, stored, failed }) === 1) setImmediate(() => void this.insertPending());
+    });
+  }
+
+  private async insertPending(): Promise<void> {
+    const batch = this.pending;
+    this.pending = [];
+    try {
+      await this.db.insert(llmCalls).values(batch.map((p) => p.row));
+      for (const p of batch) p.stored();
+    } catch (error) {
+      if (batch.length === 1) return batch[0]?.failed(error);
+      // One row's failure (its turn deleted meanwhile) is its caller's alone: each alone, once.
+      await Promise.all(batch.map((p) => this.db.insert(llmCalls).values(p.row).then(p.stored, p.failed)));
+    }
   }
 
   /** The calls of the user's turn, oldest first. */

@@ -1,11 +1,12 @@
 import type { StoredMessage } from "@agentwire/protocol";
 import { NotFoundError } from "@agentwire/protocol";
-import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { and, asc, eq, gt } from "drizzle-orm";
 import { newMessageRow, toStoredMessage } from "../message-rows.js";
 import type { MessagesRepo, NewMessage } from "../repositories.js";
+import { appendMessage } from "./append-message.js";
 import { assertThreadOwned } from "./assert-thread-owned.js";
 import type { PgDb } from "./open-postgres.js";
-import { messages, threads } from "./schema/index.js";
+import { messages } from "./schema/index.js";
 
 /** Messages of a thread, always through the owning user. */
 export class PgMessagesRepo implements MessagesRepo {
@@ -40,12 +41,7 @@ export class PgMessagesRepo implements MessagesRepo {
     return rows.map(toStoredMessage);
   }
 
-  /**
-   * Stores a row at the end of the thread and returns it as the protocol's StoredMessage.
-   * The first statement touches the thread row, which is the owner check and a row lock in one: appends to
-   * one thread, from any instance, queue there until the previous one commits, and the next statement
-   * (a fresh snapshot under READ COMMITTED) sees the row it stored, so seqs come out distinct and gapless.
-   */
+  /** Stores a row at the end of the thread and returns it as the protocol's StoredMessage (see appendMessage). */
   async append(
     userId: string,
     threadId: string,
@@ -53,21 +49,7 @@ export class PgMessagesRepo implements MessagesRepo {
     now = Date.now(),
   ): Promise<StoredMessage> {
     const row = newMessageRow(userId, threadId, message, now);
-    row.seq = await this.db.transaction(async (tx) => {
-      const owned = await tx
-        .update(threads)
-        .set({ updatedAt: now })
-        .where(and(eq(threads.id, threadId), eq(threads.userId, userId)))
-        .returning({ id: threads.id });
-      if (owned.length === 0) throw new NotFoundError("thread");
-      const nextSeq = sql<number>`(select coalesce(max(${messages.seq}), 0) + 1 from ${messages} where ${messages.threadId} = ${threadId})`;
-      const [stored] = await tx
-        .insert(messages)
-        .values({ ...row, seq: nextSeq })
-        .returning({ seq: messages.seq });
-      if (!stored) throw new Error("messages insert returned no row");
-      return stored.seq;
-    });
+    if (!(await appendMessage(this.db.$client, userId, threadId, row))) throw new NotFoundError("thread");
     return toStoredMessage(row);
   }
 }

@@ -111,7 +111,9 @@ export async function continueCrashedTurn(
         rerun: true,
         ...(plan && { approvedPlan: plan }),
       });
-  driveWhenAdmitted(run, chat.admission?.admitNow(row.userId), () => driveTurn(run, start));
+  // Before every new turn, yet not past the server's limits: a dead instance's turns all continue
+  // at once, and the streams already running here must keep their pace.
+  driveWhenAdmitted(run, chat.admission?.reserveAhead(row.userId), () => driveTurn(run, start));
   return true;
 }
 
@@ -142,8 +144,13 @@ async function prepare(
   saved: TurnCheckpoint | undefined,
   turn: RunningTurn,
 ): Promise<TurnRun> {
-  await log.claim(row.threadId);
-  const { frames, tree, usage } = await rebuildTurn(log, repos, row);
+  // The log's claim, the rebuild's reads and the recovery's count, in one wait (a takeover is mostly
+  // round trips). Counted before any work: a turn that crashes the server again is bounded.
+  const [, { frames, tree, usage }] = await Promise.all([
+    log.claim(row.threadId),
+    rebuildTurn(log, repos, row),
+    repos.turns.update(row.userId, row.id, { recoveries: row.recoveries + 1 }),
+  ]);
   const run = turnRunOf(chat, turn, repos, logger, {
     provider: runsWith.provider,
     model: runsWith.model,
@@ -154,8 +161,6 @@ async function prepare(
     ...(saved && { budgetUsed: saved.budgetUsed, checkpoint: saved.state }),
     resumed: true,
   });
-  // Counted before any work, in the commit below: a turn that crashes the server again is bounded.
-  await repos.turns.update(row.userId, row.id, { recoveries: row.recoveries + 1 });
   const partial = partialAnswer(frames);
   if (partial) {
     const who = { provider: runsWith.provider, model: runsWith.model };

@@ -87,6 +87,8 @@ export class AdmissionQueue {
   observer: AdmissionObserver | undefined;
   /** Each user's waiting tickets in order; the map's order is the round-robin order. */
   private readonly waiting = new Map<string, AdmissionTicket[]>();
+  /** Turns that were running before (continued after a crash or a takeover): served before any new one. */
+  private readonly ahead: AdmissionTicket[] = [];
   private queued = 0;
   private liveCount = 0;
   private lagMs = 0;
@@ -151,6 +153,27 @@ export class AdmissionQueue {
     return ticket;
   }
 
+  /**
+   * A turn that was running before this process had it (continued after a crash, or taken over from a
+   * dead instance) asks for a place: admitted when there is room, else first in line, before every
+   * new turn, and never refused. A surge of them (a dead instance's hundreds) starts at the pace the
+   * loop keeps up with, as new turns do, instead of all at once beside the streams already running.
+   */
+  reserveAhead(userId: string): AdmissionTicket {
+    const since = this.now();
+    if (this.ahead.length === 0 && this.hasRoom()) {
+      this.liveCount += 1;
+      this.budget -= 1;
+      this.observer?.admissionWaited(0);
+      return new AdmissionTicket(this, userId, since, "admitted");
+    }
+    const ticket = new AdmissionTicket(this, userId, since, "queued");
+    this.ahead.push(ticket);
+    this.queued += 1;
+    this.pump();
+    return ticket;
+  }
+
   /** A turn that must not wait (a resumed one) takes a live slot regardless of the limits. */
   admitNow(userId: string): AdmissionTicket {
     this.liveCount += 1;
@@ -174,10 +197,14 @@ export class AdmissionQueue {
       case "left":
         return;
       case "queued": {
-        const mine = this.waiting.get(ticket.userId) ?? [];
-        const at = mine.indexOf(ticket);
-        if (at >= 0) mine.splice(at, 1);
-        if (mine.length === 0) this.waiting.delete(ticket.userId);
+        const first = this.ahead.indexOf(ticket);
+        if (first >= 0) this.ahead.splice(first, 1);
+        else {
+          const mine = this.waiting.get(ticket.userId) ?? [];
+          const at = mine.indexOf(ticket);
+          if (at >= 0) mine.splice(at, 1);
+          if (mine.length === 0) this.waiting.delete(ticket.userId);
+        }
         this.queued -= 1;
         ticket.state = "left";
         ticket.settled(false);
@@ -195,16 +222,19 @@ export class AdmissionQueue {
     return this.liveCount < this.limits.maxLiveTurns && this.budget > 0 && !this.saturated;
   }
 
-  /** Admits waiting turns while there is room, one per user in turn. */
+  /** Admits waiting turns while there is room: those ahead first, then one per user in turn. */
   private pump(): void {
     while (this.queued > 0 && this.hasRoom()) {
-      const next = this.waiting.entries().next();
-      if (next.done) return;
-      const [userId, mine] = next.value;
-      const ticket = mine.shift() as AdmissionTicket;
-      // To the back of the round: the next user's first turn goes before this user's second.
-      this.waiting.delete(userId);
-      if (mine.length > 0) this.waiting.set(userId, mine);
+      let ticket = this.ahead.shift();
+      if (!ticket) {
+        const next = this.waiting.entries().next();
+        if (next.done) return;
+        const [userId, mine] = next.value;
+        ticket = mine.shift() as AdmissionTicket;
+        // To the back of the round: the next user's first turn goes before this user's second.
+        this.waiting.delete(userId);
+        if (mine.length > 0) this.waiting.set(userId, mine);
+      }
       this.queued -= 1;
       this.liveCount += 1;
       this.budget -= 1;

@@ -15,7 +15,11 @@ export type RebuiltTurn = {
 
 /** Reads a dead process's turn back: its frames, the tree they draw, and the usage of its ledger. */
 export async function rebuildTurn(log: FrameLog, repos: Repositories, row: TurnRow): Promise<RebuiltTurn> {
-  const logged = await log.readTurn(row.threadId, row.id);
+  // Two stores, one wait: a takeover's time is mostly round trips.
+  const [logged, calls] = await Promise.all([
+    log.readTurn(row.threadId, row.id),
+    repos.llmCalls.forTurn(row.userId, row.id),
+  ]);
   const frames = logged.map((f) => JSON.parse(f.json) as ServerFrame);
   // Timed by when each frame was logged: an open call ran at least until the turn's last frame.
   const tree = new ExecutionTreeBuilder({ now: Date.now });
@@ -25,7 +29,6 @@ export async function rebuildTurn(log: FrameLog, repos: Repositories, row: TurnR
     tree.add(frame as LoopEvent, lastAt);
   }
   const usage = new UsageAccumulator();
-  const calls = await repos.llmCalls.forTurn(row.userId, row.id);
   for (const { error, createdAt, ...call } of calls) {
     usage.addLlmCall({ ...call, startedAt: createdAt, ...(error !== null && { error }) });
   }

@@ -182,6 +182,7 @@ describe.skipIf(skip)("RedisFrameLog", () => {
     log.append(thread, "turn-1", chunk("b"));
     log.checkpoint(thread, "turn-1", '{"step":2}');
     await log.flush();
+    await log.checkpointsStored();
     // One commit took both: the newer replaced the older before it was stored.
     expect(stored).toEqual([
       { checkpoints: [{ threadId: thread, turnId: "turn-1", json: '{"step":2}' }], framesThen: 2 },
@@ -190,6 +191,7 @@ describe.skipIf(skip)("RedisFrameLog", () => {
     log.append(thread, "turn-1", chunk("c"));
     log.checkpoint(thread, "turn-1", '{"step":3}');
     await log.flush();
+    await log.checkpointsStored();
     expect(stored.at(-1)).toEqual({
       checkpoints: [{ threadId: thread, turnId: "turn-1", json: '{"step":3}' }],
       framesThen: 3,
@@ -212,6 +214,7 @@ describe.skipIf(skip)("RedisFrameLog", () => {
     a.append(thread, "turn-1", chunk("stale a"));
     a.checkpoint(thread, "turn-1", '{"stale":true}');
     await a.flush();
+    await a.checkpointsStored();
     expect(stored).toEqual([]);
     // Its Redis copy, written in the same round trip, is taken back.
     await until(async () => (await a.readCheckpoint("turn-1")) === undefined || false, "the stale copy gone");
@@ -220,6 +223,44 @@ describe.skipIf(skip)("RedisFrameLog", () => {
     b.checkpoint(thread, "turn-1", '{"b":true}');
     await b.flush();
     expect(await b.readCheckpoint("turn-1")).toBeUndefined();
+  });
+
+  it("waits for the checkpoints handed to the database before the wait, not for the ones that keep coming after; a flush waits for neither", async () => {
+    const batches: string[][] = [];
+    const gates: (() => void)[] = [];
+    // Each store waits on a gate of its own, released by the test: the database is as slow as we say.
+    const log = instance([], (c) => {
+      batches.push(c.map((x) => x.turnId));
+      return new Promise<void>((resolve) => gates.push(resolve));
+    });
+    const thread = newThread();
+    await log.claim(thread);
+    log.append(thread, "turn-1", chunk("one"));
+    log.checkpoint(thread, "turn-1", '{"step":1}');
+    // Frames and the Redis copy committed; the database's copy is still on its way.
+    await log.flush();
+    expect(await log.readCheckpoint("turn-1")).toEqual({ step: 1 });
+    let firstDone = false;
+    const first = log.checkpointsStored().then(() => {
+      firstDone = true;
+    });
+    await until(() => batches.length === 1, "the first checkpoint handed to the database");
+    // A second checkpoint while the first is being stored: a store loop that runs on would hold `first`.
+    log.append(thread, "turn-2", chunk("two"));
+    log.checkpoint(thread, "turn-2", '{"step":2}');
+    await log.flush();
+    let secondDone = false;
+    const second = log.checkpointsStored().then(() => {
+      secondDone = true;
+    });
+    expect(firstDone).toBe(false);
+    gates[0]?.();
+    await first;
+    await until(() => batches.length === 2, "the second checkpoint handed to the database");
+    expect(batches).toEqual([["turn-1"], ["turn-2"]]);
+    expect(secondDone).toBe(false);
+    gates[1]?.();
+    await second;
   });
 
   it("holds frames until release", async () => {

@@ -629,6 +629,23 @@ for (const { dialect, skip } of dialects) {
     });
 
     describe("llm calls", () => {
+      it("calls of many turns recorded at once are each stored; one whose turn is gone fails alone", async () => {
+        const t = await r.threads.create("ann", "t", T0);
+        const turns = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => r.turns.start("ann", t.id, {}, T0 + i)),
+        );
+        const outcomes = await Promise.allSettled([
+          ...turns.map((turn, i) =>
+            r.llmCalls.record("ann", t.id, turn.id, call({ inputTokens: i }), T0 + i),
+          ),
+          r.llmCalls.record("ann", t.id, "no-such-turn", call(), T0),
+        ]);
+        expect(outcomes.slice(0, 20).every((o) => o.status === "fulfilled")).toBe(true);
+        expect(outcomes[20]?.status).toBe("rejected");
+        for (const [i, turn] of turns.entries())
+          expect((await r.llmCalls.forTurn("ann", turn.id)).map((c) => c.inputTokens)).toEqual([i]);
+      });
+
       it("records calls and reads a turn's oldest first, only for the owner", async () => {
         const t = await r.threads.create("ann", "t", T0);
         const turn = await r.turns.start("ann", t.id, {}, T0);

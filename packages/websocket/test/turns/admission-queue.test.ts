@@ -94,6 +94,37 @@ describe("admission queue", () => {
     expect(order).toEqual(["alice-1", "bob-1", "carol-1", "alice-2", "bob-2", "alice-3", "alice-4"]);
   });
 
+  it("a continued turn (crash, takeover) goes before every waiting new turn, waits while there is no room, and is never refused", async () => {
+    const queue = new AdmissionQueue({ maxLiveTurns: 1, queueMax: 2, queueMaxPerUser: 2 });
+    let slot = take(queue, "alice");
+    const entries: [string, AdmissionTicket][] = [
+      ["alice-1", take(queue, "alice")],
+      ["bob-1", take(queue, "bob")],
+      // The queue is full for new turns; continued ones still get a place, in the order they came.
+      ["carol-continued", queue.reserveAhead("carol")],
+      ["dave-continued", queue.reserveAhead("dave")],
+    ];
+    expect(queue.reserve("erin")).toBeUndefined();
+    expect(entries.map(([, t]) => t.admitted)).toEqual([false, false, false, false]);
+    expect(queue.depth).toBe(4);
+    const order = admissionOrder(entries);
+    const byLabel = new Map(entries);
+    for (let i = 0; i < entries.length; i++) {
+      slot.release();
+      await flush();
+      slot = byLabel.get(order.at(-1) as string) as AdmissionTicket;
+    }
+    expect(order).toEqual(["carol-continued", "dave-continued", "alice-1", "bob-1"]);
+    // With room, a continued turn is admitted at once; a stopped one leaves its place.
+    slot.release();
+    expect(queue.reserveAhead("carol").admitted).toBe(true);
+    const stopped = queue.reserveAhead("dave");
+    const stop = new AbortController();
+    stop.abort();
+    expect(await stopped.wait(stop.signal)).toBe(false);
+    expect(queue.depth).toBe(0);
+  });
+
   it("refuses past the total bound and past the per-user bound, and counts each refusal", () => {
     const observer = recorder();
     const queue = new AdmissionQueue({ maxLiveTurns: 1, queueMax: 3, queueMaxPerUser: 2 }, { observer });

@@ -1,0 +1,71 @@
+import { type Column, getTableColumns } from "drizzle-orm";
+import type pg from "pg";
+import type { MessageRow } from "../rows.js";
+import { messages } from "./schema/index.js";
+
+const columns = Object.entries(getTableColumns(messages)) as [string, Column][];
+/** The columns passed as parameters, in order: all but seq, which the statement computes. */
+const passed = columns.filter(([key]) => key !== "seq");
+const ownerAt = passed.length + 1;
+/**
+ * One statement: touch the thread (the owner check, and a row lock that queues appends to one thread
+ * from any instance), then insert the row at the next seq. Parameters are typed by cast: in an
+ * INSERT … SELECT, Postgres cannot infer them from the columns.
+ */
+const APPEND = `WITH owned AS (
+  UPDATE threads SET updated_at = $${ownerAt + 2}::bigint WHERE id = $${ownerAt}::text AND user_id = $${ownerAt + 1}::text RETURNING id
+)
+INSERT INTO messages (${columns.map(([, c]) => `"${c.name}"`).join(", ")})
+SELECT ${columns
+  .map(([key, c]) =>
+    key === "seq"
+      ? `(SELECT coalesce(max(seq), 0) + 1 FROM messages WHERE thread_id = $${ownerAt}::text)`
+      : `$${passed.findIndex(([k]) => k === key) + 1}::${c.getSQLType()}`,
+  )
+  .join(", ")}
+FROM owned
+RETURNING seq`;
+
+/** SQLSTATE unique_violation, on `messages_thread_seq_idx`: another append to the thread took the seq. */
+const SEQ_TAKEN = "messages_thread_seq_idx";
+/**
+ * Appends to one thread at once (rare: a turn appends one row at a time, so only a takeover races
+ * a late write): each retry is a new snapshot that sees the row that won, and each round one wins,
+ * so an append retries at most once per append running beside it (bounded by the pools' sizes).
+ */
+const MAX_TRIES = 64;
+
+/**
+ * Stores a message row at the end of the user's thread in one round trip and sets its seq; false
+ * when the thread is not the user's. Two appends to one thread at once: the second waits on the
+ * thread's row lock, and when its snapshot (taken before the wait) misses the first one's row, the
+ * unique index refuses the seq and it runs again.
+ */
+export async function appendMessage(
+  pool: pg.Pool,
+  userId: string,
+  threadId: string,
+  row: MessageRow,
+): Promise<boolean> {
+  const values: unknown[] = passed.map(([key, column]) => {
+    const value = (row as Record<string, unknown>)[key];
+    return value === null || value === undefined ? null : column.mapToDriverValue(value);
+  });
+  values.push(threadId, userId, row.createdAt);
+  for (let tries = 1; ; tries++) {
+    try {
+      const result = await pool.query<{ seq: string | number }>({
+        name: "agentwire_append_message",
+        text: APPEND,
+        values,
+      });
+      const stored = result.rows[0];
+      if (!stored) return false;
+      row.seq = Number(stored.seq);
+      return true;
+    } catch (error) {
+      const { code, constraint } = error as { code?: unknown; constraint?: unknown };
+      if (code !== "23505" || constraint !== SEQ_TAKEN || tries >= MAX_TRIES) throw error;
+    }
+  }
+}
