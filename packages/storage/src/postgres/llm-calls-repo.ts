@@ -5,6 +5,9 @@ import type { LlmCallRow, LlmCallsRepo, NodeCostRow } from "../repositories.js";
 import type { PgDb } from "./open-postgres.js";
 import { llmCalls, turns } from "./schema/index.js";
 
+/** Rows per INSERT: a statement takes at most 65,535 parameters, a ledger row 18. */
+const ROWS_PER_INSERT = 1_000;
+
 /** A ledger row waiting for the next insert, and its caller. */
 type PendingCall = { row: LlmCallRow; stored: () => void; failed: (error: unknown) => void };
 
@@ -28,13 +31,18 @@ export class PgLlmCallsRepo implements LlmCallsRepo {
   ): Promise<void> {
     const row = newLlmCallRow(userId, threadId, turnId, call, now);
     return new Promise((stored, failed) => {
-      if (this.pending.push({ row, stored, failed }) === 1) setImmediate(() => void this.insertPending());
+      if (this.pending.push({ row, stored, failed }) === 1) setImmediate(() => this.insertPending());
     });
   }
 
-  private async insertPending(): Promise<void> {
-    const batch = this.pending;
+  private insertPending(): void {
+    const pending = this.pending;
     this.pending = [];
+    for (let from = 0; from < pending.length; from += ROWS_PER_INSERT)
+      void this.insert(pending.slice(from, from + ROWS_PER_INSERT));
+  }
+
+  private async insert(batch: PendingCall[]): Promise<void> {
     try {
       await this.db.insert(llmCalls).values(batch.map((p) => p.row));
       for (const p of batch) p.stored();

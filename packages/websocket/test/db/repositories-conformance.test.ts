@@ -646,6 +646,18 @@ for (const { dialect, skip } of dialects) {
           expect((await r.llmCalls.forTurn("ann", turn.id)).map((c) => c.inputTokens)).toEqual([i]);
       });
 
+      it("records more calls at once than one statement takes parameters for", async () => {
+        const t = await r.threads.create("ann", "t", T0);
+        const turn = await r.turns.start("ann", t.id, {}, T0);
+        await Promise.all(
+          Array.from({ length: 4_000 }, (_, i) =>
+            r.llmCalls.record("ann", t.id, turn.id, call({ inputTokens: i }), T0 + i),
+          ),
+        );
+        const calls = await r.llmCalls.forTurn("ann", turn.id);
+        expect(calls.map((c) => c.inputTokens)).toEqual(Array.from({ length: 4_000 }, (_, i) => i));
+      });
+
       it("records calls and reads a turn's oldest first, only for the owner", async () => {
         const t = await r.threads.create("ann", "t", T0);
         const turn = await r.turns.start("ann", t.id, {}, T0);
