@@ -128,12 +128,7 @@ export class AdmissionQueue {
    */
   reserve(userId: string): AdmissionTicket | undefined {
     const since = this.now();
-    if (this.queued === 0 && this.hasRoom()) {
-      this.liveCount += 1;
-      this.budget -= 1;
-      this.observer?.admissionWaited(0);
-      return new AdmissionTicket(this, userId, since, "admitted");
-    }
+    if (this.queued === 0 && this.hasRoom()) return this.admitAtOnce(userId, since);
     const mine = this.waiting.get(userId);
     const refusal: AdmissionRejection | undefined =
       this.queued >= this.limits.queueMax
@@ -161,12 +156,7 @@ export class AdmissionQueue {
    */
   reserveAhead(userId: string): AdmissionTicket {
     const since = this.now();
-    if (this.ahead.length === 0 && this.hasRoom()) {
-      this.liveCount += 1;
-      this.budget -= 1;
-      this.observer?.admissionWaited(0);
-      return new AdmissionTicket(this, userId, since, "admitted");
-    }
+    if (this.ahead.length === 0 && this.hasRoom()) return this.admitAtOnce(userId, since);
     const ticket = new AdmissionTicket(this, userId, since, "queued");
     this.ahead.push(ticket);
     this.queued += 1;
@@ -216,6 +206,14 @@ export class AdmissionQueue {
         this.pump();
         return;
     }
+  }
+
+  /** The fast path: a live slot out of this tick's batch, no wait. */
+  private admitAtOnce(userId: string, since: number): AdmissionTicket {
+    this.liveCount += 1;
+    this.budget -= 1;
+    this.observer?.admissionWaited(0);
+    return new AdmissionTicket(this, userId, since, "admitted");
   }
 
   private hasRoom(): boolean {
