@@ -43,8 +43,11 @@ function leaseReader(threadId: string) {
   const key = `aw:lease:${threadId}`;
   return {
     async look(): Promise<LeaseSample> {
-      // One reply line per command: GET's value (empty when none), then PTTL.
-      cli.stdin.write(`GET ${key}\nPTTL ${key}\n`);
+      // Both read in one script, so a look cannot straddle the release at the turn's end (GET's value,
+      // then PTTL -2 of the key just deleted); one reply line each: the value ("" when none), the PTTL.
+      cli.stdin.write(
+        `EVAL "return {redis.call('GET', KEYS[1]) or '', redis.call('PTTL', KEYS[1])}" 1 ${key}\n`,
+      );
       const value = await line();
       const pttl = Number(await line());
       return { at: Date.now(), value, pttl };
