@@ -11,6 +11,12 @@ export type TurnRegistryOptions = {
 /** The turns of this process, one per thread: active (running or waiting on the user) or recently ended. */
 export class TurnRegistry {
   private readonly turns = new Map<string, { turn: RunningTurn; endedAt?: number }>();
+  /**
+   * The threads whose turn has ended, oldest end first (a Map keeps insertion order): each start and
+   * end forgets those ended longer ago than `keepEndedMs`. Without it an ended turn stayed until its
+   * thread was used again, so a process kept every thread's last turn for good.
+   */
+  private readonly ended = new Map<string, number>();
   /** Work a turn started beside itself that may outlive it (the summarizer): one per thread. */
   private readonly sideWork = new Map<string, { done: Promise<void>; stop: AbortController }>();
   private readonly keepEndedMs: number;
@@ -24,7 +30,9 @@ export class TurnRegistry {
   /** Starts a turn on a thread, or returns undefined when one is already active there (busy). */
   start(log: FrameLog, threadId: string, userId: string, turnId: string): RunningTurn | undefined {
     if (this.get(threadId)?.active) return undefined;
+    this.forgetEnded();
     const turn = new RunningTurn(log, threadId, userId, turnId);
+    this.ended.delete(threadId);
     this.turns.set(threadId, { turn });
     return turn;
   }
@@ -35,6 +43,7 @@ export class TurnRegistry {
     if (!entry) return undefined;
     if (entry.endedAt !== undefined && this.now() - entry.endedAt > this.keepEndedMs) {
       this.turns.delete(threadId);
+      this.ended.delete(threadId);
       return undefined;
     }
     return entry.turn;
@@ -43,7 +52,26 @@ export class TurnRegistry {
   /** Marks a turn ended; its frames stay in the log for `resume_chat`. */
   finish(turn: RunningTurn): void {
     const entry = this.turns.get(turn.threadId);
-    if (entry?.turn === turn) entry.endedAt = this.now();
+    if (entry?.turn !== turn) return;
+    const now = this.now();
+    entry.endedAt = now;
+    this.ended.delete(turn.threadId);
+    this.ended.set(turn.threadId, now);
+    this.forgetEnded();
+  }
+
+  /** How many turns the registry holds, active and recently ended. */
+  get size(): number {
+    return this.turns.size;
+  }
+
+  private forgetEnded(): void {
+    const cutoff = this.now() - this.keepEndedMs;
+    for (const [threadId, endedAt] of this.ended) {
+      if (endedAt >= cutoff) return;
+      this.ended.delete(threadId);
+      this.turns.delete(threadId);
+    }
   }
 
   /** Turns not yet ended (running or waiting on the user). */

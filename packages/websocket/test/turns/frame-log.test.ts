@@ -9,6 +9,7 @@ import {
   SqliteFrameLog,
 } from "@agentwire/storage/sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { RunningTurn } from "../../src/turns/running-turn.js";
 import { TurnRegistry } from "../../src/turns/turn-registry.js";
 import { until } from "../support/until.js";
 
@@ -248,5 +249,40 @@ describe("TurnRegistry", () => {
     expect(reg.get("th")).toBe(t);
     now = 51;
     expect(reg.get("th")).toBeUndefined();
+  });
+
+  it("forgets ended turns whose threads are never used again, as other turns start and end", () => {
+    let now = 0;
+    const reg = new TurnRegistry({ keepEndedMs: 50, now: () => now });
+    const log = openLog();
+    const turns = Array.from({ length: 100 }, (_, i) => reg.start(log, `th${i}`, "u1", `t${i}`));
+    const end = (t: RunningTurn | undefined) => {
+      if (!t) return;
+      t.status = "complete";
+      reg.finish(t);
+    };
+    for (const [i, t] of turns.entries()) {
+      now = i;
+      end(t);
+    }
+    const running = reg.start(log, "live", "u1", "t-live");
+    // Each end forgot those that ended more than 50 ms before it: th0..th48 are gone already.
+    expect(reg.size).toBe(51 + 1);
+    // At 120 the turns that ended before 70 are past keeping; the running turn is never forgotten.
+    now = 120;
+    const next = reg.start(log, "next", "u1", "t-next");
+    expect(reg.size).toBe(30 + 2);
+    expect(reg.get("th69")).toBeUndefined();
+    expect(reg.get("th70")).toBe(turns[70]);
+    expect(reg.get("live")).toBe(running);
+    // A thread whose turn ended and then started again is kept as the new, running turn.
+    const again = reg.start(log, "th99", "u1", "t-again");
+    expect(again).toBeDefined();
+    now = 1_000;
+    end(next);
+    expect(reg.size).toBe(3);
+    expect(reg.get("th99")).toBe(again);
+    expect(reg.get("live")).toBe(running);
+    expect(reg.get("next")).toBe(next);
   });
 });
