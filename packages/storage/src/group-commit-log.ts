@@ -31,8 +31,8 @@ type Ready = [ThreadLog, Pending[]][];
 /**
  * The frame log of one instance over a database: memory for the frames in flight and the latest turn
  * of active threads, a dialect's BatchStore for durability. Appends queue; one commit per event-loop
- * turn writes every queued frame of every thread in one transaction, one row per thread and turn, and
- * only then delivers them, so what a client receives survives a kill -9. Appends made while a commit
+ * turn (sooner in a turn that runs long: see MemoryFrameLog.schedule) writes every queued frame of
+ * every thread in one transaction, one row per thread and turn, and only then delivers them, so what a client receives survives a kill -9. Appends made while a commit
  * is in flight go in the next one. A thread's seq lives in memory once `claim` has read the highest
  * stored one: no write per frame beyond the frames. Several instances use the Redis log instead.
  */

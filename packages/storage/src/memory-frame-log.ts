@@ -12,6 +12,9 @@ export interface MemoryFrameLogOptions {
   schedule?: (commit: () => void, delayMs: number) => void;
 }
 
+/** How long past its time a queued commit waits before an append commits early (see commitIfOverdue). */
+const LONG_TICK_MS = 10;
+
 /**
  * What every frame log does the same in memory: appends stamp and queue, holds, flushes, and the
  * group-commit cycle (one commit queued or running at a time; frames appended meanwhile go in the
@@ -27,7 +30,17 @@ export abstract class MemoryFrameLog {
   protected readonly onError: (error: unknown, threadId: string) => void;
   protected readonly now: () => number;
   private readonly scheduleCommit: (commit: () => void, delayMs: number) => void;
-  private readonly commitNow = () => void this.commit();
+  // Never while one runs: a commit queued before an early one (see commitIfOverdue) may fire during it.
+  private readonly commitNow = () => {
+    if (!this.committing) void this.commit();
+  };
+  /** When the queued commit is overdue (performance.now()), its delay and LONG_TICK_MS past its queueing. */
+  private commitDue = Number.POSITIVE_INFINITY;
+  private earlyCommitQueued = false;
+  private readonly commitEarly = () => {
+    this.earlyCommitQueued = false;
+    if (this.scheduled && !this.committing && !this.closed) void this.commit();
+  };
 
   constructor(options: MemoryFrameLogOptions) {
     this.onError = options.onError ?? (() => {});
@@ -88,9 +101,25 @@ export abstract class MemoryFrameLog {
 
   /** Queues a commit unless one is queued or running, or the subclass holds commits back for now. */
   protected schedule(): void {
-    if (this.scheduled || this.committing || this.commitsHeld()) return;
+    if (this.scheduled) return this.commitIfOverdue();
+    if (this.committing || this.commitsHeld()) return;
     this.scheduled = true;
-    this.scheduleCommit(this.commitNow, this.commitDelay());
+    const delay = this.commitDelay();
+    this.commitDue = performance.now() + delay + LONG_TICK_MS;
+    this.scheduleCommit(this.commitNow, delay);
+  }
+
+  /**
+   * A commit queued for the end of this event-loop turn waits for every I/O callback of the turn's
+   * poll phase, and under a burst of new sockets that phase ran for hundreds of milliseconds while the
+   * running streams' chunks waited unsent. Once the queued commit is LONG_TICK_MS overdue, the next
+   * append commits right after the callback that made it (a microtask: never inside a synchronous
+   * write), and the queued one finds what came after.
+   */
+  private commitIfOverdue(): void {
+    if (this.earlyCommitQueued || performance.now() < this.commitDue) return;
+    this.earlyCommitQueued = true;
+    queueMicrotask(this.commitEarly);
   }
 
   /** True while commits must wait (a retry's backoff); the next `schedule` after it queues one. */

@@ -8,7 +8,7 @@ import {
   openDatabase,
   SqliteFrameLog,
 } from "@agentwire/storage/sqlite";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { RunningTurn } from "../../src/turns/running-turn.js";
 import { TurnRegistry } from "../../src/turns/turn-registry.js";
 import { until } from "../support/until.js";
@@ -62,6 +62,45 @@ describe("SqliteFrameLog", () => {
     commit();
     expect(got.map((f) => f.seq)).toEqual([1, 2]);
     expect((await log.readAfter(threadId, 1)).map((f) => f.seq)).toEqual([2]);
+  });
+
+  it("commits early, right after the appending callback, once the commit queued for the end of this event-loop turn is 10 ms overdue", async () => {
+    const { threadId, turnId } = await thread();
+    const log = openLog();
+    await log.claim(threadId);
+    const { sub, got } = recorder();
+    log.subscribe(threadId, sub);
+    const afterCallback = () => new Promise<void>((resolve) => queueMicrotask(resolve));
+    // The clock of a poll phase that goes on: the queued commit (the test's schedule) never fires.
+    vi.useFakeTimers({ toFake: ["performance"] });
+    try {
+      log.append(threadId, turnId, chunk("a"));
+      expect(scheduled).toHaveLength(1);
+      vi.advanceTimersByTime(9);
+      log.append(threadId, turnId, chunk("b"));
+      await afterCallback();
+      expect(got).toEqual([]);
+      vi.advanceTimersByTime(2);
+      log.append(threadId, turnId, chunk("c"));
+      // Not inside the append (a synchronous write may be under way there), but right after it.
+      expect(got).toEqual([]);
+      await afterCallback();
+      expect(got.map((f) => [f.seq, JSON.parse(f.json).content])).toEqual([
+        [1, "a"],
+        [2, "b"],
+        [3, "c"],
+      ]);
+      // The commit queued at the start still runs; it finds nothing, and the next append queues anew.
+      commit();
+      expect(got).toHaveLength(3);
+      log.append(threadId, turnId, chunk("d"));
+      expect(scheduled).toHaveLength(1);
+      commit();
+      expect(got.map((f) => f.seq)).toEqual([1, 2, 3, 4]);
+      expect((await log.readAfter(threadId, 0)).map((f) => f.seq)).toEqual([1, 2, 3, 4]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("holds what is appended after hold until release; frames before the hold still go out", async () => {
