@@ -101,7 +101,10 @@ export abstract class MemoryFrameLog {
 
   /** Queues a commit unless one is queued or running, or the subclass holds commits back for now. */
   protected schedule(): void {
-    if (this.scheduled) return this.commitIfOverdue();
+    if (this.scheduled) {
+      this.commitIfOverdue();
+      return;
+    }
     if (this.committing || this.commitsHeld()) return;
     this.scheduled = true;
     const delay = this.commitDelay();
