@@ -7,6 +7,7 @@ import {
   continueOrEndTurn,
   createLogger,
   createServer,
+  type RecoveryCause,
   recoverInterruptedTurns,
   type ServerLimitsInput,
 } from "@agentwire/websocket";
@@ -141,7 +142,8 @@ export async function startServer(config: Config, options: StartServerOptions = 
     const { mode, maxRecoveries } = config.turnRecovery;
     const continueTurn =
       chat && mode === "continue"
-        ? (row: TurnRow) => continueCrashedTurn(chat, frames, repos, logger, row, maxRecoveries)
+        ? (row: TurnRow, cause?: RecoveryCause) =>
+            continueCrashedTurn(chat, frames, repos, logger, row, maxRecoveries, cause)
         : undefined;
     if (cluster && chat) {
       chat.coordination = cluster.leases;
@@ -168,8 +170,8 @@ export async function startServer(config: Config, options: StartServerOptions = 
         turns: chat.turns,
         repos,
         // Continued here, or ended: its user's subscribers see either, here and (through the relay) elsewhere.
-        recoverTurn: (turn) =>
-          continueOrEndTurn(cluster.frames, repos, logger, turn, chat.threadStates, continueTurn),
+        recoverTurn: (turn, cause) =>
+          continueOrEndTurn(cluster.frames, repos, logger, turn, chat.threadStates, continueTurn, cause),
         ...(uiTools && { uiTools }),
       });
     } else {

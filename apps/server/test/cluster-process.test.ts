@@ -157,6 +157,7 @@ describe.skipIf(skip)("two instances on one Postgres and one Redis", { timeout: 
       databaseUrl: databaseUrl(),
       threadId,
       note,
+      recoveries: 1,
     });
     // Replayed from 0 on B, the turn is one continuous turn that finished.
     const again = await client(b.url);
@@ -206,13 +207,14 @@ describe.skipIf(skip)("two instances on one Postgres and one Redis", { timeout: 
     expect(rows.at(-1)).toMatchObject({ role: "assistant", content: "slow answer", status: "complete" });
   });
 
-  it("SIGTERM of A past the drain hands its turn (second model call, after a tool call) over: B continues it well within a long lease; the client closed with 1012 resumes on B and sees one continuous turn complete; the tool did not run again; A exits 0", async () => {
+  it("SIGTERM of A past the drain hands its turn (second model call, after a tool call) over: B continues it well within a long lease, though its TURN_MAX_RECOVERIES is 0 (a handover is not a crash's recovery); the client closed with 1012 resumes on B and sees one continuous turn complete; the tool did not run again; A exits 0", async () => {
     const workspace = mkdtempSync(join(tmpdir(), "agentwire-handover-ws-"));
     workspaces.push(workspace);
     // A long lease: a continuation well within it can only come from the handover, not from its lapse.
     const lease = { TURN_LEASE_MS: String(HANDOVER_LEASE_MS), WORKSPACE_ROOT: workspace };
     const a = await instance("a", { ...lease, SHUTDOWN_DRAIN_MS: "300" });
-    const b = await instance("b", lease);
+    // B continues no crashed turn at all; a handed-over one it still does.
+    const b = await instance("b", { ...lease, TURN_MAX_RECOVERIES: "0" });
     const onA = await client(a.url);
     onA.send("chat_message", { content: "write then answer" });
     await onA.until((f) => f.type === "chunk" && f.content === "an answer");
@@ -249,6 +251,8 @@ describe.skipIf(skip)("two instances on one Postgres and one Redis", { timeout: 
       databaseUrl: databaseUrl(),
       threadId,
       note,
+      // A handover is no crash: not counted, and not bounded by B's TURN_MAX_RECOVERIES of 0.
+      recoveries: 0,
     });
     // Replayed from 0 on B, the turn is the same continuous one.
     const again = await client(b.url);

@@ -58,7 +58,7 @@ export interface ClusterServeOptions {
    * server's `continueOrEndTurn`): continued here from its checkpoint (the row carries the freshest
    * one, read from Redis), or ended from the shared log; says which.
    */
-  recoverTurn: (turn: TurnRow) => Promise<"continued" | "interrupted">;
+  recoverTurn: (turn: TurnRow, how: { handedOver: boolean }) => Promise<"continued" | "interrupted">;
   /** The client tool proxy: answers routed here resolve in it, and its own are routed from here. */
   uiTools?: RoutedToolProxy;
 }
@@ -304,18 +304,22 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
 
   async function takeOverDeadTurn(host: ClusterServeOptions, row: RunningTurnKey): Promise<void> {
     const lockKey = `${prefix}recover:${row.id}`;
-    // One round trip: the lock, then (under it, in order) whether the turn is leased again and its
-    // checkpoint. A turn continued by another instance meanwhile holds its lease again.
-    const [locked, leased, saved] =
+    const handedKey = leases.handedOverKey(row.id);
+    // One round trip: the lock, then (under it, in order) whether the turn is leased again, its
+    // checkpoint, and whether its instance handed it over. A turn continued by another instance
+    // meanwhile holds its lease again.
+    const [locked, leased, saved, handed] =
       (await redis
         .pipeline()
         .set(lockKey, instanceId, "PX", leases.lease * 4, "NX")
         .exists(leases.key(row.threadId))
         .get(frames.checkpointKey(row.id))
+        .get(handedKey)
         .exec()) ?? [];
     if (locked?.[1] !== "OK") return;
+    let taken = false;
     try {
-      const failed = leased?.[0] ?? saved?.[0];
+      const failed = leased?.[0] ?? saved?.[0] ?? handed?.[0];
       if (failed) throw failed;
       if (leased?.[1] !== 0) return;
       // Read after the lease: a turn that ended meanwhile was stored so before its lease was dropped.
@@ -323,7 +327,12 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       if (fresh?.status !== "running") return;
       const json = saved?.[1];
       const checkpoint: unknown = typeof json === "string" ? JSON.parse(json) : undefined;
-      const outcome = await host.recoverTurn(checkpoint === undefined ? fresh : { ...fresh, checkpoint });
+      // A rolling deploy's handover is not a crash: TURN_MAX_RECOVERIES bounds crashes alone.
+      const handedOver = handed?.[1] === "1";
+      const outcome = await host.recoverTurn(checkpoint === undefined ? fresh : { ...fresh, checkpoint }, {
+        handedOver,
+      });
+      taken = handedOver;
       logger.warn(
         { thread_id: row.threadId, turn_id: row.id },
         outcome === "continued"
@@ -333,7 +342,10 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     } finally {
       // Done: the turn ended, or runs here under its lease. A later handover of the same turn (the
       // next instance of a rolling deploy) must not wait for this lock to lapse.
-      await redis.eval(DROP_IF_MINE, 1, lockKey, instanceId).catch(() => undefined);
+      const done = redis.pipeline().eval(DROP_IF_MINE, 1, lockKey, instanceId);
+      // The mark is used up: should the turn's new instance crash, that one counts.
+      if (taken) done.del(handedKey);
+      await done.exec().catch(() => undefined);
     }
   }
 }

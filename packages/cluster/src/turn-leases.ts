@@ -16,6 +16,8 @@ export interface TurnLeasesOptions {
 // Renew or drop a lease only while it is still ours: a lease that expired and was taken is not touched.
 const RENEW = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("PEXPIRE", KEYS[1], ARGV[2]) else return 0 end`;
 const DROP = `if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) else return 0 end`;
+// Drops the lease only while it is ours, and then marks the turn handed over (for the instance that takes it).
+const HAND_OVER = `if redis.call("GET", KEYS[1]) == ARGV[1] then redis.call("SET", KEYS[2], "1", "PX", ARGV[2]) return redis.call("DEL", KEYS[1]) else return 0 end`;
 
 /**
  * Turn ownership across instances: one Redis key per thread, `<instance> <turn>`, set only if absent
@@ -72,11 +74,29 @@ export class TurnLeases {
   }
 
   /**
-   * Drops the lease of a turn this instance leaves running (a rolling deploy) and tells every
-   * instance, so one continues it now rather than on its next sweep.
+   * The Redis key that marks a turn as handed over, set with the lease's drop: the instance that
+   * continues it does not count a rolling deploy as one of the turn's recoveries from a crash.
+   */
+  handedOverKey(turnId: string): string {
+    return `${this.prefix}handed:${turnId}`;
+  }
+
+  /**
+   * Drops the lease of a turn this instance leaves running (a rolling deploy), marking the turn handed
+   * over (for four leases: the sweep that takes it comes well within), and tells every instance, so one
+   * continues it now rather than on its next sweep.
    */
   async handOver(threadId: string, turnId: string): Promise<void> {
-    await this.release(threadId, turnId);
+    const value = `${this.options.instanceId} ${turnId}`;
+    if (this.held.get(threadId)?.value === value) this.held.delete(threadId);
+    await this.redis.eval(
+      HAND_OVER,
+      2,
+      this.key(threadId),
+      this.handedOverKey(turnId),
+      value,
+      this.leaseMs * 4,
+    );
     await this.redis.publish(this.handOverChannel, threadId);
   }
 

@@ -47,6 +47,7 @@ export {
   admissionDefaults,
   type ContinueCrashedTurn,
   continueOrEndTurn,
+  type RecoveryCause,
   type RunningAdmission,
   RunningTurn,
   recoverInterruptedTurns,

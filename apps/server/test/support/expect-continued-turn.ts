@@ -8,11 +8,12 @@ import { messagesOf } from "./cluster-instances.js";
  * The fixture's "write then answer" turn once another instance continued it after A cut its second
  * model call (kill -9 or a handover): the continuation's frames (`continued`, after the stored ones)
  * close the cut call's text as interrupted, say `resumed`, run no tool again (the note as changed
- * since) and end complete; the stored rows and the turn row (continued once) say the same.
+ * since) and end complete; the stored rows and the turn row say the same: continued once after a
+ * crash (`recoveries` 1), not counted after a handover (0).
  */
 export async function expectWriteThenAnswerContinued(
   continued: ServerFrame[],
-  at: { url: string; databaseUrl: string; threadId: string; note: string },
+  at: { url: string; databaseUrl: string; threadId: string; note: string; recoveries: number },
 ): Promise<void> {
   expect(continued[0]).toMatchObject({
     type: "message",
@@ -37,7 +38,7 @@ export async function expectWriteThenAnswerContinued(
   try {
     expect(await storage.repos.turns.latest("local", at.threadId)).toMatchObject({
       status: "complete",
-      recoveries: 1,
+      recoveries: at.recoveries,
     });
   } finally {
     await storage.close();

@@ -13,6 +13,7 @@ import { driveWhenAdmitted } from "../turns/admit-turn.js";
 import { driveTurn } from "../turns/drive-turn.js";
 import { storeRow } from "../turns/end-turn.js";
 import { partialAnswer, rebuildTurn } from "../turns/rebuild-turn.js";
+import type { RecoveryCause } from "../turns/recover-turns.js";
 import type { RunningTurn } from "../turns/running-turn.js";
 import { localCoordination } from "../turns/turn-coordination.js";
 import { type TurnRun, turnRunOf } from "../turns/turn-run.js";
@@ -42,7 +43,8 @@ const NO_CONNECTION = "recovered";
  * the call in flight is kept as an `interrupted` row (every character a client saw is stored), then
  * `agent_state resumed`, then the loop goes on. False (nothing done) with neither a checkpoint nor a
  * start record, past `maxRecoveries`, when the turn's provider (or its approved plan) is gone, or
- * when another instance holds the thread's lease: the caller ends the turn as interrupted.
+ * when another instance holds the thread's lease: the caller ends the turn as interrupted. A turn its
+ * instance handed over (a rolling deploy) is neither bounded nor counted: it did not crash anything.
  */
 export async function continueCrashedTurn(
   chat: ChatServices,
@@ -51,8 +53,10 @@ export async function continueCrashedTurn(
   logger: FastifyBaseLogger,
   row: TurnRow,
   maxRecoveries: number,
+  cause: RecoveryCause = {},
 ): Promise<boolean> {
-  if (row.recoveries >= maxRecoveries) return false;
+  const counted = cause.handedOver !== true;
+  if (counted && row.recoveries >= maxRecoveries) return false;
   const saved = readTurnCheckpoint(row.checkpoint);
   const runsWith: RunsWith | undefined = saved ?? readTurnStart(row.checkpoint);
   if (!runsWith) return false;
@@ -72,7 +76,7 @@ export async function continueCrashedTurn(
       chat.turns.finish(turn);
       return false;
     }
-    run = await prepare(chat, log, repos, logger, row, runsWith, saved, turn);
+    run = await prepare(chat, log, repos, logger, row, runsWith, saved, turn, counted);
   } catch (error) {
     // Not left registered: the turn is ended as interrupted instead, and the thread takes new turns.
     chat.turns.finish(turn);
@@ -143,13 +147,14 @@ async function prepare(
   runsWith: RunsWith,
   saved: TurnCheckpoint | undefined,
   turn: RunningTurn,
+  counted: boolean,
 ): Promise<TurnRun> {
   // The log's claim, the rebuild's reads and the recovery's count, in one wait (a takeover is mostly
   // round trips). Counted before any work: a turn that crashes the server again is bounded.
   const [, { frames, tree, usage }] = await Promise.all([
     log.claim(row.threadId),
     rebuildTurn(log, repos, row),
-    repos.turns.update(row.userId, row.id, { recoveries: row.recoveries + 1 }),
+    counted && repos.turns.update(row.userId, row.id, { recoveries: row.recoveries + 1 }),
   ]);
   const run = turnRunOf(chat, turn, repos, logger, {
     provider: runsWith.provider,
@@ -174,6 +179,7 @@ async function prepare(
   }
   turn.emit({ type: "agent_state", state: "resumed", detail: saved ? RESUMED : RERUN });
   await log.flush();
-  run.logger.warn({ recoveries: row.recoveries + 1 }, "turn continues after a restart");
+  if (counted) run.logger.warn({ recoveries: row.recoveries + 1 }, "turn continues after a restart");
+  else run.logger.info("turn continues after its instance handed it over");
   return run;
 }

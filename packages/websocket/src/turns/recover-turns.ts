@@ -9,7 +9,10 @@ import { localCoordination } from "./turn-coordination.js";
 import { TurnRegistry } from "./turn-registry.js";
 
 /** Continues a turn the previous process left running; false when it cannot (it is then ended). */
-export type ContinueCrashedTurn = (row: TurnRow) => Promise<boolean>;
+/** How the turn's process left it: `handedOver`, a rolling deploy's handover (not counted as a recovery). */
+export type RecoveryCause = { handedOver?: boolean };
+
+export type ContinueCrashedTurn = (row: TurnRow, cause?: RecoveryCause) => Promise<boolean>;
 
 /**
  * At start-up no turn of this database can still be running: the process that ran it is gone. Each
@@ -43,10 +46,11 @@ export async function continueOrEndTurn(
   row: TurnRow,
   threadStates?: ThreadStateNotifier,
   continueTurn?: ContinueCrashedTurn,
+  cause?: RecoveryCause,
 ): Promise<"continued" | "interrupted"> {
   if (continueTurn) {
     try {
-      if (await continueTurn(row)) return "continued";
+      if (await continueTurn(row, cause)) return "continued";
     } catch (err) {
       logger.error({ err, thread_id: row.threadId, turn_id: row.id }, "could not continue a crashed turn");
     }

@@ -78,6 +78,10 @@ describe.skipIf(skip)("TurnLeases", () => {
     await leases.handOver("theirs", "turn-old");
     expect(await redis.exists(leases.key("mine"))).toBe(0);
     expect(await redis.get(leases.key("theirs"))).toBe("b their-turn");
+    // Only the turn it held is marked handed over (its taker does not count it as a crash's recovery).
+    expect(await redis.get(leases.handedOverKey("turn-mine"))).toBe("1");
+    expect(await redis.pttl(leases.handedOverKey("turn-mine"))).toBeGreaterThan(60_000 * 3);
+    expect(await redis.exists(leases.handedOverKey("turn-old"))).toBe(0);
     await until(() => told.length === 2, "both handovers to be told");
     expect(told).toEqual(["mine", "theirs"]);
     await leases.close();
