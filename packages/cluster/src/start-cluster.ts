@@ -58,7 +58,7 @@ export interface ClusterServeOptions {
    * server's `continueOrEndTurn`): continued here from its checkpoint (the row carries the freshest
    * one, read from Redis), or ended from the shared log; says which.
    */
-  recoverTurn: (turn: TurnRow, how: { handedOver: boolean }) => Promise<"continued" | "interrupted">;
+  recoverTurn: (turn: TurnRow, cause: { handedOver: boolean }) => Promise<"continued" | "interrupted">;
   /** The client tool proxy: answers routed here resolve in it, and its own are routed from here. */
   uiTools?: RoutedToolProxy;
 }

@@ -63,9 +63,14 @@ export class TurnLeases {
 
   /** Drops the lease if this turn still holds it. */
   async release(threadId: string, turnId: string): Promise<void> {
+    await this.redis.eval(DROP, 1, this.key(threadId), this.letGo(threadId, turnId));
+  }
+
+  /** Stops renewing the turn's lease here; returns the lease's value, to drop it only while it is ours. */
+  private letGo(threadId: string, turnId: string): string {
     const value = `${this.options.instanceId} ${turnId}`;
     if (this.held.get(threadId)?.value === value) this.held.delete(threadId);
-    await this.redis.eval(DROP, 1, this.key(threadId), value);
+    return value;
   }
 
   /** The channel on which an instance says it handed a turn over (every instance sweeps on it). */
@@ -87,8 +92,7 @@ export class TurnLeases {
    * continues it now rather than on its next sweep.
    */
   async handOver(threadId: string, turnId: string): Promise<void> {
-    const value = `${this.options.instanceId} ${turnId}`;
-    if (this.held.get(threadId)?.value === value) this.held.delete(threadId);
+    const value = this.letGo(threadId, turnId);
     await this.redis.eval(
       HAND_OVER,
       2,

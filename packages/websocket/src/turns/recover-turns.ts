@@ -8,10 +8,10 @@ import type { ThreadStateNotifier } from "./thread-state-notifier.js";
 import { localCoordination } from "./turn-coordination.js";
 import { TurnRegistry } from "./turn-registry.js";
 
-/** Continues a turn the previous process left running; false when it cannot (it is then ended). */
 /** How the turn's process left it: `handedOver`, a rolling deploy's handover (not counted as a recovery). */
 export type RecoveryCause = { handedOver?: boolean };
 
+/** Continues a turn the previous process left running; false when it cannot (it is then ended). */
 export type ContinueCrashedTurn = (row: TurnRow, cause?: RecoveryCause) => Promise<boolean>;
 
 /**

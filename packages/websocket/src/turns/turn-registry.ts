@@ -10,10 +10,10 @@ export type TurnRegistryOptions = {
 
 /** The turns of this process, one per thread: active (running or waiting on the user) or recently ended. */
 export class TurnRegistry {
-  private readonly turns = new Map<string, { turn: RunningTurn; endedAt?: number }>();
+  private readonly turns = new Map<string, RunningTurn>();
   /**
-   * The threads whose turn has ended, oldest end first (a Map keeps insertion order): each start and
-   * end forgets those ended longer ago than `keepEndedMs`. Without it an ended turn stayed until its
+   * When each thread's turn ended, oldest end first (a Map keeps insertion order): each start and end
+   * forgets those ended longer ago than `keepEndedMs`. Without it an ended turn stayed until its
    * thread was used again, so a process kept every thread's last turn for good.
    */
   private readonly ended = new Map<string, number>();
@@ -33,30 +33,26 @@ export class TurnRegistry {
     this.forgetEnded();
     const turn = new RunningTurn(log, threadId, userId, turnId);
     this.ended.delete(threadId);
-    this.turns.set(threadId, { turn });
+    this.turns.set(threadId, turn);
     return turn;
   }
 
   /** The active or recently ended turn of a thread (check `active`). */
   get(threadId: string): RunningTurn | undefined {
-    const entry = this.turns.get(threadId);
-    if (!entry) return undefined;
-    if (entry.endedAt !== undefined && this.now() - entry.endedAt > this.keepEndedMs) {
+    const endedAt = this.ended.get(threadId);
+    if (endedAt !== undefined && this.now() - endedAt > this.keepEndedMs) {
       this.turns.delete(threadId);
       this.ended.delete(threadId);
       return undefined;
     }
-    return entry.turn;
+    return this.turns.get(threadId);
   }
 
   /** Marks a turn ended; its frames stay in the log for `resume_chat`. */
   finish(turn: RunningTurn): void {
-    const entry = this.turns.get(turn.threadId);
-    if (entry?.turn !== turn) return;
-    const now = this.now();
-    entry.endedAt = now;
+    if (this.turns.get(turn.threadId) !== turn) return;
     this.ended.delete(turn.threadId);
-    this.ended.set(turn.threadId, now);
+    this.ended.set(turn.threadId, this.now());
     this.forgetEnded();
   }
 
@@ -76,7 +72,7 @@ export class TurnRegistry {
 
   /** Turns not yet ended (running or waiting on the user). */
   active(): RunningTurn[] {
-    return [...this.turns.values()].map((e) => e.turn).filter((t) => t.active);
+    return [...this.turns.values()].filter((t) => t.active);
   }
 
   /**
