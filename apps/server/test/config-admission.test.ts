@@ -3,7 +3,7 @@ import { ConfigError, describeConfig, loadConfig } from "../src/config.js";
 
 describe("loadConfig: admission of new turns (MAX_LIVE_TURNS, ADMISSION_*)", () => {
   it("defaults: 2,000 live turns, 40 ms of lag, 80 % utilization, 20 per tick, 10,000 waiting; per user 100 (all of them with AUTH_MODE=none)", () => {
-    const one = { maxLiveTurns: 2_000, maxLagMs: 40, maxUtilization: 0.8, batch: 20, queueMax: 10_000 };
+    const one = { maxLiveTurns: 2_000, maxLagMs: 40, maxUtilization: 0.8, batch: 10, queueMax: 10_000 };
     expect(loadConfig({}).admission).toEqual({ ...one, queueMaxPerUser: 10_000 });
     expect(loadConfig({ AUTH_MODE: "token" }).admission).toEqual({ ...one, queueMaxPerUser: 100 });
     // The per-user default never exceeds the total.
