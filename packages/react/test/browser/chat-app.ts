@@ -1,6 +1,6 @@
 // The page under test: one useChat component the test mounts, unmounts and drives through `window.chatApp`.
 import { createClient } from "@agentwire/client";
-import { createElement as h, version } from "react";
+import { createElement as h, useEffect, version } from "react";
 import { createRoot, type Root } from "react-dom/client";
 import { AgentwireProvider, type UseChat, useChat } from "../../src/index.js";
 
@@ -10,6 +10,8 @@ let root: Root | undefined;
 let chat: UseChat | undefined;
 /** Every status the mounted component rendered, in order (reset by each mount). */
 let statuses: string[] = [];
+/** Resolves the pending mount() once the component has committed and its effects (the hook's attach) ran. */
+let mounted: (() => void) | undefined;
 
 function rootText(c: UseChat): string {
   return (c.liveTree?.root ?? [])
@@ -22,6 +24,11 @@ function Chat({ threadId }: { threadId?: string }) {
   // The latest render's commands, for the test to call (set in an effect, a send right after mount could miss it).
   chat = c;
   if (statuses.at(-1) !== c.status) statuses.push(c.status);
+  // Declared after useChat's own effect, so it runs after the session attached.
+  useEffect(() => {
+    mounted?.();
+    mounted = undefined;
+  }, []);
   return h(
     "section",
     {
@@ -51,7 +58,8 @@ function Chat({ threadId }: { threadId?: string }) {
 declare global {
   interface Window {
     chatApp: {
-      mount(threadId?: string): void;
+      /** Resolves once the component is on the page, so a command right after it reaches the hook. */
+      mount(threadId?: string): Promise<void>;
       unmount(): void;
       send(text: string): void;
       stop(): Promise<void>;
@@ -65,17 +73,28 @@ declare global {
 window.chatApp = {
   mount(threadId) {
     statuses = [];
-    root = createRoot(container);
-    root.render(h(AgentwireProvider, { client }, h(Chat, threadId === undefined ? {} : { threadId })));
+    const created = createRoot(container);
+    root = created;
+    // React renders later (a scheduled task): a send before that found no component and did nothing.
+    return new Promise<void>((resolve) => {
+      mounted = resolve;
+      created.render(h(AgentwireProvider, { client }, h(Chat, threadId === undefined ? {} : { threadId })));
+    });
   },
   unmount() {
     root?.unmount();
     root = undefined;
     chat = undefined;
   },
-  send: (text) => void chat?.send(text),
-  stop: async () => chat?.stop(),
-  answer: async (text) => chat?.answer(text),
+  send: (text) => void mountedChat().send(text),
+  stop: async () => mountedChat().stop(),
+  answer: async (text) => mountedChat().answer(text),
   statuses: () => statuses,
   react: version,
 };
+
+/** The mounted component's hook; a command with none mounted is the test's mistake, not a silent no-op. */
+function mountedChat(): UseChat {
+  if (!chat) throw new Error("chatApp: no component is mounted");
+  return chat;
+}

@@ -72,7 +72,24 @@ describe.each(["19", "18"] as const)("useChat on React %s", { timeout: 90_000 },
     return page;
   }
 
-  const status = (page: Page, s: string) => page.locator(`#chat[data-status="${s}"]`).waitFor();
+  /** Waits for the status; on a timeout the error says every status the component went through. */
+  const status = async (page: Page, s: string) => {
+    try {
+      await page.locator(`#chat[data-status="${s}"]`).waitFor();
+    } catch (error) {
+      const seen = await page.evaluate(() => window.chatApp.statuses()).catch(() => "unknown");
+      const shown = await page
+        .locator("#chat")
+        .getAttribute("data-error", { timeout: 1000 })
+        .catch(() => "unknown");
+      throw new Error(
+        `status ${s} never came: statuses ${JSON.stringify(seen)}, data-error ${JSON.stringify(shown)}`,
+        {
+          cause: error,
+        },
+      );
+    }
+  };
   const rows = (page: Page) =>
     page
       .locator("#messages li")
