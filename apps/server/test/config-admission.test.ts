@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ConfigError, describeConfig, loadConfig } from "../src/config.js";
 
 describe("loadConfig: admission of new turns (MAX_LIVE_TURNS, ADMISSION_*)", () => {
-  it("defaults: 2,000 live turns, 40 ms of lag, 80 % utilization, 20 per tick, 10,000 waiting; per user 100 (all of them with AUTH_MODE=none)", () => {
+  it("defaults: 2,000 live turns, 40 ms of lag, 80 % utilization, 10 per tick, 10,000 waiting; per user 100 (all of them with AUTH_MODE=none)", () => {
     const one = { maxLiveTurns: 2_000, maxLagMs: 40, maxUtilization: 0.8, batch: 10, queueMax: 10_000 };
     expect(loadConfig({}).admission).toEqual({ ...one, queueMaxPerUser: 10_000 });
     expect(loadConfig({ AUTH_MODE: "token" }).admission).toEqual({ ...one, queueMaxPerUser: 100 });

@@ -11,7 +11,7 @@ export const admissionDefaults = {
   queueMax: 10_000,
   queueMaxPerUser: 100,
   // Starts cost a few ms of CPU each and the brakes see them only once begun: 20 per tick let lag
-  // p99 reach 44-47 ms with 1,000 streams starting (bench stream); 10 held it at 36-39 ms.
+  // p99 reach 42-47 ms with 1,000 streams starting (bench stream); 10 held it at 36-39 ms.
   batch: 10,
 } as const;
 

@@ -12,7 +12,7 @@ export type TurnRegistryOptions = {
 export class TurnRegistry {
   private readonly turns = new Map<string, RunningTurn>();
   /**
-   * When each thread's turn ended, oldest end first (a Map keeps insertion order): each start and end
+   * When each thread's turn ended, oldest end first (a Map keeps insertion order): each lookup and end
    * forgets those ended longer ago than `keepEndedMs`. Without it an ended turn stayed until its
    * thread was used again, so a process kept every thread's last turn for good.
    */
@@ -30,7 +30,6 @@ export class TurnRegistry {
   /** Starts a turn on a thread, or returns undefined when one is already active there (busy). */
   start(log: FrameLog, threadId: string, userId: string, turnId: string): RunningTurn | undefined {
     if (this.get(threadId)?.active) return undefined;
-    this.forgetEnded();
     const turn = new RunningTurn(log, threadId, userId, turnId);
     this.ended.delete(threadId);
     this.turns.set(threadId, turn);
@@ -39,12 +38,7 @@ export class TurnRegistry {
 
   /** The active or recently ended turn of a thread (check `active`). */
   get(threadId: string): RunningTurn | undefined {
-    const endedAt = this.ended.get(threadId);
-    if (endedAt !== undefined && this.now() - endedAt > this.keepEndedMs) {
-      this.turns.delete(threadId);
-      this.ended.delete(threadId);
-      return undefined;
-    }
+    this.forgetEnded();
     return this.turns.get(threadId);
   }
 
