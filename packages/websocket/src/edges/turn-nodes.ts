@@ -80,6 +80,11 @@ export class TurnNodes {
     return node;
   }
 
+  /** A node as an earlier response left it (its start and text are in no frame this projection sees). */
+  restore(node: TurnNode): void {
+    this.nodes.set(node.id, { ...node });
+  }
+
   /**
    * A running node whose start this projection did not see (it started in an earlier response, before
    * an interrupt), made from what a later frame tells of it.

@@ -5,6 +5,7 @@ import {
   type ChatStatus,
   type UIMessage,
   WebSocketChatTransport,
+  type WebSocketChatTransportResponse,
 } from "ai";
 import WebSocket from "ws";
 
@@ -35,13 +36,27 @@ class PlainState implements ChatState<UIMessage> {
   snapshot = <T>(thing: T): T => structuredClone(thing);
 }
 
-/** The transport at `/ws/ai-sdk` with `ws` as its WebSocket; a token goes in the bearer subprotocol. */
-export function aiSdkTransport(httpUrl: string, token?: string): WebSocketChatTransport<UIMessage> {
+/**
+ * The transport at `/ws/ai-sdk` with `ws` as its WebSocket; a token goes in the bearer subprotocol.
+ * `record` gets every server frame the transport receives, parsed, before the transport reads it.
+ */
+export function aiSdkTransport(
+  httpUrl: string,
+  token?: string,
+  record?: (response: WebSocketChatTransportResponse) => void,
+): WebSocketChatTransport<UIMessage> {
+  class Recording extends WebSocket {
+    constructor(...args: ConstructorParameters<typeof WebSocket>) {
+      super(...args);
+      // A listener beside the transport's `onmessage`, which replaces only its own.
+      this.addEventListener("message", (event) => record?.(JSON.parse(String(event.data))));
+    }
+  }
   return new WebSocketChatTransport<UIMessage>({
     url: `${httpUrl.replace(/^http/, "ws")}/ws/ai-sdk`,
     ...(token !== undefined && { protocols: ["agentwire.v1", `agentwire.bearer.${token}`] }),
     // ws has the browser API the transport uses (onopen, onmessage, send, close); its types say more.
-    webSocket: WebSocket as never,
+    webSocket: (record ? Recording : WebSocket) as never,
   });
 }
 

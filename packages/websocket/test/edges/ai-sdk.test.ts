@@ -34,8 +34,9 @@ function openChat(
   id: string,
   token: string,
   init: Partial<ConstructorParameters<typeof NodeChat>[0]> = {},
+  record?: (response: WebSocketChatTransportResponse) => void,
 ) {
-  const transport = aiSdkTransport(s.httpUrl, token);
+  const transport = aiSdkTransport(s.httpUrl, token, record);
   transports.push(transport);
   const chat = new NodeChat({ id, transport, ...init });
   chats.push(chat);
@@ -53,6 +54,18 @@ const nodes = (message: UIMessage | undefined) =>
     .map((p) => (p as { data: Record<string, unknown> }).data);
 const metadata = (message: UIMessage | undefined) =>
   (message?.metadata as { agentwire?: Record<string, unknown> })?.agentwire;
+
+/** The chunk types of each response the transport received, by requestId, in sequence order. */
+function chunkTypesByResponse(responses: WebSocketChatTransportResponse[]): string[][] {
+  const byRequest = new Map<string, { sequence: number; type: string }[]>();
+  for (const r of responses) {
+    if (r.type !== "chunk") continue;
+    const list = byRequest.get(r.requestId) ?? [];
+    list.push({ sequence: r.sequence, type: r.chunk.type });
+    byRequest.set(r.requestId, list);
+  }
+  return [...byRequest.values()].map((l) => l.sort((a, b) => a.sequence - b.sequence).map((c) => c.type));
+}
 
 describe("/ws/ai-sdk with the AI SDK's WebSocketChatTransport", () => {
   it("streams a turn as text parts on a thread named by the chat id, with usage and status as metadata", async () => {
@@ -214,9 +227,14 @@ describe("/ws/ai-sdk with the AI SDK's WebSocketChatTransport", () => {
     };
     server = await startChatServer(respond, { auth: "token" });
     const token = await server.createToken("alice");
-    const { chat } = openChat(server, "chat-ask", token, {
-      sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithToolCalls,
-    });
+    const received: WebSocketChatTransportResponse[] = [];
+    const { chat } = openChat(
+      server,
+      "chat-ask",
+      token,
+      { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithToolCalls },
+      (r) => received.push(r),
+    );
     await chat.sendMessage({ text: "Paint the fence" });
     const part = await until(() => {
       const p = toolPart(assistant(chat), "ask_user");
@@ -235,6 +253,71 @@ describe("/ws/ai-sdk with the AI SDK's WebSocketChatTransport", () => {
     });
     // The model saw the client's output as the answer to its question.
     expect(server.provider.requests.at(-1)?.messages.at(-1)).toMatchObject({ role: "tool", content: "blue" });
+    // The question's node ended with its answer: nothing in the tree is left running.
+    expect(nodes(assistant(chat))).toEqual([
+      { id: "ask_1", parent_id: null, depth: 0, name: "ask_user", status: "complete", text: "" },
+    ]);
+    // Both responses (the question's, the answer's continuation) open with `start`.
+    const responses = chunkTypesByResponse(received);
+    expect(responses).toHaveLength(2);
+    for (const types of responses) expect(types[0]).toBe("start");
+    expect(responses[1]?.slice(0, 3)).toEqual(["start", "data-agentwire-node", "tool-output-available"]);
+  });
+
+  it("a question inside a subtask: the answer ends its node, and the subtask keeps the text it streamed before it", async () => {
+    const respond = (request: ProviderRequest): ScriptedStep => {
+      const first = request.messages[0];
+      const task = first?.role === "user" && typeof first.content === "string" ? first.content : "";
+      const last = request.messages.at(-1);
+      if (task === "sub:shade")
+        return last?.role === "tool"
+          ? { text: `Shade ${last.content}.` }
+          : {
+              text: "Checking. ",
+              toolCalls: [{ id: "ask_in", name: "ask_user", args: { question: "Which shade?" } }],
+            };
+      return last?.role === "tool"
+        ? { text: "Picked." }
+        : {
+            toolCalls: [
+              { id: "sub_1", name: "run_subtask", args: { title: "Shade", instructions: "sub:shade" } },
+            ],
+          };
+    };
+    server = await startChatServer(respond, { auth: "token" });
+    const token = await server.createToken("alice");
+    const received: WebSocketChatTransportResponse[] = [];
+    const { chat } = openChat(
+      server,
+      "chat-ask-nested",
+      token,
+      { sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithToolCalls },
+      (r) => received.push(r),
+    );
+    await chat.sendMessage({ text: "Pick a shade" });
+    const part = await until(() => {
+      const p = toolPart(assistant(chat), "ask_user");
+      return chat.status === "ready" && p?.state === "input-available" ? p : undefined;
+    }, "the nested question");
+    expect(nodes(assistant(chat)).find((n) => n.id === "sub_1")).toMatchObject({
+      status: "running",
+      text: "Checking. ",
+    });
+    await chat.addToolOutput({ tool: "ask_user", toolCallId: part.toolCallId, output: "teal" } as never);
+    await until(
+      () => chat.status === "ready" && metadata(assistant(chat))?.status === "complete",
+      "the turn's end",
+    );
+    const answer = assistant(chat);
+    expect(textOf(answer)).toBe("Picked.");
+    const byId = new Map(nodes(answer).map((n) => [n.id, n]));
+    expect(byId.get("ask_in")).toMatchObject({ parent_id: "sub_1", depth: 1, status: "complete" });
+    // The continuation went on from the client's node: the text before the question is still there.
+    expect(byId.get("sub_1")).toMatchObject({ status: "complete", text: "Checking. Shade teal." });
+    expect(toolPart(answer, "ask_user")).toMatchObject({ state: "output-available", output: "teal" });
+    const responses = chunkTypesByResponse(received);
+    expect(responses).toHaveLength(2);
+    for (const types of responses) expect(types[0]).toBe("start");
   });
 
   it("ends a turn over its budget with finish 'length' and the budget in the metadata", async () => {

@@ -2,7 +2,7 @@ import type { ErrorFrame, ServerFrame } from "@agentwire/protocol";
 import type { Repositories } from "@agentwire/storage";
 import { titleOf } from "../../turns/begin-turn.js";
 import type { EdgeConnection } from "../edge-connection.js";
-import { lastUserText, pendingAnswers } from "./client-messages.js";
+import { lastUserText, nodesOf, pendingAnswers } from "./client-messages.js";
 import type { SendRequest, TransportRequest } from "./transport-request.js";
 import { TurnProjection } from "./turn-projection.js";
 import type { TransportResponse, UiChunk } from "./ui-chunks.js";
@@ -112,7 +112,7 @@ export class AiSdkSession {
     const toolCallIds = last.parts.flatMap((part) =>
       part.toolCallId !== undefined ? [part.toolCallId] : [],
     );
-    this.follow(requestId, threadId, new TurnProjection(last.id, toolCallIds));
+    this.follow(requestId, threadId, new TurnProjection(last.id, toolCallIds, nodesOf(last.parts)));
     let error: ErrorFrame | undefined;
     // Only one question or approval waits at a time; older answers in the message are refused, unchanged.
     for (const command of answers) {

@@ -1,5 +1,7 @@
 import type { ClientFrame } from "@agentwire/protocol";
+import { z } from "zod";
 import type { SendRequest, UiPart } from "./transport-request.js";
+import type { AgentwireNode } from "./ui-chunks.js";
 
 /**
  * The longest user message the edge takes, in characters: the protocol's limit on an `answer`. A
@@ -62,4 +64,29 @@ function isToolPart(part: UiPart): boolean {
 
 function toolName(part: UiPart): string | undefined {
   return part.type === "dynamic-tool" ? part.toolName : part.type.slice("tool-".length);
+}
+
+/** A `data-agentwire-node` part's payload as the client holds it (what `pushNode` sent it). */
+const NodeData = z.object({
+  id: z.string(),
+  parent_id: z.string().nullable(),
+  depth: z.number().int().min(0),
+  name: z.string(),
+  title: z.string().optional(),
+  status: z.enum(["running", "complete", "error"]),
+  text: z.string(),
+}) satisfies z.ZodType<AgentwireNode>;
+
+/**
+ * The tree's nodes as the client's assistant message holds them, to go on from when the turn
+ * continues on that message (after an answer): a subtask's text streamed before the question is in
+ * no frame of the continued response. A part of another shape is skipped; the edge gives it back
+ * only to the same client, as its own display state.
+ */
+export function nodesOf(parts: readonly UiPart[]): AgentwireNode[] {
+  return parts.flatMap((part) => {
+    if (part.type !== "data-agentwire-node") return [];
+    const node = NodeData.safeParse(part.data);
+    return node.success ? [node.data] : [];
+  });
 }

@@ -5,7 +5,8 @@ import { z } from "zod";
 // string `requestId`; `send` and `resume` with a string `id`, string-valued `headers` and an object
 // `body`; `send` with its `trigger` and optional `messageId`, `resume` with an optional whole
 // `lastSequence`. `safeValidateUIMessages` is narrowed to what this edge reads of a message (its
-// role and its parts' types, text parts' text and tool parts' state); other fields pass unread.
+// role and its parts' types, text parts' text, tool parts' state and the tree's data parts); other
+// fields pass unread.
 // Fields this edge does not use (`metadata`, `headers`) are accepted and ignored, as the transport
 // sends them on every frame.
 
@@ -17,12 +18,15 @@ const body = z.looseObject({});
 
 const UiPart = z.looseObject({
   type: z.string(),
+  id: z.string().optional(),
   text: z.string().optional(),
   toolCallId: z.string().optional(),
   toolName: z.string().optional(),
   state: z.string().optional(),
   output: z.unknown().optional(),
   approval: z.looseObject({ id: z.string(), approved: z.boolean().optional() }).optional(),
+  /** A data part's payload; only `data-agentwire-node` parts are read (client-messages.ts checks them). */
+  data: z.unknown().optional(),
 });
 export type UiPart = z.infer<typeof UiPart>;
 

@@ -1,6 +1,6 @@
 import type { ServerFrame, ServerFrameOf, TurnStatus } from "@agentwire/protocol";
 import { type TurnNode, TurnNodes } from "../turn-nodes.js";
-import type { AgentwireMetadata, FinishReason, UiChunk } from "./ui-chunks.js";
+import type { AgentwireMetadata, AgentwireNode, FinishReason, UiChunk } from "./ui-chunks.js";
 
 /** What one native frame became: its chunks, and whether the turn ended or now waits on the user. */
 export interface Projected {
@@ -43,11 +43,13 @@ export class TurnProjection {
 
   /**
    * A continued response (after an answer) goes on the client's assistant message `messageId`, whose
-   * tool parts (`toolCallIds`) already exist; a new or replayed one names its message after the turn.
+   * tool parts (`toolCallIds`) and tree nodes (`nodes`, with the text streamed so far) already exist;
+   * a new or replayed one names its message after the turn.
    */
-  constructor(messageId?: string, toolCallIds: Iterable<string> = []) {
+  constructor(messageId?: string, toolCallIds: Iterable<string> = [], nodes: Iterable<AgentwireNode> = []) {
     this.messageId = messageId;
     for (const id of toolCallIds) this.toolParts.add(id);
+    for (const node of nodes) this.nodes.restore(node);
   }
 
   /** The chunks for one native frame of the turn. */
@@ -78,6 +80,7 @@ export class TurnProjection {
       case "tool_approval_request": {
         // The gated call is the latest started call of that tool.
         const callId = this.nodes.latestRunning(frame.tool_name)?.id ?? frame.approval_id;
+        this.begin(out);
         this.ensureToolPart(callId, frame.tool_name, frame.args, out);
         out.push({ type: "tool-approval-request", approvalId: frame.approval_id, toolCallId: callId });
         this.metadata.status = "waiting_user";
@@ -169,8 +172,9 @@ export class TurnProjection {
       this.pushNode(node, out);
       return;
     }
-    const node = this.nodes.end(frame);
-    if (node) this.pushNode(node, out);
+    // A call that started in an earlier response (the question that continued it) ends here too.
+    if (!this.nodes.get(id)) this.nodes.adopt(id, frame.parent_id, frame.depth, frame.name);
+    this.pushNode(this.nodes.end(frame) as TurnNode, out);
     if (!this.toolParts.has(id)) return;
     this.endText(out);
     if (frame.is_error) {
@@ -191,8 +195,12 @@ export class TurnProjection {
     if (this.toolParts.has(id)) return;
     this.toolParts.add(id);
     this.endText(out);
-    this.step(out);
     const call = this.nodes.running(id);
+    // A question or approval inside a subtask gets a step of its own: the AI SDK's
+    // `lastAssistantMessageIsComplete…` helpers read the last step's tool parts only, and the
+    // enclosing run_subtask's part, still running, would keep the answer from being sent.
+    if ((call?.depth ?? 0) > 0) this.endStep(out);
+    this.step(out);
     out.push({
       type: "tool-input-available",
       toolCallId: id,
