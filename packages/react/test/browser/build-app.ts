@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
+import { build, type Plugin } from "esbuild";
 import type { Page } from "playwright-core";
 
 const PACKAGE = fileURLToPath(new URL("../..", import.meta.url));
@@ -9,12 +9,31 @@ const PACKAGE = fileURLToPath(new URL("../..", import.meta.url));
 /**
  * Bundles a test page for the browser into `dir` (index.html, app.js) from the current sources,
  * against React 19 (`react`) or 18 (`react-18`, installed under that alias); `entry` is the page's
- * module in this folder.
+ * module in this folder. `modules` are TSX sources the page imports by name (`virtual:NAME`), built
+ * as if they sat in this folder: code taken from a document, run as written.
  */
-export async function buildChatApp(dir: string, react: "18" | "19", entry = "chat-app.ts"): Promise<void> {
+export async function buildChatApp(
+  dir: string,
+  react: "18" | "19",
+  entry = "chat-app.ts",
+  modules: Record<string, string> = {},
+): Promise<void> {
   mkdirSync(dir, { recursive: true });
+  const virtual: Plugin = {
+    name: "virtual-modules",
+    setup(b) {
+      b.onResolve({ filter: /^virtual:/ }, (args) => ({ path: args.path, namespace: "virtual" }));
+      b.onLoad({ filter: /.*/, namespace: "virtual" }, (args) => {
+        const contents = modules[args.path.slice("virtual:".length)];
+        if (contents === undefined) return { errors: [{ text: `no module ${args.path}` }] };
+        return { contents, loader: "tsx", resolveDir: join(PACKAGE, "test/browser") };
+      });
+    },
+  };
   await build({
     entryPoints: [join(PACKAGE, "test/browser", entry)],
+    plugins: [virtual],
+    jsx: "automatic",
     outfile: join(dir, "app.js"),
     bundle: true,
     format: "esm",
