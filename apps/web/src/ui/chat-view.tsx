@@ -1,6 +1,7 @@
 import type { ConnectionState } from "@agentwire/client";
 import type { MemoryEntry } from "@agentwire/protocol";
 import { useEffect, useRef } from "preact/hooks";
+import { questionText } from "../state/asking-subtask.js";
 import { lastTurn, type ThreadView } from "../state/thread-view.js";
 import { AgentStatus } from "./agent-status.js";
 import { Composer } from "./composer.js";
@@ -36,7 +37,12 @@ export function ChatView({
   const current = view ? lastTurn(view) : undefined;
   const running = current?.running ?? false;
   const connected = link.status === "open";
-  const question = running ? current?.questions.find((q) => !q.resolved) : undefined;
+  const waiting = running ? current?.questions.find((q) => !q.resolved) : undefined;
+  // The composer answers the first open question: it names the subtask that asks, as its card does.
+  const question = waiting && {
+    ...waiting,
+    question: questionText(current, waiting.toolCallId, waiting.question),
+  };
 
   // Follow the stream while the reader is at the bottom; leave them alone when they scrolled up.
   const atBottom = useRef(true);

@@ -16,8 +16,9 @@ export function nextStep(link: ConnectionState, now: number): string {
 
 /**
  * Shown in place of the agent's status while the socket is down: the turn is not "Writing…" as far
- * as this page can tell. Says that the turn goes on on the server and resumes here on reconnect, and
- * why Stop waits; gone as soon as the socket is back.
+ * as this page can tell. Says that the page reconnects by itself and the turn goes on once the
+ * server is back (the page cannot tell a server that is down from a network that is), and why Stop
+ * waits; gone as soon as the socket is back.
  */
 export function ConnectionLost({ link, running }: { link: ConnectionState; running: boolean }) {
   const controller = useController();
@@ -34,7 +35,7 @@ export function ConnectionLost({ link, running }: { link: ConnectionState; runni
       <p>
         <strong>Connection lost.</strong> {nextStep(link, Math.max(now, Date.now()))}
         {running &&
-          " The turn keeps running on the server and resumes here once reconnected; Stop works again then."}
+          " The page reconnects by itself; once the server is back, the turn goes on here and Stop works again."}
       </p>
       {counting && (
         <button type="button" onClick={() => controller.retryNow()}>

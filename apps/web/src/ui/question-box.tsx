@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { questionText } from "../state/asking-subtask.js";
 import type { QuestionView, ToolCard, TurnView } from "../state/thread-view.js";
 import { useController } from "./controller-context.js";
 
@@ -9,7 +10,8 @@ import { useController } from "./controller-context.js";
  */
 export function QuestionCard({ card, turn }: { card: ToolCard; turn: TurnView }) {
   const asked = turn.questions.find((q) => q.toolCallId === card.id);
-  const question = asked?.question ?? card.question ?? card.argsPreview;
+  // Parallel subtasks may ask at once: the question says which one asks.
+  const question = questionText(turn, card.id, asked?.question ?? card.question ?? card.argsPreview);
   if (asked && !asked.resolved && card.status === "running") {
     return <QuestionForm toolCallId={card.id} question={question} cardId={card.id} depth={card.depth} />;
   }

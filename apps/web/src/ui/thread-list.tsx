@@ -32,17 +32,20 @@ export function ThreadList({ threads, current }: { threads: ThreadSummary[]; cur
               aria-current={t.id === current ? "page" : undefined}
               title={`${t.title || "Untitled"} (${exactTime(t.updated_at)})`}
             >
-              {t.id !== current && seen.isNew(t, now.toISOString()) && (
-                <span
-                  class="thread-new"
-                  role="img"
-                  aria-label="new activity"
-                  title="New since you last looked"
-                >
-                  •
-                </span>
-              )}
-              <span class="thread-title">{t.title || "Untitled"}</span>
+              {/* The mark sits on the title's row, not on a row of its own. */}
+              <span class="thread-head">
+                {t.id !== current && seen.isNew(t, now.toISOString()) && (
+                  <span
+                    class="thread-new"
+                    role="img"
+                    aria-label="new activity"
+                    title="New since you last looked"
+                  >
+                    •
+                  </span>
+                )}
+                <span class="thread-title">{t.title || "Untitled"}</span>
+              </span>
               <ThreadState thread={t} />
               <time class="thread-time" dateTime={t.updated_at}>
                 {relativeTime(t.updated_at, now)}
