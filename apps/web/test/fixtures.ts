@@ -254,6 +254,8 @@ export function budgetTurn(): ServerFrame[] {
               result_preview: cut,
               is_error: true,
               duration_ms: 5,
+              // Cut short by the budget: the server stores what it streamed.
+              text: "Starting A.",
             },
             {
               id: "B",

@@ -111,7 +111,10 @@ describe("reduceFrame", () => {
     const turn = applyFrames(emptyThread(), budgetTurn()).turns[0]!;
     expect(turn.cards.B?.status).toBe("refused");
     expect(turn.cards.A?.status).toBe("stopped");
-    expect(turn.cards.A?.children).toEqual([]);
+    // Cut short: what it wrote is the answer so far, and it stays (a subtask that ended by itself drops it).
+    expect(turn.cards.A?.children).toEqual([
+      { kind: "text", key: "A:0", text: "Starting A.", thinking: false },
+    ]);
     expect(turn.budget).toEqual({ reason: "subtasks", limit: 1, observed: 2 });
   });
 

@@ -14,7 +14,11 @@ export const ExecutionTreeNode = z.object({
    * a lost lease); absent on a call that ended by itself.
    */
   status: z.literal("interrupted").optional(),
-  /** On an interrupted call: the text its level streamed (its depth ≥ 1 chunks), every character. */
+  /**
+   * On an interrupted call, or one Stop or the budget cut short (its result `cancelled` or `stopped:
+   * the turn's budget is exhausted`, after `subtask "TITLE" ` for a subtask): the text its level
+   * streamed (its depth ≥ 1 chunks), every character.
+   */
   text: z.string().optional(),
 });
 export type ExecutionTreeNode = z.infer<typeof ExecutionTreeNode>;

@@ -17,8 +17,9 @@ import { emptyTurn, type ThreadView, type ToolCard, type TurnView } from "./thre
 /**
  * Rebuilds a thread's turns from its stored rows (`GET /api/threads/:id/messages`). The cards come
  * from the final assistant message's `execution_tree`, so a reload shows the same cards as the live
- * turn; subtask text is stored only for a subtask the server interrupted, so other containers hold
- * only their nested cards and their result, which is also all a live subtask card keeps once it ended.
+ * turn; subtask text is stored only for a subtask the server interrupted or Stop or the budget cut
+ * short, so other containers hold only their nested cards and their result, which is also all a live
+ * subtask card keeps once it ended by itself.
  */
 export function threadFromHistory(threadId: string, messages: StoredMessage[], title?: string): ThreadView {
   const plans = storedPlans(messages);
@@ -72,7 +73,7 @@ export function turnFromRows(rows: StoredMessage[], plans = new Map<string, Plan
 
   const placeNode = (t: TurnView, node: ExecutionTreeNode): TurnView => {
     placed.add(node.id);
-    // An interrupted subtask's text is stored with it: it shows as it streamed, before its nested cards.
+    // An interrupted or cut-short subtask's text is stored with it: it shows as it streamed, before its nested cards.
     return appendText(upsertCard(t, cardFromNode(node, nodes ?? [], plans)), node.id, node.text ?? "", false);
   };
 

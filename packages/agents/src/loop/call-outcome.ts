@@ -18,6 +18,14 @@ export const errorOutcome = (content: string): ResultOutcome => ({ type: "result
 export const stoppedOutcome = (breached: boolean): ResultOutcome =>
   errorOutcome(breached ? "stopped: the turn's budget is exhausted" : "cancelled");
 
+/** `stoppedOutcome`'s texts, and a subtask's when Stop or the budget cut it (`subtaskOutcome`). */
+const CUT_SHORT = /^(?:subtask ".*" )?(?:stopped: the turn's budget is exhausted|cancelled)$/s;
+
+/** True for the result of a call that Stop or the budget cut short (not one that failed). */
+export function isCutShort(result: unknown): boolean {
+  return typeof result === "string" && CUT_SHORT.test(result);
+}
+
 /** A tool's output as the text the model reads. */
 export function outputText(output: unknown): string {
   if (typeof output === "string") return output;

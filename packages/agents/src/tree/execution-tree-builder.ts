@@ -1,10 +1,12 @@
 import { type ExecutionTreeNode, type ExecutionTreeSnapshot, preview } from "@agentwire/protocol";
+import { isCutShort } from "../loop/call-outcome.js";
 import type { LoopEvent } from "../turn/loop-event.js";
 
 /**
  * Builds the stored tool-call tree of a turn from the loop's events: one node per tool call at any
  * depth, in start order. A call still open at snapshot time gets its duration so far. Once the turn
- * is interrupted, a call it cut short is stored `interrupted` with the text its level streamed.
+ * is interrupted, a call it cut short is stored `interrupted` with the text its level streamed; a
+ * call Stop or the budget cut short keeps that text as well.
  */
 export class ExecutionTreeBuilder {
   private readonly nodes = new Map<string, ExecutionTreeNode>();
@@ -64,7 +66,8 @@ export class ExecutionTreeBuilder {
     delete node.status;
     // A call the interruption cancelled ends with an error; one that finished by itself keeps its result.
     if (this.interruptedAt !== undefined && event.is_error) node.status = "interrupted";
-    else this.texts.delete(id);
+    // One that Stop or the budget cut short keeps its text too: it is the answer so far.
+    else if (!(event.is_error && isCutShort(event.result))) this.texts.delete(id);
     this.closeOrphans(id, at);
   }
 
@@ -111,8 +114,9 @@ export class ExecutionTreeBuilder {
         out.duration_ms = Math.max(0, at - started);
         if (interrupted) Object.assign(out, { is_error: true, status: "interrupted" });
       }
-      // Open calls keep their text too: a suspended turn's tree carries it into the resumed one.
-      if (text !== undefined && (started !== undefined || out.status === "interrupted")) out.text = text;
+      // Open calls keep their text too: a suspended turn's tree carries it into the resumed one. A
+      // text left after a call's end is an interrupted or cut-short call's (see `add`).
+      if (text !== undefined) out.text = text;
       return out;
     });
     return { version: 1, nodes };

@@ -116,11 +116,35 @@ describe("ExecutionTreeBuilder", () => {
       const builder = new ExecutionTreeBuilder({ now: () => 0 });
       builder.add(start("a", null, 0));
       builder.add(chunk("a", "x"));
-      builder.add(end("a", true));
+      builder.add({ ...end("a", true), result: 'subtask "A" failed: boom' });
       const [a] = builder.snapshot().nodes;
-      expect(a).toMatchObject({ is_error: true, result_preview: "cancelled" });
+      expect(a).toMatchObject({ is_error: true, result_preview: 'subtask "A" failed: boom' });
       expect(a).not.toHaveProperty("status");
       expect(a).not.toHaveProperty("text");
+    });
+
+    test("a call Stop or the budget cut short keeps the text it streamed, with no status", () => {
+      const builder = new ExecutionTreeBuilder({ now: () => 0 });
+      const results = [
+        "cancelled",
+        'subtask "B" cancelled',
+        'subtask "C" stopped: the turn\'s budget is exhausted',
+      ];
+      for (const [i, id] of ["a", "b", "c"].entries()) {
+        builder.add(start(id, null, 0));
+        builder.add(chunk(id, `${id} so far`));
+        builder.add({ ...end(id, true), result: results[i] });
+      }
+      builder.add(start("d", null, 0));
+      builder.add(chunk("d", "d done"));
+      builder.add(end("d", false));
+      const byId = new Map(builder.snapshot().nodes.map((n) => [n.id, n]));
+      for (const id of ["a", "b", "c"]) {
+        expect(byId.get(id)).toMatchObject({ is_error: true, text: `${id} so far` });
+        expect(byId.get(id)).not.toHaveProperty("status");
+      }
+      // One that ended by itself: its result stands for its text.
+      expect(byId.get("d")).not.toHaveProperty("text");
     });
 
     test("continued after a crash: calls left open inside a call that then ends are interrupted, with their text", () => {

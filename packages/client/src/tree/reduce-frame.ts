@@ -269,9 +269,12 @@ function onToolUpdate(turn: TurnView, frame: ServerFrameOf<"tool_call_update">):
 }
 
 function onToolEnd(turn: TurnView, frame: ServerFrameOf<"tool_call_update">, title?: string): TurnView {
-  const ended = isSubtask(frame.name) ? dropText(turn, frame.tool_call_id) : turn;
+  const status = endStatus(frame.name, frame.result, frame.is_error);
+  // A subtask's result stands for its text, unless Stop or the budget cut it short: then the text
+  // is the answer so far, and it is kept (as the footer says, and as the stored tree holds it).
+  const ended = isSubtask(frame.name) && status !== "stopped" ? dropText(turn, frame.tool_call_id) : turn;
   const patched = patchCard(ended, frame.tool_call_id, {
-    status: endStatus(frame.name, frame.result, frame.is_error),
+    status,
     resultPreview: preview(frame.result, RESULT_CHARS),
     ...(frame.duration_ms !== undefined && { durationMs: frame.duration_ms }),
     ...(title !== undefined && { title }),
@@ -294,13 +297,14 @@ function onToolEnd(turn: TurnView, frame: ServerFrameOf<"tool_call_update">, tit
 /**
  * The turn is over: nothing is pending any more, running cards never got their end, and the turn
  * converges on what a reload rebuilds from the stored rows: subtask cards keep only their cards
- * and results, and reasoning text (never stored) goes.
+ * and results (and the text of one cut short), and reasoning text (never stored) goes.
  */
 export function finishTurn(turn: TurnView): TurnView {
   const cards = Object.fromEntries(
     Object.entries(turn.cards).map(([id, c]) => {
-      // An interrupted call's text is stored with it (a reload shows it): only its reasoning goes.
-      const kept = (child: Child) => child.kind !== "text" || (c.status === "interrupted" && !child.thinking);
+      // An interrupted or cut-short call's text is stored with it (a reload shows it): only its reasoning goes.
+      const cut = c.status === "interrupted" || c.status === "stopped";
+      const kept = (child: Child) => child.kind !== "text" || (cut && !child.thinking);
       const children = joinText(c.children.filter(kept));
       const status = c.status === "running" ? "done" : c.status;
       return [

@@ -50,9 +50,9 @@ export function appendChild(turn: TurnView, containerId: string | null, child: C
 }
 
 /**
- * A subtask ended: its streamed text goes, its nested cards and its result stay. The result stands
- * for the text (it is the subtask's last answer), and the stored execution_tree holds no text, so
- * the live card now looks as it will after a reload.
+ * A subtask ended by itself: its streamed text goes, its nested cards and its result stay. The
+ * result stands for the text (it is the subtask's last answer), and the stored execution_tree holds
+ * no text for it, so the live card now looks as it will after a reload.
  */
 export function dropText(turn: TurnView, cardId: string): TurnView {
   const card = turn.cards[cardId];
