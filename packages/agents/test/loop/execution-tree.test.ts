@@ -53,12 +53,18 @@ describe("ExecutionTreeBuilder", () => {
     });
     const chunk = (parent: string, content: string, extra: Partial<LoopEvent> = {}): LoopEvent =>
       ({ type: "chunk", content, parent_id: parent, depth: 1, ...extra }) as LoopEvent;
-    const end = (id: string, isError: boolean, parent: string | null = null, depth = 0): LoopEvent => ({
+    const end = (
+      id: string,
+      isError: boolean,
+      parent: string | null = null,
+      depth = 0,
+      result = isError ? "cancelled" : "done",
+    ): LoopEvent => ({
       type: "tool_call_update",
       tool_call_id: id,
       name: "run_subtask",
       status: "end",
-      result: isError ? "cancelled" : "done",
+      result,
       is_error: isError,
       parent_id: parent,
       depth,
@@ -116,7 +122,7 @@ describe("ExecutionTreeBuilder", () => {
       const builder = new ExecutionTreeBuilder({ now: () => 0 });
       builder.add(start("a", null, 0));
       builder.add(chunk("a", "x"));
-      builder.add({ ...end("a", true), result: 'subtask "A" failed: boom' });
+      builder.add(end("a", true, null, 0, 'subtask "A" failed: boom'));
       const [a] = builder.snapshot().nodes;
       expect(a).toMatchObject({ is_error: true, result_preview: 'subtask "A" failed: boom' });
       expect(a).not.toHaveProperty("status");
@@ -133,7 +139,7 @@ describe("ExecutionTreeBuilder", () => {
       for (const [i, id] of ["a", "b", "c"].entries()) {
         builder.add(start(id, null, 0));
         builder.add(chunk(id, `${id} so far`));
-        builder.add({ ...end(id, true), result: results[i] });
+        builder.add(end(id, true, null, 0, results[i]));
       }
       builder.add(start("d", null, 0));
       builder.add(chunk("d", "d done"));
