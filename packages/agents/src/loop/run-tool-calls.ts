@@ -25,8 +25,10 @@ export type BatchOutcome = {
 export const SKIPPED = "not run: the turn paused for the user's answer first; call it again if still needed";
 
 /**
- * Runs one model turn's tool calls: parallel-safe ones concurrently (tree-wide at most
- * MAX_PARALLEL_PER_TURN running, see ParallelPermits), then the others one at a time in the model's order. Every call gets one `start` up front and one
+ * Runs one model turn's tool calls in the model's order: consecutive parallel-safe calls run together
+ * (tree-wide at most MAX_PARALLEL_PER_TURN running, see ParallelPermits), and a call that is not
+ * parallel-safe is a barrier: it starts once all before it have settled, and all after it wait for
+ * it (so `[write_file x, read_file x]` reads what was written). Every call gets one `start` up front and one
  * `end` when it settles, except a call that waits on the user, whose `end` comes on resume. The first
  * call to wait is the pending one; parallel siblings that wait too are deferred (asked in turn after it).
  */
@@ -60,19 +62,21 @@ export async function* runToolCalls(
     settle(i, await runOneCall(level, calls[i] as ToolCallEvent, push));
   };
 
-  const parallel: number[] = [];
-  const serial: number[] = [];
-  calls.forEach((call, i) => {
-    (level.tools.get(call.name)?.parallelSafe === false ? serial : parallel).push(i);
-  });
   const runBatch = async () => {
-    // All start at once; each call waits for a tree-wide permit (MAX_PARALLEL_PER_TURN) in runOneCall.
-    await Promise.all(parallel.map(runAt));
-    for (const i of serial) {
-      startedAt[i] = level.now();
-      if (pendingIndex !== -1) settle(i, errorOutcome(SKIPPED));
-      else if (level.signal.aborted) settle(i, stoppedOutcome(level.budget.breach !== null));
-      else await runAt(i);
+    for (const group of callGroups(level, calls)) {
+      // A call waiting on the user, or a stop, holds back every later group: they wait for what came first.
+      if (pendingIndex !== -1 || level.signal.aborted) {
+        for (const i of group) {
+          startedAt[i] = level.now();
+          settle(
+            i,
+            pendingIndex !== -1 ? errorOutcome(SKIPPED) : stoppedOutcome(level.budget.breach !== null),
+          );
+        }
+        continue;
+      }
+      // A group starts at once; each call waits for a tree-wide permit (MAX_PARALLEL_PER_TURN) in runOneCall.
+      await Promise.all(group.map(runAt));
     }
   };
   // This level's own call (a subtask's) gives its permit back while the calls below it run.
@@ -89,6 +93,23 @@ export async function* runToolCalls(
   yield* channel.drain();
   if (bug !== null) throw bug;
   return collect(calls, outcomes, pendingIndex);
+}
+
+/** The batch's indexes cut into runs: each parallel-safe stretch together, each other call alone, in call order. */
+export function callGroups(level: Pick<Level, "tools">, calls: ToolCallEvent[]): number[][] {
+  const groups: number[][] = [];
+  let stretch: number[] | null = null;
+  calls.forEach((call, i) => {
+    if (level.tools.get(call.name)?.parallelSafe === false) {
+      stretch = null;
+      groups.push([i]);
+    } else if (stretch) stretch.push(i);
+    else {
+      stretch = [i];
+      groups.push(stretch);
+    }
+  });
+  return groups;
 }
 
 /** The results of the batch's calls finished so far, in call order. */
