@@ -21,13 +21,14 @@ import {
   createTurnTracer,
   type MetricsSources,
   mcpPinsPath,
-  resolveToolPolicy,
   startAdmission,
+  ToolPolicies,
   TurnRegistry,
   UIToolProxy,
 } from "@agentwire/websocket";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
+import { reloadToolPolicy as reloadPolicyFile } from "./tool-policy-file.js";
 import { startTracing } from "./tracing.js";
 
 /** The process's services, the metrics that watch them, and what must be closed on shutdown. */
@@ -35,6 +36,8 @@ export type ProcessServices = {
   services: AgentwireServices;
   metrics: AgentwireMetrics;
   close: () => Promise<void>;
+  /** With TOOL_POLICY_FILE: reads it again into the policies every later turn uses. */
+  reloadToolPolicy: (() => boolean) | undefined;
 };
 
 /** Sources the metrics read at scrape time; bound once the server exists. */
@@ -51,7 +54,7 @@ export async function createServices(
   const providers = createProviderRegistry(config.providers, {
     ...(extra && { extraProviders: [extra], extraDefaultModels: { [extra.id]: "scripted-1" } }),
   });
-  const policy = resolveToolPolicy(config.tools.policy);
+  const policies = new ToolPolicies(config.tools.policy, config.toolPolicyFile?.file);
   const mcp = await mcpManager(config, logger);
   const uiTools = new UIToolProxy({
     timeoutMs: config.tools.clientToolTimeoutMs,
@@ -79,7 +82,7 @@ export async function createServices(
     providers,
     limits: config.budget,
     context: config.context,
-    policy: config.tools.policy,
+    policies,
     scopes: config.scopes,
     defaults: { provider: config.defaultProvider, model: config.defaultModel },
     serverTools: createBuiltinServerTools({
@@ -88,7 +91,7 @@ export async function createServices(
       webFetch: { allowHosts: config.tools.webFetchAllowHosts },
       ...(config.webSearch && { webSearch: { backend: config.webSearch } }),
       ...(mcp && { mcp }),
-      policyFor: () => policy,
+      policyFor: (userId) => policies.policyFor(userId),
       logger,
     }),
     clientTools: (scope) => uiTools.clientTools(scope),
@@ -121,7 +124,10 @@ export async function createServices(
     ...(workflows && { workflows: { registry: workflows } }),
     ...(media && { media }),
   };
-  return { services, metrics, close };
+  const policyPath = config.toolPolicyFile?.path;
+  const reloadToolPolicy =
+    policyPath === undefined ? undefined : () => reloadPolicyFile(policyPath, policies, logger);
+  return { services, metrics, close, reloadToolPolicy };
 }
 
 /** The node registry of saved workflows and build_workflow, unless WORKFLOWS_ENABLED=false. */

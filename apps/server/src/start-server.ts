@@ -38,6 +38,8 @@ export interface RunningServer {
   metricsUrl: string | undefined;
   /** The built web client's folder served at `/`; undefined when it was not built. */
   webDist: string | undefined;
+  /** With TOOL_POLICY_FILE: reads it again (SIGHUP); a bad file is logged and the policy in force stays. */
+  reloadToolPolicy: (() => boolean) | undefined;
   /** Stops accepting, closes sockets with 1012, lets turns drain, then closes Redis and the database. Idempotent. */
   close(): Promise<void>;
 }
@@ -92,7 +94,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
       : undefined;
     if (cluster) closeCluster = () => cluster.close();
     const built = options.services
-      ? { services: options.services, metrics: undefined, close: async () => {} }
+      ? { services: options.services, metrics: undefined, close: async () => {}, reloadToolPolicy: undefined }
       : await createServices(config, logger, repos, {
           openSockets: () => openSockets(),
           databasePool: () => storage.poolStats(),
@@ -202,6 +204,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
       url: `http://${host}:${port}`,
       metricsUrl: metrics?.url,
       webDist: web,
+      reloadToolPolicy: built.reloadToolPolicy,
       close: () => {
         closing ??= app.close().then(teardown);
         return closing;

@@ -29,10 +29,13 @@ export {
   type BuiltinServerToolsOptions,
   createBuiltinServerTools,
   mcpPinsPath,
+  parseToolPolicyFile,
   RepoMemoryStore,
   resolveToolPolicy,
   ruleFor,
+  ToolPolicies,
   ToolPolicyConfig,
+  ToolPolicyFile,
   type ToolScope,
   UIToolProxy,
 } from "./tools/index.js";
