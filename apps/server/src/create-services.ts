@@ -21,6 +21,7 @@ import {
   createTurnTracer,
   type MetricsSources,
   mcpPinsPath,
+  OpenWorkflows,
   startAdmission,
   ToolPolicies,
   TurnRegistry,
@@ -61,6 +62,8 @@ export async function createServices(
     reconnectGraceMs: config.tools.clientToolReconnectGraceMs,
   });
   const turns = new TurnRegistry();
+  // build_workflow's saves reach the editors that have the workflow open (as PUT's do, in the plugin).
+  const openWorkflows = new OpenWorkflows();
   // Ticked by the event loop's lag and utilization from the moment the services exist.
   const { queue: admission, stop: stopAdmission } = startAdmission(config.admission);
   const workflows = await nodeRegistry(config, providers, logger);
@@ -78,7 +81,15 @@ export async function createServices(
   const chat = createChatServices({
     turns,
     admission,
-    ...(workflows && { editorTools: createEditorTools({ registry: workflows, repos, providers }) }),
+    ...(workflows && {
+      editorTools: createEditorTools({
+        registry: workflows,
+        repos,
+        providers,
+        onSaved: (userId, row, replacing) => openWorkflows.saved(userId, row, replacing),
+      }),
+    }),
+    openWorkflows,
     providers,
     limits: config.budget,
     context: config.context,

@@ -8,6 +8,7 @@ import {
 import { ToolPolicies } from "../tools/tool-policies.js";
 import type { ToolPolicyConfig } from "../tools/tool-policy.js";
 import { TurnRegistry } from "../turns/turn-registry.js";
+import { OpenWorkflows } from "../workflows/open-workflows.js";
 import type { ChatServices } from "./chat-services.js";
 import { ContextScopes } from "./context-scopes.js";
 import { ThreadStates } from "./thread-states/thread-states.js";
@@ -31,6 +32,7 @@ export function createChatServices(options: ChatServicesOptions): ChatServices {
     defaults: {},
     scopes: ContextScopes.from(),
     threadStates: new ThreadStates(),
+    openWorkflows: new OpenWorkflows(),
     serverTools: () => [askUserTool, runSubtaskTool],
     ...rest,
     providers,

@@ -9,6 +9,7 @@ import { NotFoundError } from "@agentwire/protocol";
 import type { Repositories, WorkflowRow } from "@agentwire/storage";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { z } from "zod";
+import type { OpenWorkflows } from "../workflows/open-workflows.js";
 import { bodyIssues } from "./body-issues.js";
 
 interface WorkflowParams {
@@ -36,9 +37,14 @@ type Checked<T> = { ok: true; value: T } | { ok: false; message: string; issues:
  */
 export async function workflowsRoutes(
   app: FastifyInstance,
-  opts: { repos: Repositories; registry: NodeRegistry },
+  opts: {
+    repos: Repositories;
+    registry: NodeRegistry;
+    /** Told of each save by PUT: the user's editors with the workflow open get `workflow_updated`. */
+    updates?: Pick<OpenWorkflows, "saved">;
+  },
 ) {
-  const { repos, registry } = opts;
+  const { repos, registry, updates } = opts;
 
   app.get("/api/workflows", async (request) => ({
     workflows: (await repos.workflows.list(request.userId)).map((row) => {
@@ -77,6 +83,7 @@ export async function workflowsRoutes(
       ...(graph !== undefined && { graph }),
     });
     if (!row) throw new NotFoundError("workflow");
+    updates?.saved(request.userId, row);
     return { workflow: toWorkflowRecord(row) };
   });
 

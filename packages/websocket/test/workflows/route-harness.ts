@@ -61,7 +61,13 @@ export async function startRouteServer(
     ...(policy && { policy }),
     ...(policies && { policies }),
     ...(withWorkflows && {
-      editorTools: (scope) => createEditorTools({ registry, repos: repos as Repositories, providers })(scope),
+      editorTools: (scope) =>
+        createEditorTools({
+          registry,
+          repos: repos as Repositories,
+          providers,
+          onSaved: (userId, row, replacing) => chat.openWorkflows.saved(userId, row, replacing),
+        })(scope),
     }),
   });
   const server = await startTestServer({
