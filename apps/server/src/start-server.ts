@@ -1,4 +1,4 @@
-import { RedisThreadStateRelay, startCluster } from "@agentwire/cluster";
+import { RedisThreadStateRelay, RedisWorkflowUpdateRelay, startCluster } from "@agentwire/cluster";
 import { openStorage, type Storage, type TurnRow } from "@agentwire/storage";
 import {
   type AgentwireServices,
@@ -165,6 +165,15 @@ export async function startServer(config: Config, options: StartServerOptions = 
         const closeRest = closeCluster;
         closeCluster = () => relay.close().then(closeRest);
         await chat.threadStates.relayVia(relay);
+        // A saved workflow redraws the user's editors on every instance.
+        const saves = await RedisWorkflowUpdateRelay.connect({
+          url: redisUrl,
+          instanceId: cluster.instanceId,
+          onError: (err) => logger.warn({ err }, "could not publish a workflow save"),
+        });
+        const closeBefore = closeCluster;
+        closeCluster = () => saves.close().then(closeBefore);
+        await chat.openWorkflows.relayVia(saves);
       }
       // Another instance may be running any stored turn: only those whose lease lapsed are taken over.
       const { uiTools } = built.services;
