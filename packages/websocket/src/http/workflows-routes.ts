@@ -9,7 +9,6 @@ import { NotFoundError } from "@agentwire/protocol";
 import type { Repositories, WorkflowRow } from "@agentwire/storage";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { z } from "zod";
-import type { OpenWorkflows } from "../workflows/open-workflows.js";
 import { bodyIssues } from "./body-issues.js";
 
 interface WorkflowParams {
@@ -41,7 +40,7 @@ export async function workflowsRoutes(
     repos: Repositories;
     registry: NodeRegistry;
     /** Told of each save by PUT: the user's editors with the workflow open get `workflow_updated`. */
-    updates?: Pick<OpenWorkflows, "saved">;
+    updates?: { saved(userId: string, row: WorkflowRow): void };
   },
 ) {
   const { repos, registry, updates } = opts;

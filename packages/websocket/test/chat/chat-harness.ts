@@ -94,7 +94,10 @@ export function isDone(frame: ServerFrame): boolean {
 /** Every frame valid against the protocol; seq strictly +1 with no gaps; `done` exactly once, last. */
 export function expectWellFormedTurn(frames: ServerFrame[], firstSeq = 1): void {
   for (const f of frames) expect(ServerFrameSchema.safeParse(f).success, JSON.stringify(f)).toBe(true);
-  const turnFrames = frames.filter((f) => f.type !== "chat_resumed" && f.type !== "pong");
+  // Frames of the socket, not of the turn: no seq.
+  const turnFrames = frames.filter(
+    (f) => f.type !== "chat_resumed" && f.type !== "pong" && f.type !== "workflow_updated",
+  );
   expect(turnFrames.map((f) => ("seq" in f ? f.seq : undefined))).toEqual(
     turnFrames.map((_, i) => firstSeq + i),
   );
