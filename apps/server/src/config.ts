@@ -17,6 +17,7 @@ import {
   type StaticToken,
 } from "@agentwire/websocket";
 import { z } from "zod";
+import { type LoadedToolPolicyFile, readToolPolicyFile } from "./tool-policy-file.js";
 
 /** A bad environment: the message names every offending variable. */
 export class ConfigError extends Error {
@@ -158,6 +159,7 @@ export const EnvSchema = z.object({
   WEB_SEARCH_API_KEY: z.string().min(1).max(1024).optional(),
   MCP_CONFIG_PATH: optionalText,
   CONTEXT_SCOPES_FILE: optionalText,
+  TOOL_POLICY_FILE: optionalText,
   MCP_ALLOWED_SERVERS: z.string().transform(list).default([]),
   TOOL_APPROVAL_WORKSPACE_WRITE: z.enum(["allow", "ask"]).default("allow"),
   TOOL_APPROVAL_EDITOR_MUTATE: z.enum(["allow", "ask"]).default("allow"),
@@ -228,6 +230,8 @@ export interface Config {
   webSearch: WebSearchBackendConfig | undefined;
   /** The context scopes `chat_context.kind` selects: the built-ins, plus CONTEXT_SCOPES_FILE's. */
   scopes: ContextScopes;
+  /** TOOL_POLICY_FILE, validated: classes and MCP servers per user and group (reloaded on SIGHUP). */
+  toolPolicyFile: LoadedToolPolicyFile | undefined;
   /** Where generated assets are written; defaults to the database's directory. */
   dataDir: string;
   scriptedProviderModule: string | undefined;
@@ -344,6 +348,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workflows: { enabled: e.WORKFLOWS_ENABLED, pluginPath: e.NODE_PLUGIN_PATH },
     webSearch,
     scopes: e.CONTEXT_SCOPES_FILE ? readContextScopes(e.CONTEXT_SCOPES_FILE) : ContextScopes.from(),
+    toolPolicyFile: e.TOOL_POLICY_FILE ? loadToolPolicyFile(e.TOOL_POLICY_FILE) : undefined,
     dataDir: e.DATA_DIR ?? dirname(e.DATABASE_PATH),
     scriptedProviderModule: e.AGENTWIRE_SCRIPTED_PROVIDER,
     postgres: e.DATABASE_URL
@@ -469,6 +474,13 @@ function readContextScopes(path: string): ContextScopes {
   const parsed = parseContextScopes(json);
   if (!parsed.ok) throw new ConfigError(`invalid configuration:\n  CONTEXT_SCOPES_FILE: ${parsed.message}`);
   return parsed.value;
+}
+
+/** TOOL_POLICY_FILE read and validated at start-up: a bad file stops the server naming the user or group and field. */
+function loadToolPolicyFile(path: string): LoadedToolPolicyFile {
+  const read = readToolPolicyFile(path);
+  if (!read.ok) throw new ConfigError(`invalid configuration:\n  TOOL_POLICY_FILE: ${read.message}`);
+  return { path, file: read.value };
 }
 
 /** The object without its undefined fields (the registry's schemas treat a present key as set). */

@@ -21,13 +21,15 @@ import {
   createTurnTracer,
   type MetricsSources,
   mcpPinsPath,
-  resolveToolPolicy,
+  OpenWorkflows,
   startAdmission,
+  ToolPolicies,
   TurnRegistry,
   UIToolProxy,
 } from "@agentwire/websocket";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
+import { reloadToolPolicy as reloadPolicyFile } from "./tool-policy-file.js";
 import { startTracing } from "./tracing.js";
 
 /** The process's services, the metrics that watch them, and what must be closed on shutdown. */
@@ -35,6 +37,8 @@ export type ProcessServices = {
   services: AgentwireServices;
   metrics: AgentwireMetrics;
   close: () => Promise<void>;
+  /** With TOOL_POLICY_FILE: reads it again into the policies every later turn uses. */
+  reloadToolPolicy: (() => boolean) | undefined;
 };
 
 /** Sources the metrics read at scrape time; bound once the server exists. */
@@ -51,13 +55,15 @@ export async function createServices(
   const providers = createProviderRegistry(config.providers, {
     ...(extra && { extraProviders: [extra], extraDefaultModels: { [extra.id]: "scripted-1" } }),
   });
-  const policy = resolveToolPolicy(config.tools.policy);
+  const policies = new ToolPolicies(config.tools.policy, config.toolPolicyFile?.file);
   const mcp = await mcpManager(config, logger);
   const uiTools = new UIToolProxy({
     timeoutMs: config.tools.clientToolTimeoutMs,
     reconnectGraceMs: config.tools.clientToolReconnectGraceMs,
   });
   const turns = new TurnRegistry();
+  // build_workflow's saves reach the editors that have the workflow open (as PUT's do, in the plugin).
+  const openWorkflows = new OpenWorkflows();
   // Ticked by the event loop's lag and utilization from the moment the services exist.
   const { queue: admission, stop: stopAdmission } = startAdmission(config.admission);
   const workflows = await nodeRegistry(config, providers, logger);
@@ -75,11 +81,19 @@ export async function createServices(
   const chat = createChatServices({
     turns,
     admission,
-    ...(workflows && { editorTools: createEditorTools({ registry: workflows, repos, providers }) }),
+    ...(workflows && {
+      editorTools: createEditorTools({
+        registry: workflows,
+        repos,
+        providers,
+        onSaved: (userId, row, replacing) => openWorkflows.saved(userId, row, replacing),
+      }),
+    }),
+    openWorkflows,
     providers,
     limits: config.budget,
     context: config.context,
-    policy: config.tools.policy,
+    policies,
     scopes: config.scopes,
     defaults: { provider: config.defaultProvider, model: config.defaultModel },
     serverTools: createBuiltinServerTools({
@@ -88,7 +102,7 @@ export async function createServices(
       webFetch: { allowHosts: config.tools.webFetchAllowHosts },
       ...(config.webSearch && { webSearch: { backend: config.webSearch } }),
       ...(mcp && { mcp }),
-      policyFor: () => policy,
+      policyFor: (userId) => policies.policyFor(userId),
       logger,
     }),
     clientTools: (scope) => uiTools.clientTools(scope),
@@ -121,7 +135,10 @@ export async function createServices(
     ...(workflows && { workflows: { registry: workflows } }),
     ...(media && { media }),
   };
-  return { services, metrics, close };
+  const policyPath = config.toolPolicyFile?.path;
+  const reloadToolPolicy =
+    policyPath === undefined ? undefined : () => reloadPolicyFile(policyPath, policies, logger);
+  return { services, metrics, close, reloadToolPolicy };
 }
 
 /** The node registry of saved workflows and build_workflow, unless WORKFLOWS_ENABLED=false. */

@@ -6,6 +6,7 @@ import { installSignalHandlers } from "./install-signal-handlers.js";
 import { plainLogDestination } from "./plain-log-lines.js";
 import { startServer } from "./start-server.js";
 import { startSummary } from "./start-summary.js";
+import { reloadOnSighup } from "./tool-policy-file.js";
 
 let config: ReturnType<typeof loadConfig>;
 try {
@@ -26,6 +27,8 @@ logger.info({ config: describeConfig(config) }, "starting");
 try {
   const server = await startServer(config, { logger });
   installSignalHandlers(() => server.close(), logger);
+  const reload = server.reloadToolPolicy;
+  if (reload) reloadOnSighup(reload);
   logger.info({ url: server.url }, "agentwire listening");
   if (tty) {
     const facts = { url: server.url, webDist: server.webDist, logLevel: level, logLevelFromEnv };

@@ -1,4 +1,4 @@
-import { RedisThreadStateRelay, startCluster } from "@agentwire/cluster";
+import { RedisThreadStateRelay, RedisWorkflowUpdateRelay, startCluster } from "@agentwire/cluster";
 import { openStorage, type Storage, type TurnRow } from "@agentwire/storage";
 import {
   type AgentwireServices,
@@ -38,6 +38,8 @@ export interface RunningServer {
   metricsUrl: string | undefined;
   /** The built web client's folder served at `/`; undefined when it was not built. */
   webDist: string | undefined;
+  /** With TOOL_POLICY_FILE: reads it again (SIGHUP); a bad file is logged and the policy in force stays. */
+  reloadToolPolicy: (() => boolean) | undefined;
   /** Stops accepting, closes sockets with 1012, lets turns drain, then closes Redis and the database. Idempotent. */
   close(): Promise<void>;
 }
@@ -92,7 +94,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
       : undefined;
     if (cluster) closeCluster = () => cluster.close();
     const built = options.services
-      ? { services: options.services, metrics: undefined, close: async () => {} }
+      ? { services: options.services, metrics: undefined, close: async () => {}, reloadToolPolicy: undefined }
       : await createServices(config, logger, repos, {
           openSockets: () => openSockets(),
           databasePool: () => storage.poolStats(),
@@ -163,6 +165,15 @@ export async function startServer(config: Config, options: StartServerOptions = 
         const closeRest = closeCluster;
         closeCluster = () => relay.close().then(closeRest);
         await chat.threadStates.relayVia(relay);
+        // A saved workflow redraws the user's editors on every instance.
+        const saves = await RedisWorkflowUpdateRelay.connect({
+          url: redisUrl,
+          instanceId: cluster.instanceId,
+          onError: (err) => logger.warn({ err }, "could not publish a workflow save"),
+        });
+        const closeBefore = closeCluster;
+        closeCluster = () => saves.close().then(closeBefore);
+        await chat.openWorkflows.relayVia(saves);
       }
       // Another instance may be running any stored turn: only those whose lease lapsed are taken over.
       const { uiTools } = built.services;
@@ -202,6 +213,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
       url: `http://${host}:${port}`,
       metricsUrl: metrics?.url,
       webDist: web,
+      reloadToolPolicy: built.reloadToolPolicy,
       close: () => {
         closing ??= app.close().then(teardown);
         return closing;

@@ -10,6 +10,7 @@ import {
 import type { ClientFrame, ServerFrame } from "@agentwire/protocol";
 import { type AppState, connectionStatus, viewKey } from "./app-state.js";
 import { clientToolsManifest, type NoticeLevel, runClientTool } from "./editor/client-tools.js";
+import { graphOfWorkflow } from "./editor/graph-of-workflow.js";
 import { AuthRequiredError, createHttpApi } from "./net/http-api.js";
 import { initialModel } from "./net/initial-model.js";
 import { loadSettings, type Settings, saveSettings } from "./net/settings.js";
@@ -299,6 +300,13 @@ export class ChatController {
 
   private onFrame(frame: ServerFrame): void {
     if (frame.type === "pong" || frame.type === "thread_state") return;
+    if (frame.type === "workflow_updated") {
+      // Sent only to a socket whose editor has this workflow open (or had the id build_workflow
+      // replaced by a new workflow): draw it, and edit it from now on.
+      const { id, graph } = frame.workflow;
+      this.set((s) => ({ ...s, workflowId: id, graph: graphOfWorkflow(graph) }));
+      return;
+    }
     // An error that answers a request (no seq) is its command's or turn's, which say it.
     if (frame.type === "error" && frame.seq === undefined && frame.request_id !== undefined) return;
     const threadId = "thread_id" in frame ? frame.thread_id : undefined;

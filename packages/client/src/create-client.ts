@@ -350,6 +350,8 @@ class AgentwireClient implements Client, TurnHost {
       else ack.resolve();
       return;
     }
+    // Not of a thread: onFrame listeners (an editor) take it.
+    if (frame.type === "workflow_updated") return;
     if (frame.type === "thread_state") {
       const { type: _type, ...state } = frame;
       for (const listener of this.stateListeners) this.safely(() => listener(state));

@@ -58,6 +58,7 @@ const knownTypes: Record<ServerFrame["type"], 1> = {
   error: 1,
   job_update: 1,
   node_update: 1,
+  workflow_updated: 1,
   context_usage: 1,
   scratchpad_patch: 1,
   plan_created: 1,

@@ -1,9 +1,10 @@
 // Instances of one server sharing turns through Redis: the shared frame log, turn leases, the command
-// bus between instances, per-user caps and rates counted across them, and thread live states relayed.
-// The only package that holds a Redis driver. The frame log implements storage's FrameLog; the other
-// parts have the shape of @agentwire/websocket's interfaces (TurnCoordination, ConnectionQuota,
-// UserRateLimit, ToolCallRouting, ThreadStateRelay) without importing them, since websocket sits above:
-// the server is handed them where it is put together (apps/server), and the compiler checks the fit there.
+// bus between instances, per-user caps and rates counted across them, thread live states and workflow
+// saves relayed. The only package that holds a Redis driver. The frame log implements storage's
+// FrameLog; the other parts have the shape of @agentwire/websocket's interfaces (TurnCoordination,
+// ConnectionQuota, UserRateLimit, ToolCallRouting, ThreadStateRelay, WorkflowUpdateRelay) without
+// importing them, since websocket sits above: the server is handed them where it is put together
+// (apps/server), and the compiler checks the fit there.
 
 export { RedisConnectionQuota, type RedisConnectionQuotaOptions } from "./redis-connection-quota.js";
 export { RedisFrameLog, type RedisFrameLogOptions } from "./redis-frame-log.js";
@@ -24,6 +25,11 @@ export {
   type RedisUserRateLimitOptions,
   type UserRate,
 } from "./redis-user-rate-limit.js";
+export {
+  RedisWorkflowUpdateRelay,
+  type RedisWorkflowUpdateRelayOptions,
+  type WorkflowSaved,
+} from "./redis-workflow-update-relay.js";
 export {
   type Cluster,
   type ClusterOptions,

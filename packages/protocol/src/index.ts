@@ -76,6 +76,7 @@ export {
   PongFrame,
   ProgressUpdateFrame,
   QuestionFrame,
+  SavedWorkflow,
   ScratchpadPatchFrame,
   ServerFrame,
   type ServerFrameOf,
@@ -88,6 +89,7 @@ export {
   ToolCallUpdateFrame,
   type UnstampedFrame,
   UsageFrame,
+  WorkflowUpdatedFrame,
 } from "./server-frames.js";
 export { BEARER_PROTOCOL_PREFIX, PROTOCOL_V1, PROTOCOL_V1_NESTED } from "./subprotocols.js";
 export { NodeCost, ThreadUsage, TurnCost } from "./thread-usage.js";

@@ -208,6 +208,23 @@ export const ThreadStateFrame = z.object({
   /** A running turn's latest `send_update` message (sent again with each new one). */
   progress: z.string().optional(),
 });
+/** A saved workflow as `workflow_updated` carries it (the HTTP API's record without `created_at`). */
+export const SavedWorkflow = z.object({
+  id: z.string(),
+  name: z.string(),
+  graph: z.record(z.string(), z.unknown()),
+  /** ISO 8601. */
+  updated_at: z.string(),
+});
+export type SavedWorkflow = z.infer<typeof SavedWorkflow>;
+/**
+ * A workflow was saved (build_workflow, its approval, `PUT /api/workflows/:id`); sent to each socket of
+ * its user whose editor context has it open. Not a turn frame: no `seq`, never replayed.
+ */
+export const WorkflowUpdatedFrame = z.object({
+  type: z.literal("workflow_updated"),
+  workflow: SavedWorkflow,
+});
 export const PongFrame = z.object({ type: z.literal("pong"), request_id: z.string().optional() });
 
 /** Every frame the server may send. */
@@ -234,6 +251,7 @@ export const ServerFrame = z.discriminatedUnion("type", [
   PlanReviewFrame,
   ProgressUpdateFrame,
   ThreadStateFrame,
+  WorkflowUpdatedFrame,
   PongFrame,
 ]);
 export type ServerFrame = z.infer<typeof ServerFrame>;
@@ -260,6 +278,7 @@ export type PlanReadyForReviewFrame = z.infer<typeof PlanReadyForReviewFrame>;
 export type PlanReviewFrame = z.infer<typeof PlanReviewFrame>;
 export type ProgressUpdateFrame = z.infer<typeof ProgressUpdateFrame>;
 export type ThreadStateFrame = z.infer<typeof ThreadStateFrame>;
+export type WorkflowUpdatedFrame = z.infer<typeof WorkflowUpdatedFrame>;
 
 /** A frame without the registry's stamp: what the agent loop and handlers produce. */
 export type UnstampedFrame<F extends ServerFrame = ServerFrame> = F extends unknown

@@ -29,10 +29,13 @@ export {
   type BuiltinServerToolsOptions,
   createBuiltinServerTools,
   mcpPinsPath,
+  parseToolPolicyFile,
   RepoMemoryStore,
   resolveToolPolicy,
   ruleFor,
+  ToolPolicies,
   ToolPolicyConfig,
+  ToolPolicyFile,
   type ToolScope,
   UIToolProxy,
 } from "./tools/index.js";
@@ -59,7 +62,12 @@ export {
   watchEventLoopLag,
 } from "./turns/index.js";
 export type { TurnCoordination } from "./turns/turn-coordination.js";
-export { createEditorTools } from "./workflows/index.js";
+export {
+  createEditorTools,
+  OpenWorkflows,
+  type WorkflowSaved,
+  type WorkflowUpdateRelay,
+} from "./workflows/index.js";
 export type { CommandHandlers } from "./ws/command-router.js";
 export { Connection, type SocketLike } from "./ws/connection.js";
 export type { ConnectionQuota } from "./ws/connection-quota.js";

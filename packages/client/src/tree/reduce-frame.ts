@@ -147,9 +147,11 @@ export function reduceFrame(view: ThreadView, frame: ServerFrame): ThreadView {
     case "job_update":
     case "node_update":
     case "thread_state":
+    case "workflow_updated":
     case "pong":
       // Workflow runs and keep-alives have no place in the chat transcript; the thread list
-      // takes thread_state (the controller hands it there before frames reach a thread).
+      // takes thread_state, an editor workflow_updated (the controller hands them there before
+      // frames reach a thread).
       return view;
   }
 }

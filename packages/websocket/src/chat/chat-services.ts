@@ -5,6 +5,7 @@ import type { AdmissionQueue } from "../turns/admission-queue.js";
 import type { TurnObserver } from "../turns/turn-observer.js";
 import type { TurnRegistry } from "../turns/turn-registry.js";
 import type { TurnServices } from "../turns/turn-run.js";
+import type { OpenWorkflows } from "../workflows/open-workflows.js";
 import type { ContextScopes } from "./context-scopes.js";
 import type { ThreadStates } from "./thread-states/thread-states.js";
 
@@ -26,6 +27,8 @@ export interface ChatServices extends TurnServices {
   scopes: ContextScopes;
   /** The sockets subscribed to their threads' live states (`subscribe_threads`). */
   threadStates: ThreadStates;
+  /** The workflow each socket has open in its editor context: where `workflow_updated` goes. */
+  openWorkflows: OpenWorkflows;
   /** Operations hooks (metrics). */
   observer?: TurnObserver;
   /**

@@ -1,7 +1,7 @@
 import { BudgetLimits } from "@agentwire/agents";
 import { CONTEXT_KIND, PlanExecutionMode } from "@agentwire/protocol";
 import { z } from "zod";
-import type { ContextKind } from "../tools/tool-policy.js";
+import { ClassRules, type ContextKind } from "../tools/tool-policy.js";
 
 const toolNames = z.array(z.string().min(1).max(200)).max(200);
 
@@ -16,8 +16,8 @@ const BudgetOverrides = z.strictObject(
 
 /**
  * One context scope as the operator writes it: which built-in kind its policy rules and editor
- * tools start from, guidance for the system prompt, tools taken out of (or re-admitted to) the
- * toolbelt, create_plan's default mode, the provider and model its turns default to, and budget
+ * tools start from, guidance for the system prompt, tools taken out of (or added to) the toolbelt,
+ * class rules that replace its base's, create_plan's default mode, the provider and model its turns default to, and budget
  * limits that replace the server's for its turns. Guidance reaches every level of the turn (subtasks,
  * plan steps, the planner and the reviewer), not only the root.
  */
@@ -25,6 +25,7 @@ export const ContextScopeConfig = z.strictObject({
   base: z.enum(["thread", "editor"]).default("thread"),
   guidance: z.string().min(1).max(20_000).optional(),
   tools: z.strictObject({ add: toolNames.optional(), remove: toolNames.optional() }).optional(),
+  classes: ClassRules.optional(),
   plan_mode: PlanExecutionMode.optional(),
   // The scope's model: replaces the server's default; a chat_message that names its own still wins.
   provider: z.string().min(1).max(100).optional(),
@@ -50,6 +51,8 @@ export type ContextScope = {
   guidance?: string;
   add: readonly string[];
   remove: readonly string[];
+  /** Rules replacing the base kind's for these classes (a user's locked classes stay off). */
+  classes: ClassRules;
   planMode?: PlanExecutionMode;
   provider?: string;
   model?: string;
@@ -57,8 +60,8 @@ export type ContextScope = {
 };
 
 const builtins: Record<ContextKind, ContextScope> = {
-  thread: { kind: "thread", base: "thread", add: [], remove: [], budget: {} },
-  editor: { kind: "editor", base: "editor", add: [], remove: [], budget: {} },
+  thread: { kind: "thread", base: "thread", add: [], remove: [], classes: {}, budget: {} },
+  editor: { kind: "editor", base: "editor", add: [], remove: [], classes: {}, budget: {} },
 };
 
 /** The context scopes of the server: the built-ins `thread` and `editor` and the operator's own. */
@@ -136,6 +139,7 @@ export function parseContextScopes(
       ...(config.guidance !== undefined && { guidance: config.guidance }),
       add: config.tools?.add ?? [],
       remove: config.tools?.remove ?? [],
+      classes: config.classes ?? {},
       ...(config.plan_mode !== undefined && { planMode: config.plan_mode }),
       ...(config.provider !== undefined && { provider: config.provider }),
       ...(config.model !== undefined && { model: config.model }),

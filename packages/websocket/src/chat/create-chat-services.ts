@@ -5,8 +5,10 @@ import {
   type ProviderRegistry,
   runSubtaskTool,
 } from "@agentwire/agents";
-import { resolveToolPolicy, type ToolPolicyConfig } from "../tools/tool-policy.js";
+import { ToolPolicies } from "../tools/tool-policies.js";
+import type { ToolPolicyConfig } from "../tools/tool-policy.js";
 import { TurnRegistry } from "../turns/turn-registry.js";
+import { OpenWorkflows } from "../workflows/open-workflows.js";
 import type { ChatServices } from "./chat-services.js";
 import { ContextScopes } from "./context-scopes.js";
 import { ThreadStates } from "./thread-states/thread-states.js";
@@ -15,21 +17,26 @@ export type ChatServicesOptions = Partial<Omit<ChatServices, "providers" | "limi
   providers: ProviderRegistry;
   limits?: Partial<BudgetLimits>;
   policy?: Partial<ToolPolicyConfig>;
+  /** Per-user policies (TOOL_POLICY_FILE); absent: `policy` for every user. */
+  policies?: ToolPolicies;
 };
 
-/** Chat services with production defaults: ask_user and run_subtask as the base toolbelt, the default policy. */
+/**
+ * Chat services with production defaults: ask_user and run_subtask as the base toolbelt, the default
+ * policy (or the per-user `policies`).
+ */
 export function createChatServices(options: ChatServicesOptions): ChatServices {
-  const { providers, limits, policy, ...rest } = options;
-  const resolved = resolveToolPolicy(policy);
+  const { providers, limits, policy, policies = new ToolPolicies(policy), ...rest } = options;
   return {
     turns: new TurnRegistry(),
     defaults: {},
     scopes: ContextScopes.from(),
     threadStates: new ThreadStates(),
+    openWorkflows: new OpenWorkflows(),
     serverTools: () => [askUserTool, runSubtaskTool],
     ...rest,
     providers,
     limits: BudgetLimitsSchema.parse(limits ?? {}),
-    policyFor: () => resolved,
+    policyFor: (userId) => policies.policyFor(userId),
   };
 }

@@ -35,6 +35,9 @@ export function chatMessageHandler(
         "bad_request",
         `chat_context.workflow_id: the scope ${JSON.stringify(kind)} is not based on the editor, so it takes no workflow_id`,
       );
+    // The socket's editor context is its latest message's (running a saved workflow leaves it as it was).
+    if (data.workflow_target !== "workflow")
+      chat.openWorkflows.open(conn, scope.base === "editor" ? data.chat_context?.workflow_id : undefined);
     if (data.workflow_target === "workflow")
       return runWorkflowTurn(data, conn, { turns: chat, workflows }, requestId);
     if (data.media_generation && data.media_generation.mode !== "chat")

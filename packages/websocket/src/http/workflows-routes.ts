@@ -36,9 +36,14 @@ type Checked<T> = { ok: true; value: T } | { ok: false; message: string; issues:
  */
 export async function workflowsRoutes(
   app: FastifyInstance,
-  opts: { repos: Repositories; registry: NodeRegistry },
+  opts: {
+    repos: Repositories;
+    registry: NodeRegistry;
+    /** Told of each save by PUT: the user's editors with the workflow open get `workflow_updated`. */
+    updates?: { saved(userId: string, row: WorkflowRow): void };
+  },
 ) {
-  const { repos, registry } = opts;
+  const { repos, registry, updates } = opts;
 
   app.get("/api/workflows", async (request) => ({
     workflows: (await repos.workflows.list(request.userId)).map((row) => {
@@ -77,6 +82,7 @@ export async function workflowsRoutes(
       ...(graph !== undefined && { graph }),
     });
     if (!row) throw new NotFoundError("workflow");
+    updates?.saved(request.userId, row);
     return { workflow: toWorkflowRecord(row) };
   });
 

@@ -162,7 +162,12 @@ async function agentwirePlugin(app: FastifyInstance, opts: AgentwirePluginOption
       };
       await api.register(agUiRoute, { server: edge });
     }
-    if (workflows) await api.register(workflowsRoutes, { repos: opts.repos, registry: workflows.registry });
+    if (workflows)
+      await api.register(workflowsRoutes, {
+        repos: opts.repos,
+        registry: workflows.registry,
+        ...(chat && { updates: chat.openWorkflows }),
+      });
     if (media) await api.register(assetsRoutes, { repos: opts.repos });
   });
   const sockets = {

@@ -3,6 +3,8 @@ export * from "./mcp-pins-path.js";
 export * from "./repo-memory-store.js";
 export * from "./tool-call-routing.js";
 export * from "./tool-command-handlers.js";
+export * from "./tool-policies.js";
 export * from "./tool-policy.js";
+export * from "./tool-policy-file.js";
 export type { ToolScope } from "./tool-scope.js";
 export * from "./ui-tool-proxy.js";

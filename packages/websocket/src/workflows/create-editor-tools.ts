@@ -5,7 +5,7 @@ import {
   type Tool,
   WorkflowGraph,
 } from "@agentwire/agents";
-import type { Repositories } from "@agentwire/storage";
+import type { Repositories, WorkflowRow } from "@agentwire/storage";
 import type { ToolScope } from "../tools/tool-scope.js";
 
 export type EditorToolsOptions = {
@@ -14,6 +14,11 @@ export type EditorToolsOptions = {
   providers: Pick<ProviderRegistry, "get">;
   /** Repair rounds after the planner's first answer; default 2. */
   maxRepairs?: number;
+  /**
+   * Told of each save (`OpenWorkflows.saved`: the user's editors redraw); `replacing` is the editor's
+   * workflow_id when the save went into a new workflow because that id was not the user's.
+   */
+  onSaved?: (userId: string, row: WorkflowRow, replacing?: string) => void;
 };
 
 /**
@@ -43,9 +48,13 @@ export function createEditorTools(opts: EditorToolsOptions): (scope: ToolScope) 
         const stored = graph as unknown as Record<string, unknown>;
         if (editorWorkflowId !== undefined) {
           const updated = await repos.workflows.update(scope.userId, editorWorkflowId, { graph: stored });
-          if (updated) return { workflow_id: updated.id };
+          if (updated) {
+            opts.onSaved?.(scope.userId, updated);
+            return { workflow_id: updated.id };
+          }
         }
         const created = await repos.workflows.create(scope.userId, nameOf(objective), stored);
+        opts.onSaved?.(scope.userId, created, editorWorkflowId);
         return { workflow_id: created.id };
       },
     });

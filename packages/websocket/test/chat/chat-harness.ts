@@ -7,6 +7,7 @@ import {
   AdmissionQueue,
   type ChatServices,
   createChatServices,
+  type ToolPolicies,
   type ToolPolicyConfig,
   type TurnObserver,
   type UIToolProxy,
@@ -23,6 +24,8 @@ export async function startChatServer(
     limits?: Partial<BudgetLimits>;
     serverLimits?: TestServerOptions["limits"];
     policy?: Partial<ToolPolicyConfig>;
+    /** Per-user policies (TOOL_POLICY_FILE's); replaces `policy`. */
+    policies?: ToolPolicies;
     extraTools?: Tool[];
     editorTools?: Tool[];
     observer?: TurnObserver;
@@ -52,6 +55,7 @@ export async function startChatServer(
     defaults: { provider: "scripted" },
     ...(options.limits && { limits: options.limits }),
     ...(options.policy && { policy: options.policy }),
+    ...(options.policies && { policies: options.policies }),
     ...(options.serverTools && { serverTools: options.serverTools }),
     ...(options.extraTools && {
       serverTools: async (scope) => [...(await base.serverTools(scope)), ...(options.extraTools ?? [])],
@@ -64,6 +68,7 @@ export async function startChatServer(
   const {
     limits: _budget,
     policy: _policy,
+    policies: _policies,
     extraTools: _extra,
     editorTools: _editor,
     observer: _observer,
@@ -89,7 +94,10 @@ export function isDone(frame: ServerFrame): boolean {
 /** Every frame valid against the protocol; seq strictly +1 with no gaps; `done` exactly once, last. */
 export function expectWellFormedTurn(frames: ServerFrame[], firstSeq = 1): void {
   for (const f of frames) expect(ServerFrameSchema.safeParse(f).success, JSON.stringify(f)).toBe(true);
-  const turnFrames = frames.filter((f) => f.type !== "chat_resumed" && f.type !== "pong");
+  // Frames of the socket, not of the turn: no seq.
+  const turnFrames = frames.filter(
+    (f) => f.type !== "chat_resumed" && f.type !== "pong" && f.type !== "workflow_updated",
+  );
   expect(turnFrames.map((f) => ("seq" in f ? f.seq : undefined))).toEqual(
     turnFrames.map((_, i) => firstSeq + i),
   );

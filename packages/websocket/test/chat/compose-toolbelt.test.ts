@@ -136,3 +136,52 @@ describe("composeToolbelt: context unlocks", () => {
     expect(belt[0]?.tool).toBe(serverRead);
   });
 });
+
+describe("composeToolbelt: a scope's classes and tools.add against the user's policy", () => {
+  const input = (
+    scope: { add?: string[]; classes?: Record<string, "allow" | "ask" | "off"> },
+    policy = resolveToolPolicy(),
+  ) => ({
+    chatContext: thread,
+    scope: { base: "thread" as const, add: scope.add ?? [], remove: [], classes: scope.classes ?? {} },
+    policy,
+    serverTools: oneOfEach,
+    editorTools: [tool("build_workflow", "editor_mutate")],
+    hasNodeRegistry: true,
+    memoryEnabled: true,
+  });
+  const rules = (belt: ReturnType<typeof composeToolbelt>) =>
+    Object.fromEntries(belt.map((e) => [e.tool.name, e.needsApproval ? "ask" : "allow"]));
+
+  it("classes replace the base's rules: secrets on, network off", () => {
+    const belt = rules(composeToolbelt(input({ classes: { secrets: "allow", network: "off" } })));
+    expect(belt.t_secrets).toBe("allow");
+    expect(belt.t_network).toBeUndefined();
+  });
+
+  it("an added tool whose class is off on the base takes the editor's rule, or ask when that is off too", () => {
+    const belt = rules(composeToolbelt(input({ add: ["build_workflow", "t_secrets"] })));
+    expect(belt.build_workflow).toBe("allow");
+    expect(belt.t_secrets).toBe("ask");
+    const gated = rules(
+      composeToolbelt(input({ add: ["build_workflow"] }, resolveToolPolicy({ editorMutate: "ask" }))),
+    );
+    expect(gated.build_workflow).toBe("ask");
+  });
+
+  it("a class the user's policy file turns off (locked) stays off whatever the scope says", () => {
+    const policy = resolveToolPolicy({}, { classes: { secrets: "off", editor_mutate: "off" } });
+    expect(policy.locked).toEqual(["secrets", "editor_mutate"]);
+    const belt = rules(
+      composeToolbelt(
+        input(
+          { add: ["build_workflow", "t_secrets"], classes: { secrets: "allow", editor_mutate: "allow" } },
+          policy,
+        ),
+      ),
+    );
+    expect(belt.build_workflow).toBeUndefined();
+    expect(belt.t_secrets).toBeUndefined();
+    expect(belt.t_safe).toBe("allow");
+  });
+});

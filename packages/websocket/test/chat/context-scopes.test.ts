@@ -100,7 +100,7 @@ describe("context scopes", () => {
     expect(server.provider.requests).toHaveLength(0);
   });
 
-  it("editor still works; an editor-based scope gets the editor tools; add re-admits only what the policy allows", async () => {
+  it("editor still works; an editor-based scope gets the editor tools; add brings editor tools to a thread base", async () => {
     server = await startChatServer([{ text: "e" }, { text: "c" }, { text: "w" }, { text: "t" }], {
       editorTools: [echoTool("ui_safe"), echoTool("ui_mutate", "editor_mutate")],
     });
@@ -117,9 +117,9 @@ describe("context scopes", () => {
     expect(toolNames(server, 0)).toEqual(expect.arrayContaining(["ui_safe", "ui_mutate"]));
     expect(toolNames(server, 1)).toEqual(expect.arrayContaining(["ui_safe", "ui_mutate"]));
     expect(server.provider.requests[1]?.systemPrompt).toContain("You edit a canvas.");
-    // Thread base: editor_mutate is off in the thread policy, so add cannot bring ui_mutate in.
-    expect(toolNames(server, 2)).toContain("ui_safe");
-    expect(toolNames(server, 2)).not.toContain("ui_mutate");
+    // Thread base: editor_mutate is off in the thread policy, but a tool the scope adds by name runs
+    // under the editor's rule for its class.
+    expect(toolNames(server, 2)).toEqual(expect.arrayContaining(["ui_safe", "ui_mutate"]));
     expect(toolNames(server, 3)).not.toContain("ui_safe");
   });
 

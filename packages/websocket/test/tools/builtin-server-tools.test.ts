@@ -4,7 +4,12 @@ import { fileURLToPath } from "node:url";
 import { createMemoryTools, InMemoryPinStore, McpManager, type Tool } from "@agentwire/agents";
 import type { Repositories, Storage } from "@agentwire/storage";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createBuiltinServerTools, RepoMemoryStore, resolveToolPolicy } from "../../src/index.js";
+import {
+  createBuiltinServerTools,
+  RepoMemoryStore,
+  resolveToolPolicy,
+  ToolPolicies,
+} from "../../src/index.js";
 import { type ChatTestServer, expectWellFormedTurn, startChatServer } from "../chat/chat-harness.js";
 import { openTestStorage } from "../harness.js";
 import { injectedModel, injectedTurn, tempDir, toolEnds } from "./tool-helpers.js";
@@ -159,11 +164,9 @@ describe("createBuiltinServerTools", () => {
     });
     managers.push(mcp);
     const notes: Record<string, unknown>[] = [];
-    const policies = {
-      alice: resolveToolPolicy({ allowedMcpServers: ["test", "ghost"] }),
-      bob: resolveToolPolicy({}),
-    };
-    const policyFor = (userId: string) => policies[userId as keyof typeof policies];
+    // Per user, as TOOL_POLICY_FILE gives them: alice's entry names two servers, bob has none.
+    const policies = new ToolPolicies({}, { users: { alice: { mcp_servers: ["test", "ghost"] } } });
+    const policyFor = (userId: string) => policies.policyFor(userId);
     server = await startChatServer(injectedModel(), {
       auth: "token",
       serverTools: (s) =>

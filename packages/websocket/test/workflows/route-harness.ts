@@ -11,6 +11,7 @@ import {
   type ChatServices,
   createChatServices,
   createEditorTools,
+  type ToolPolicies,
   type ToolPolicyConfig,
   TurnRegistry,
 } from "../../src/index.js";
@@ -29,6 +30,8 @@ export type RouteServerOptions = Omit<TestServerOptions, "limits" | "services" |
   workflows?: boolean;
   /** The tool policy (e.g. `editorMutate: "ask"` to gate build_workflow). */
   policy?: Partial<ToolPolicyConfig>;
+  /** Per-user policies (TOOL_POLICY_FILE's); replaces `policy`. */
+  policies?: ToolPolicies;
   media?: { generators: MediaGenerator[]; dataDir: string; maxAssetBytes?: number };
 };
 
@@ -40,7 +43,7 @@ export async function startRouteServer(
   script: ScriptedStep[] | ScriptedResponder,
   options: RouteServerOptions = {},
 ): Promise<RouteTestServer> {
-  const { limits, workflows: withWorkflows = true, media, policy, ...rest } = options;
+  const { limits, workflows: withWorkflows = true, media, policy, policies, ...rest } = options;
   const provider = new ScriptedProvider(script);
   const providers = createProviderRegistry(
     {},
@@ -56,8 +59,15 @@ export async function startRouteServer(
     defaults: { provider: "scripted" },
     ...(limits && { limits }),
     ...(policy && { policy }),
+    ...(policies && { policies }),
     ...(withWorkflows && {
-      editorTools: (scope) => createEditorTools({ registry, repos: repos as Repositories, providers })(scope),
+      editorTools: (scope) =>
+        createEditorTools({
+          registry,
+          repos: repos as Repositories,
+          providers,
+          onSaved: (userId, row, replacing) => chat.openWorkflows.saved(userId, row, replacing),
+        })(scope),
     }),
   });
   const server = await startTestServer({
