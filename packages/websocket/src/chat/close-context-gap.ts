@@ -29,6 +29,7 @@ export type ClosedGap = { context: ThreadContext; summarized: boolean };
  */
 export async function closeContextGap(context: ThreadContext, input: ContextGapInput): Promise<ClosedGap> {
   const dropped = context.report?.messagesDropped ?? 0;
+  input.logger.info({ dropped }, "waiting for the summary of the older messages");
   const signal = AbortSignal.any([input.stop, AbortSignal.timeout(input.timeoutMs)]);
   let summarized = false;
   while ((context.report?.messagesDropped ?? 0) > 0 && !signal.aborted) {
