@@ -194,4 +194,29 @@ describe("no context hole while the summarizer works", () => {
       message: { content: "ok", status: "complete" },
     });
   });
+
+  it("the user's stop ends the wait at once: no model call, the turn stopped, the summarizer ended", async () => {
+    const turnCalls: Completion[] = [];
+    mock = await startOpenAIMock(async (c) => {
+      if (isSummarizer(c)) return c.aborted; // never answers
+      turnCalls.push(c);
+      await c.text("ok");
+      await c.finish();
+    });
+    server = await startServer(mock, { CONTEXT_MAX_MESSAGES: "6" });
+    const { threadId } = await seedThread(server, 2);
+    const client = await server.connect();
+    client.command("chat_message", { content: "u-now", thread_id: threadId });
+    // The summarizer the turn started and waits for has been asked: the turn is waiting.
+    const summarizer = await mock.arrived(1);
+    expect(isSummarizer(summarizer)).toBe(true);
+    client.command("stop", { thread_id: threadId });
+    const frames = await client.collectUntil(isDone, 60_000);
+    client.close();
+    await summarizer.aborted;
+    expect(frames.some((f) => f.type === "generation_stopped")).toBe(true);
+    expect(turnCalls).toHaveLength(0);
+    expect(mock.completions).toHaveLength(1);
+    expect((await server.repos.turns.latest("local", threadId))?.status).toBe("stopped");
+  });
 });
