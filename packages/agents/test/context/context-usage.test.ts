@@ -5,7 +5,13 @@ import { echoTool, runLoop } from "../loop/helpers.js";
 
 const usageFrames = (events: LoopEvent[]) =>
   events.filter((e): e is Extract<LoopEvent, { type: "context_usage" }> => e.type === "context_usage");
-const report = { budget: 2_000, summaryTokens: 40, scratchpadTokens: 12, messagesSummarized: 30, messagesDropped: 2 };
+const report = {
+  budget: 2_000,
+  summaryTokens: 40,
+  scratchpadTokens: 12,
+  messagesSummarized: 30,
+  messagesDropped: 2,
+};
 
 describe("context_usage", () => {
   test("one frame before each root model call, with what that call sends", async () => {
