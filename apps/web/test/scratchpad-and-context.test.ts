@@ -128,6 +128,17 @@ describe("context usage", () => {
     expect(contextLine(view.context!)).toBe("context 850 / 100k tokens");
   });
 
+  it("says how many older messages the call left out, and reads an older server's frame as none", () => {
+    const view = applyFrames(emptyThread(), stamp("th_1", 1, [{ ...frame, messages_dropped: 3 }]));
+    expect(view.context?.messagesDropped).toBe(3);
+    expect(contextLine(view.context!)).toBe(
+      "context 12k / 100k tokens · 180 messages summarized · 3 older messages left out",
+    );
+    const older = applyFrames(emptyThread(), stamp("th_1", 1, [frame]));
+    expect(older.context?.messagesDropped).toBe(0);
+    expect(contextLine(older.context!)).toBe("context 12k / 100k tokens · 180 messages summarized");
+  });
+
   it("shortens token counts", () => {
     expect([999, 1000, 1540, 12_345, 128_000].map(shortTokens)).toEqual(["999", "1k", "1.5k", "12k", "128k"]);
   });

@@ -151,6 +151,8 @@ export const ContextUsageFrame = z.object({
   history_tokens: z.number().int().min(0),
   messages_summarized: z.number().int().min(0),
   messages_verbatim: z.number().int().min(0),
+  /** History messages the call leaves out: neither sent nor in the summary it is given (absent from older servers: 0). */
+  messages_dropped: z.number().int().min(0).optional(),
   ...turnFields,
 });
 /**

@@ -10,10 +10,12 @@ export function shortTokens(n: number): string {
 
 /** The header's one line about the model's context, e.g. `context 12k / 100k tokens · 180 messages summarized`. */
 export function contextLine(context: ContextView): string {
-  const base = `context ${shortTokens(context.tokens)} / ${shortTokens(context.budget)} tokens`;
-  return context.messagesSummarized > 0
-    ? `${base} · ${plural(context.messagesSummarized, "message")} summarized`
-    : base;
+  const parts = [`context ${shortTokens(context.tokens)} / ${shortTokens(context.budget)} tokens`];
+  if (context.messagesSummarized > 0)
+    parts.push(`${plural(context.messagesSummarized, "message")} summarized`);
+  // The model did not see these at all: say so rather than let the meter look complete.
+  if (context.messagesDropped > 0) parts.push(`${plural(context.messagesDropped, "older message")} left out`);
+  return parts.join(" · ");
 }
 
 /** The breakdown, for the line's tooltip. */

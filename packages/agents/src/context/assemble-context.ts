@@ -1,8 +1,16 @@
 import { estimateTextTokens } from "../loop/prune-history.js";
 import type { ModelMessage } from "../providers/model-message.js";
-import { measureHistory, overBudget } from "./context-budget.js";
+import { type HistoryLimits, measureHistory, overBudget, scaleLimits } from "./context-budget.js";
 import type { ContextSettings } from "./context-settings.js";
-import { pinnedDocuments, verbatimStart } from "./pick-verbatim.js";
+import { fittingStart, pinnedDocuments } from "./pick-verbatim.js";
+
+/**
+ * The share of the budget at which summarizing starts, beside the turn: early enough that the summary
+ * has usually landed before the history outgrows the budget, when a turn would have to wait for it.
+ */
+export const SUMMARIZE_AT = 0.75;
+/** The most a summary leaves verbatim, as a share of the budget: below SUMMARIZE_AT, so it is not due again at once. */
+export const KEEP_AFTER_SUMMARY = 0.5;
 
 /** A history message with the id of the stored row it came from. */
 export type ContextEntry = { id: string; message: ModelMessage };
@@ -29,6 +37,8 @@ export type ContextReport = {
   summaryTokens: number;
   scratchpadTokens: number;
   messagesSummarized: number;
+  /** History messages neither sent nor covered by the summary sent (0 unless a summarizer failed or was late). */
+  messagesDropped: number;
 };
 
 /**
@@ -46,6 +56,7 @@ export function contextReport(
     summaryTokens: estimateTextTokens(summary?.summary ?? ""),
     scratchpadTokens: estimateTextTokens(scratchpad),
     messagesSummarized: summary?.messageCount ?? 0,
+    messagesDropped: 0,
   };
 }
 
@@ -56,7 +67,10 @@ export type AssembledContext = {
   /** The history messages sent verbatim, in order (the current user message last). */
   history: ModelMessage[];
   report: ContextReport;
-  /** Set when the thread is over budget and older messages are to be summarized. */
+  /**
+   * Set when older messages are to be summarized: beside the turn when the history nears its budget,
+   * and before the turn's model call when `report.messagesDropped` > 0 (those messages are in it).
+   */
   compress?: CompressionJob;
 };
 
@@ -75,9 +89,12 @@ export type AssembleInput = {
 
 /**
  * Builds a turn's context: summary and scratchpad as system-prompt sections (so the history's tool
- * calls stay paired), then the history after the summary's coverage. A thread over budget sends only
- * the verbatim tail (plus pinned documents) and names the messages in between for the summarizer,
- * which runs beside the turn; the next turns read its summary. Pure and linear in the history.
+ * calls stay paired), then the newest history after the summary's coverage that fits the budget
+ * (plus pinned documents). Messages that do not fit and are not in the summary are dropped and
+ * counted; the job then covers them, for the caller to run before the model call. Past SUMMARIZE_AT
+ * of the budget the job is set too (to run beside the turn), leaving the newest
+ * CONTEXT_VERBATIM_MESSAGES, at most KEEP_AFTER_SUMMARY of the budget, out of the summary. Pure; a
+ * thread within SUMMARIZE_AT costs one pass over its unsummarized history.
  */
 export function assembleContext(input: AssembleInput): AssembledContext {
   const { entries, settings } = input;
@@ -96,31 +113,44 @@ export function assembleContext(input: AssembleInput): AssembledContext {
   ].filter(Boolean);
   const systemSections = sections.length > 0 ? `\n\n${sections.join("\n\n")}` : "";
   const report = contextReport(summary, input.scratchpad, settings, input.maxHistoryTokens);
-  const { budget, summaryTokens, scratchpadTokens } = report;
-  const pinned = pinnedDocuments(messages, settings.CONTEXT_PIN_CHARS, settings.CONTEXT_PIN_USER_TURNS);
-  const measure = measureHistory(messages, pinned, covered);
-  const over = overBudget(measure, summaryTokens + scratchpadTokens, {
+  const fixed = report.summaryTokens + report.scratchpadTokens;
+  const limits: HistoryLimits = {
     maxMessages: settings.CONTEXT_MAX_MESSAGES,
     maxChars: settings.CONTEXT_MAX_CHARS,
-    maxTokens: budget,
-  });
-  const start = over ? verbatimStart(messages, settings.CONTEXT_VERBATIM_MESSAGES, covered) : covered;
+    maxTokens: report.budget,
+  };
+  const pinned = pinnedDocuments(messages, settings.CONTEXT_PIN_CHARS, settings.CONTEXT_PIN_USER_TURNS);
+  const measure = measureHistory(messages, pinned, covered);
+  const start = overBudget(measure, fixed, limits)
+    ? fittingStart(messages, pinned, covered, limits, fixed)
+    : covered;
   const history: ModelMessage[] = [];
   // Pinned documents older than what is sent go first, in their order (providers merge adjacent user turns).
   for (const i of [...pinned].sort((a, b) => a - b)) if (i < start) history.push(messages[i] as ModelMessage);
   for (let i = start; i < messages.length; i++) history.push(messages[i] as ModelMessage);
+  report.messagesDropped = start - covered - countBetween(pinned, covered, start);
   const assembled: AssembledContext = { systemSections, history, report };
-  if (start > covered) {
-    const range = entries.slice(covered, start);
+  if (start === covered && !overBudget(measure, fixed, scaleLimits(limits, SUMMARIZE_AT))) return assembled;
+  const keep = scaleLimits(limits, KEEP_AFTER_SUMMARY);
+  keep.maxMessages = Math.min(keep.maxMessages, settings.CONTEXT_VERBATIM_MESSAGES);
+  const end = Math.max(start, fittingStart(messages, pinned, covered, keep, fixed));
+  if (end > covered) {
+    const range = entries.slice(covered, end);
     assembled.compress = {
       previous: summaryText,
       entries: range,
       pinnedIds: range.filter((_, k) => pinned.has(covered + k)).map((e) => e.id),
-      throughMessageId: (entries[start - 1] as ContextEntry).id,
+      throughMessageId: (entries[end - 1] as ContextEntry).id,
       messageCount: (summary?.messageCount ?? 0) + range.length,
     };
   }
   return assembled;
+}
+
+function countBetween(indexes: ReadonlySet<number>, from: number, to: number): number {
+  let n = 0;
+  for (const i of indexes) if (i >= from && i < to) n += 1;
+  return n;
 }
 
 function summarySection(summary: string, count: number): string {

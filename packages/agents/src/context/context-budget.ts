@@ -37,15 +37,24 @@ export function measureHistory(
   return measure;
 }
 
+/** The limits a run of history messages is measured against. */
+export type HistoryLimits = { maxMessages: number; maxChars: number; maxTokens: number };
+
 /** True when a thread's unsummarized history is past any of the budget's limits. */
-export function overBudget(
-  measure: HistoryMeasure,
-  fixedTokens: number,
-  limits: { maxMessages: number; maxChars: number; maxTokens: number },
-): boolean {
+export function overBudget(measure: HistoryMeasure, fixedTokens: number, limits: HistoryLimits): boolean {
   return (
     measure.messages > limits.maxMessages ||
     measure.chars > limits.maxChars ||
     measure.tokens + fixedTokens > limits.maxTokens
   );
+}
+
+/** Each limit scaled by `fraction` (rounded down, at least 1). */
+export function scaleLimits(limits: HistoryLimits, fraction: number): HistoryLimits {
+  const scale = (n: number) => Math.max(1, Math.floor(n * fraction));
+  return {
+    maxMessages: scale(limits.maxMessages),
+    maxChars: scale(limits.maxChars),
+    maxTokens: scale(limits.maxTokens),
+  };
 }

@@ -8,9 +8,9 @@ const name = z.string().min(1).optional();
  * server's config can reuse this schema (like BudgetLimits).
  */
 export const ContextSettings = z.object({
-  /** The newest history messages always sent verbatim (a tool call and its results are never split). */
+  /** The newest history messages a summary leaves out, to stay verbatim (at most half the budget). */
   CONTEXT_VERBATIM_MESSAGES: count(12),
-  /** Unsummarized history messages past this make the thread over budget. */
+  /** The most unsummarized history messages a call sends; past this the thread is over budget. */
   CONTEXT_MAX_MESSAGES: count(40),
   /** Unsummarized history characters past this make the thread over budget. */
   CONTEXT_MAX_CHARS: count(200_000),

@@ -15,29 +15,48 @@ export type SideChannel = {
   event(event: LoopEvent): boolean;
 };
 
+/** A side channel and what was handed over through it, opened before the loop it joins. */
+export type SideBuffer = {
+  channel: SideChannel;
+  calls: LlmCallRecord[];
+  pending: LoopEvent[];
+  /** Set once the loop has ended: the channel declines from then on. */
+  ended: boolean;
+};
+
+/** Opens a side channel whose calls and frames a later `joinSideWork` hands to the turn. */
+export function openSideChannel(): SideBuffer {
+  const buffer: SideBuffer = {
+    channel: {
+      call: (record) => !buffer.ended && buffer.calls.push(record) > 0,
+      event: (event) => !buffer.ended && buffer.pending.push(event) > 0,
+    },
+    calls: [],
+    pending: [],
+    ended: false,
+  };
+  return buffer;
+}
+
 /**
  * Runs `start` beside a root loop: it starts once the loop has begun its first model call (the answer
  * goes first), and whatever it hands over through its channel before the loop ends joins the turn
  * (frames at the next event boundary, calls in the result's usage). The loop's end never waits for
  * it: the turn ends when its answer is complete, and the side work goes on by itself. `start` must
- * not reject (a side failure is its own business: log it and resolve).
+ * not reject (a side failure is its own business: log it and resolve). `buffer`: a channel work
+ * before the loop already used (a summarizer the turn waited for); its frames go out first.
  */
 export async function* joinSideWork(
   loop: AsyncGenerator<LoopEvent, LoopResult>,
-  start: (side: SideChannel) => Promise<void>,
+  start: ((side: SideChannel) => Promise<void>) | undefined,
+  buffer: SideBuffer = openSideChannel(),
 ): AsyncGenerator<LoopEvent, LoopResult> {
-  let begun = false;
-  let ended = false;
-  const calls: LlmCallRecord[] = [];
-  const pending: LoopEvent[] = [];
-  const channel: SideChannel = {
-    call: (record) => !ended && calls.push(record) > 0,
-    event: (event) => !ended && pending.push(event) > 0,
-  };
+  let begun = start === undefined;
+  const { calls, pending, channel } = buffer;
   const begin = () => {
     if (begun) return;
     begun = true;
-    start(channel).catch(() => {});
+    start?.(channel).catch(() => {});
   };
   let thinking = false;
   let scheduled = false;
@@ -52,7 +71,7 @@ export async function* joinSideWork(
       const next = await loop.next();
       if (next.done) {
         // Side work already scheduled still starts, and everything it makes comes after the turn.
-        ended = true;
+        buffer.ended = true;
         yield* pending.splice(0);
         return withCalls(next.value, calls);
       }
@@ -62,7 +81,7 @@ export async function* joinSideWork(
       yield event;
     }
   } finally {
-    ended = true;
+    buffer.ended = true;
     await loop.return?.(undefined as never);
   }
 }

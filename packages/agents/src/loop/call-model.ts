@@ -88,5 +88,7 @@ function contextUsage(
     history_tokens: history,
     messages_summarized: report.messagesSummarized,
     messages_verbatim: messages.length,
+    // Left out when the context was assembled, and what this call's pruning leaves out of the level's history.
+    messages_dropped: report.messagesDropped + level.messages.length - messages.length,
   };
 }

@@ -1,8 +1,10 @@
 import { describe, expect, test } from "vitest";
+import { fittingStart } from "../../src/context/pick-verbatim.js";
 import {
   assembleContext,
   type ContextEntry,
   ContextSettings,
+  estimateTokens,
   type ModelMessage,
   pinnedDocuments,
   verbatimStart,
@@ -32,6 +34,19 @@ describe("verbatimStart and pinnedDocuments", () => {
     expect(verbatimStart(messages, 100, 5)).toBe(5); // never before the floor
   });
 
+  test("the fitting tail moves forward off a tool result, and always holds the newest unit", () => {
+    const messages = thread(3).map((e) => e.message);
+    const limits = (maxMessages: number) => ({ maxMessages, maxChars: 1e9, maxTokens: 1e9 });
+    expect(fittingStart(messages, new Set(), 0, limits(4), 0)).toBe(8);
+    expect(fittingStart(messages, new Set(), 0, limits(3), 0)).toBe(9);
+    expect(fittingStart(messages, new Set(), 0, limits(2), 0)).toBe(11); // r2 at 10: forward, not back to 9
+    expect(fittingStart(messages, new Set(), 0, limits(100), 0)).toBe(0);
+    expect(fittingStart(messages, new Set(), 6, limits(100), 0)).toBe(7); // the floor is a result: forward
+    // A pinned message counts nothing (q2 at 8); nothing fits at all: the newest unit still goes.
+    expect(fittingStart(messages, new Set([8]), 0, limits(3), 0)).toBe(8);
+    expect(fittingStart(messages, new Set(), 0, { maxMessages: 9, maxChars: 9, maxTokens: 1 }, 0)).toBe(11);
+  });
+
   test("a long user message among the latest user turns is pinned, an older one is not", () => {
     const doc = "d".repeat(100);
     const messages: ModelMessage[] = [
@@ -59,10 +74,11 @@ describe("assembleContext", () => {
       summaryTokens: 0,
       scratchpadTokens: 0,
       messagesSummarized: 0,
+      messagesDropped: 0,
     });
   });
 
-  test("over the message limit: the verbatim tail is sent and exactly the messages before it are to compress", () => {
+  test("over the message limit: the newest messages that fit are sent, the others dropped and to compress", () => {
     const entries = thread(5, [{ role: "user", content: "now" }]); // 21 messages
     const ctx = assembleContext({
       entries,
@@ -70,15 +86,49 @@ describe("assembleContext", () => {
       settings: settings({ CONTEXT_MAX_MESSAGES: 10, CONTEXT_VERBATIM_MESSAGES: 7 }),
       maxHistoryTokens: 128_000,
     });
-    // 21 - 7 = 14 is a result (r3): the tail moves back to its call at 13.
-    expect(ctx.history).toEqual(entries.slice(13).map((e) => e.message));
-    expect(ctx.compress?.entries.map((e) => e.id)).toEqual(entries.slice(0, 13).map((e) => e.id));
+    // As many as fit (10, from a2 at 11), not the 7 of CONTEXT_VERBATIM_MESSAGES.
+    expect(ctx.history).toEqual(entries.slice(11).map((e) => e.message));
+    expect(ctx.report.messagesDropped).toBe(11);
+    // The job covers the dropped messages and more: it leaves min(7, half of 10) = 5 verbatim.
+    expect(ctx.compress?.entries.map((e) => e.id)).toEqual(entries.slice(0, 16).map((e) => e.id));
     expect(ctx.compress).toMatchObject({
       previous: "",
-      throughMessageId: "m12",
-      messageCount: 13,
+      throughMessageId: "m15",
+      messageCount: 16,
       pinnedIds: [],
     });
+  });
+
+  test("past three quarters of the budget: everything is still sent, and the summarizer is due beside the turn", () => {
+    const entries = thread(4, [{ role: "user", content: "now" }]); // 17 messages
+    const base = { entries, scratchpad: "", maxHistoryTokens: 128_000 };
+    const early = assembleContext({ ...base, settings: settings({ CONTEXT_MAX_MESSAGES: 20 }) });
+    expect(early.history).toHaveLength(17);
+    expect(early.report.messagesDropped).toBe(0);
+    // It leaves min(12, half of 20) = 10 verbatim: from a1 at 7.
+    expect(early.compress?.entries.map((e) => e.id)).toEqual(entries.slice(0, 7).map((e) => e.id));
+    // Within three quarters of the budget (17 of 23 messages; 17 is its floor), nothing is due yet.
+    const calm = assembleContext({ ...base, settings: settings({ CONTEXT_MAX_MESSAGES: 23 }) });
+    expect(calm.compress).toBeUndefined();
+    expect(calm.history).toHaveLength(17);
+  });
+
+  test("the tail is as long as the token budget fits, not CONTEXT_VERBATIM_MESSAGES", () => {
+    const entries = thread(5, [{ role: "user", content: "now" }]); // 21 short messages, ~6 tokens each
+    const ctx = assembleContext({
+      entries,
+      scratchpad: "",
+      settings: settings({ CONTEXT_MAX_TOKENS: 60, CONTEXT_VERBATIM_MESSAGES: 2 }),
+      maxHistoryTokens: 128_000,
+    });
+    let tokens = 0;
+    for (const m of ctx.history) tokens += estimateTokens(m);
+    expect(tokens).toBeLessThanOrEqual(60);
+    expect(ctx.history.length).toBeGreaterThan(2);
+    expect(ctx.history.length + ctx.report.messagesDropped).toBe(21);
+    expect(ctx.compress?.entries.length).toBeGreaterThanOrEqual(ctx.report.messagesDropped);
+    expect(ctx.history.at(-1)).toEqual({ role: "user", content: "now" });
+    expect(ctx.history[0]?.role).not.toBe("tool");
   });
 
   test("with a summary: it goes to the system prompt, its coverage is skipped, the next job continues it", () => {
@@ -97,19 +147,12 @@ describe("assembleContext", () => {
       ...base,
       settings: settings({ CONTEXT_MAX_MESSAGES: 5, CONTEXT_VERBATIM_MESSAGES: 4 }),
     });
-    expect(over.compress?.entries.map((e) => e.id)).toEqual([
-      "m8",
-      "m9",
-      "m10",
-      "m11",
-      "m12",
-      "m13",
-      "m14",
-      "m15",
-      "m16",
-    ]);
-    expect(over.compress).toMatchObject({ previous: "SUMMARY", throughMessageId: "m16", messageCount: 17 });
-    expect(over.history).toEqual(entries.slice(17).map((e) => e.message));
+    // The 5 newest fit (q4 at 16 on); m8..m15 are neither sent nor summarized until the job lands.
+    expect(over.history).toEqual(entries.slice(16).map((e) => e.message));
+    expect(over.report.messagesDropped).toBe(8);
+    // The job leaves min(4, half of 5) = 2 verbatim (a4 and "now").
+    expect(over.compress?.entries.map((e) => e.id)).toEqual(entries.slice(8, 19).map((e) => e.id));
+    expect(over.compress).toMatchObject({ previous: "SUMMARY", throughMessageId: "m18", messageCount: 19 });
   });
 
   test("over the token or character budget as well as the message count", () => {
@@ -162,9 +205,11 @@ describe("assembleContext", () => {
       settings: settings({ CONTEXT_MAX_MESSAGES: 5, CONTEXT_VERBATIM_MESSAGES: 3 }),
       maxHistoryTokens: 128_000,
     });
-    expect(ctx.history).toEqual([entries[12], entries[14], entries[15], entries[16]].map((e) => e?.message));
+    // The document counts nothing: five others fit besides it (from a2 at 11).
+    expect(ctx.history).toEqual(entries.slice(11).map((e) => e.message));
+    expect(ctx.report.messagesDropped).toBe(11);
     expect(ctx.compress?.pinnedIds).toEqual(["m12"]);
-    expect(ctx.compress?.throughMessageId).toBe("m13");
+    expect(ctx.compress?.throughMessageId).toBe("m14");
     // Once the document is in the summary's coverage it is still sent while it is among the latest 3 user turns.
     const later = assembleContext({
       entries,

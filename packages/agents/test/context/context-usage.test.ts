@@ -5,7 +5,13 @@ import { echoTool, runLoop } from "../loop/helpers.js";
 
 const usageFrames = (events: LoopEvent[]) =>
   events.filter((e): e is Extract<LoopEvent, { type: "context_usage" }> => e.type === "context_usage");
-const report = { budget: 2_000, summaryTokens: 40, scratchpadTokens: 12, messagesSummarized: 30 };
+const report = {
+  budget: 2_000,
+  summaryTokens: 40,
+  scratchpadTokens: 12,
+  messagesSummarized: 30,
+  messagesDropped: 2,
+};
 
 describe("context_usage", () => {
   test("one frame before each root model call, with what that call sends", async () => {
@@ -35,6 +41,7 @@ describe("context_usage", () => {
         history_tokens: history,
         messages_summarized: 30,
         messages_verbatim: request?.messages.length,
+        messages_dropped: 2,
       });
     }
     expect(frames[1]?.messages_verbatim).toBe(3);
@@ -56,7 +63,10 @@ describe("context_usage", () => {
     });
     const frame = usageFrames(events)[0];
     expect(frame?.tokens).toBeLessThanOrEqual(1_000);
-    expect(provider.requests[0]?.messages.length).toBeLessThan(history.length);
+    const sent = provider.requests[0]?.messages.length ?? 0;
+    expect(sent).toBeLessThan(history.length);
     expect(provider.requests[0]?.messages.at(-1)).toEqual({ role: "user", content: "now" });
+    // What the pruning left out counts as dropped, with what the assembly had already left out.
+    expect(frame?.messages_dropped).toBe(2 + history.length - sent);
   });
 });

@@ -142,6 +142,7 @@ export function reduceFrame(view: ThreadView, frame: ServerFrame): ThreadView {
           historyTokens: frame.history_tokens,
           messagesSummarized: frame.messages_summarized,
           messagesVerbatim: frame.messages_verbatim,
+          messagesDropped: frame.messages_dropped ?? 0,
         },
       };
     case "job_update":

@@ -99,6 +99,8 @@ export type ContextView = {
   historyTokens: number;
   messagesSummarized: number;
   messagesVerbatim: number;
+  /** History messages the call left out (no summary covered them in time); 0 from older servers. */
+  messagesDropped: number;
 };
 
 /** Everything the reducer knows about one thread; an app may add fields of its own (they are kept). */

@@ -1,24 +1,28 @@
 import {
+  type CompressionJob,
   joinSideWork,
   type LoopContext,
   type LoopEvent,
   type LoopResult,
+  openSideChannel,
   type Provider,
+  type SideBuffer,
+  type SideChannel,
 } from "@agentwire/agents";
 import type { ChatMessageData, StoredMessage } from "@agentwire/protocol";
 import { AgentwireError } from "@agentwire/protocol";
 import type { FrameLog } from "@agentwire/storage";
 import { driveWhenAdmitted, reserveTurn } from "../turns/admit-turn.js";
-import { appendOutsideTurn } from "../turns/append-outside-turn.js";
 import { beginTurn, type StartedTurn } from "../turns/begin-turn.js";
 import { driveTurn } from "../turns/drive-turn.js";
 import type { TurnRun } from "../turns/turn-run.js";
 import { editorContextSection } from "../workflows/editor-context.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import type { ChatServices } from "./chat-services.js";
+import { closeContextGap } from "./close-context-gap.js";
 import { pendingDraftsSection } from "./pending-drafts.js";
 import { type ApprovedPlan, rootLoop } from "./plan-tools.js";
-import { summarizerModel, summarizeThread } from "./summarize-thread.js";
+import { startSummarizer } from "./start-summarizer.js";
 import { loadThreadContext } from "./thread-context.js";
 import { turnToolbelt } from "./turn-toolbelt.js";
 
@@ -103,11 +107,31 @@ export function chatLoopStart(
     const { newThreadRow } = options;
     const workflowId = chatContext.workflow_id;
     const canBuild = belt.tools.some((t) => t.name === "build_workflow");
-    const [context, drafts, editor] = await Promise.all([
-      loadThreadContext(repos, userId, turn.threadId, chat.context, maxHistory, newThreadRow, options.rerun),
+    const load = () =>
+      loadThreadContext(repos, userId, turn.threadId, chat.context, maxHistory, newThreadRow, options.rerun);
+    let [context, drafts, editor] = await Promise.all([
+      load(),
       newThreadRow ? "" : pendingDraftsSection(repos, userId, turn.threadId),
       workflowId === undefined ? "" : editorContextSection(repos, userId, workflowId, canBuild),
     ]);
+    const settings = chat.context;
+    const summarize = (job: CompressionJob, side: SideChannel, signal: AbortSignal) =>
+      startSummarizer(chat, run, options, ctx, { job, scratchpad: context.scratchpad, side, signal });
+    let before: SideBuffer | undefined;
+    let summarized = false;
+    // Only a thread whose summary lags behind what its budget can send waits here (common turns skip it).
+    if (settings && (context.report?.messagesDropped ?? 0) > 0) {
+      const channel = openSideChannel();
+      before = channel;
+      ({ context, summarized } = await closeContextGap(context, {
+        reload: load,
+        running: () => run.registry.sideWorkOf(turn.threadId),
+        summarize: (job, signal) => summarize(job, channel.channel, signal),
+        stop: turn.abort.signal,
+        timeoutMs: settings.SUMMARIZER_TIMEOUT_MS,
+        logger,
+      }));
+    }
     logger.info({ provider: run.provider, model: run.model, tools: belt.tools.length }, "turn started");
     const loop = rootLoop(options.approvedPlan)({
       provider: options.provider,
@@ -119,40 +143,13 @@ export function chatLoopStart(
       signal: turn.abort.signal,
       ...(context.report && { context: context.report }),
     });
-    const job = context.compress;
-    if (!job || !chat.context) return loop;
-    // Beside the answer, not before it: the summary serves the next turns.
-    const summarizer = summarizerModel(
-      chat.providers,
-      chat.context,
-      { provider: options.provider, model: run.model },
-      logger,
-    );
-    const timeoutMs = chat.context.SUMMARIZER_TIMEOUT_MS;
-    const outside = { repos, frames: options.frames, turns: run.registry, coordination: run.coordination };
-    // It may outlive the turn (the turn ends when its answer is complete): one per thread at a time.
-    return joinSideWork(
-      loop,
-      (side) =>
-        run.registry.startSideWork(turn.threadId, (shutdown) =>
-          summarizeThread({
-            repos,
-            userId,
-            threadId: turn.threadId,
-            turnId: turn.turnId,
-            job,
-            scratchpad: context.scratchpad,
-            ...summarizer,
-            ctx,
-            side,
-            deliverLate: (event) => appendOutsideTurn(outside, userId, turn.threadId, event),
-            turnStored: async () => {
-              await turn.driving;
-            },
-            signal: AbortSignal.any([turn.abort.signal, shutdown, AbortSignal.timeout(timeoutMs)]),
-            logger,
-          }),
-        ) ?? Promise.resolve(),
-    );
+    // A turn that ran a summarizer of its own starts no second one (it failed, or is still running).
+    const job = summarized ? undefined : context.compress;
+    if (!settings || (!job && !before)) return loop;
+    // Beside the answer, not before it: this summary serves the next turns.
+    const stopOrTimeout = () =>
+      AbortSignal.any([turn.abort.signal, AbortSignal.timeout(settings.SUMMARIZER_TIMEOUT_MS)]);
+    const beside = job && ((side: SideChannel) => summarize(job, side, stopOrTimeout()) ?? Promise.resolve());
+    return joinSideWork(loop, beside, before);
   };
 }

@@ -41,40 +41,26 @@ async function turn(s: ChatTestServer, threadId: string, content: string): Promi
 }
 
 describe("context budget and rolling summary", () => {
-  it("keeps a 200-message thread under budget, summarizes exactly the older messages, and counts both calls", async () => {
-    // The answer is held until the summarizer has finished: it lands within the turn.
-    const asked = gate();
-    let threadId = "";
-    server = await startChatServer(async (request) => {
-      if (isSummarizer(request)) {
-        asked.open();
-        return summaryStep("S1: the user asked 47 questions, ids q-000..q-046", [
-          { op: "add", kind: "note", title: "from the summary" },
-        ]);
-      }
-      if (turnCalls(server?.provider.requests ?? []).length > 1) return answer;
-      await asked.promise;
-      return { ...answer, hold: server?.chat.turns.sideWorkOf(threadId) ?? Promise.resolve() };
-    });
+  it("keeps a 200-message thread under budget: the turn waits for the summary of exactly the older messages, and counts both calls", async () => {
+    server = await startChatServer((request) =>
+      isSummarizer(request)
+        ? summaryStep("S1: the user asked 47 questions, ids q-000..q-046", [
+            { op: "add", kind: "note", title: "from the summary" },
+          ])
+        : answer,
+    );
     const budget = 4_000;
     server.chat.context = settings({ CONTEXT_MAX_TOKENS: budget });
-    const seeded = await seedThread(server, 50);
-    threadId = seeded.threadId;
-    const { rows } = seeded;
+    const { threadId, rows } = await seedThread(server, 50);
     expect(rows).toHaveLength(200);
 
     const frames = await turn(server, threadId, "next question");
     expectWellFormedTurn(frames, 1);
-    // The answer's call goes out first; the summarizer runs beside it.
-    expect(isSummarizer(server.provider.requests[0] as ProviderRequest)).toBe(false);
+    // No summary covers the 201 messages and the budget fits only the newest: the summarizer goes first.
+    expect(isSummarizer(server.provider.requests[0] as ProviderRequest)).toBe(true);
     const [main] = turnCalls(server.provider.requests);
     const [summarizer] = summarizerCalls(server.provider.requests);
-    // The verbatim tail: 201 history messages, the last 12 start at #189 (an assistant tool call, not a result).
-    expect(main?.messages).toHaveLength(12);
-    expect(main?.messages[0]).toMatchObject({ role: "assistant", text: "looking up 047" });
-    expect(main?.messages.at(-1)).toEqual({ role: "user", content: "next question" });
-    expect(requestTokens(main as ProviderRequest)).toBeLessThanOrEqual(budget);
-    // The summarizer reads exactly the 189 messages before the tail, oldest first.
+    // The summarizer reads exactly the 189 messages before the 12 it leaves verbatim, oldest first.
     const text = transcript(summarizer as ProviderRequest);
     expect(text).toContain('<messages count="189">');
     expect(text).toContain("[user] question q-000");
@@ -83,15 +69,22 @@ describe("context budget and rolling summary", () => {
     expect(text.trimEnd().endsWith("[user] question q-047\n</messages>")).toBe(true);
     expect(text).not.toContain("looking up 047");
     expect(text).not.toContain("next question");
+    // The answer's call gets that summary and the 12 after it (from #189, an assistant tool call).
+    expect(main?.systemPrompt).toContain("S1: the user asked 47 questions");
+    expect(main?.messages).toHaveLength(12);
+    expect(main?.messages[0]).toMatchObject({ role: "assistant", text: "looking up 047" });
+    expect(main?.messages.at(-1)).toEqual({ role: "user", content: "next question" });
+    expect(requestTokens(main as ProviderRequest)).toBeLessThanOrEqual(budget);
 
     const usage = framesOf(frames, "context_usage");
     expect(usage).toHaveLength(1);
     expect(usage[0]).toMatchObject({
       budget,
-      messages_summarized: 0,
+      messages_summarized: 189,
       messages_verbatim: 12,
-      summary_tokens: 0,
+      messages_dropped: 0,
     });
+    expect(usage[0]?.summary_tokens).toBeGreaterThan(0);
     expect(usage[0]?.tokens).toBeLessThanOrEqual(budget);
     // Both calls count in the turn's usage frame, the stored turn and the ledger.
     expect(framesOf(frames, "usage")[0]).toMatchObject({
@@ -102,7 +95,7 @@ describe("context budget and rolling summary", () => {
     const stored = await server.repos.turns.latest(USER, threadId);
     expect(stored?.usage).toMatchObject({ llm_calls: 2, input_tokens: 600 });
     expect(await server.repos.llmCalls.forTurn(USER, stored?.id ?? "")).toHaveLength(2);
-    // The summary is stored with its coverage; its proposal reached the scratchpad and the client.
+    // The summary is stored with its coverage; its proposal reached the scratchpad and the client, in the turn.
     expect(await server.repos.summaries.get(USER, threadId)).toEqual({
       summary: "S1: the user asked 47 questions, ids q-000..q-046",
       throughMessageId: rows[188]?.id,
@@ -173,15 +166,20 @@ describe("context budget and rolling summary", () => {
     await append(server, threadId, { role: "user", content: "what does section 2 say?" });
     await append(server, threadId, { role: "assistant", content: "it says..." });
 
-    await turn(server, threadId, "and section 3?");
+    const frames = await turn(server, threadId, "and section 3?");
     await server.chat.turns.sideWorkOf(threadId);
     const main = turnCalls(server.provider.requests)[0] as ProviderRequest;
-    // The document first, whole, then the 4-message tail.
+    // The document first, whole, then what the summary leaves: min(4, half of 6) = 3 messages.
     expect(
       main.messages.map((m) => (m.role === "user" ? m.content : m.role === "assistant" ? m.text : m.content)),
-    ).toEqual([doc, "got the document", "what does section 2 say?", "it says...", "and section 3?"]);
+    ).toEqual([doc, "what does section 2 say?", "it says...", "and section 3?"]);
+    expect(main.systemPrompt).toContain("S: short talk");
+    expect(framesOf(frames, "context_usage")[0]).toMatchObject({
+      messages_summarized: 10,
+      messages_dropped: 0,
+    });
     const text = transcript(summarizerCalls(server.provider.requests)[0] as ProviderRequest);
-    expect(text).toContain('<messages count="9">');
+    expect(text).toContain('<messages count="10">');
     expect(text).toContain("[user, pasted document kept verbatim] DOCUMENT START");
   });
 
@@ -196,6 +194,11 @@ describe("context budget and rolling summary", () => {
     const frames = await turn(server, threadId, "still there?");
     await server.chat.turns.sideWorkOf(threadId);
     expectWellFormedTurn(frames, 1);
+    // 41 messages over a budget of 20 and no summary: the call sends the newest 20 and says 21 are left out.
+    expect(framesOf(frames, "context_usage")[0]).toMatchObject({
+      messages_verbatim: 20,
+      messages_dropped: 21,
+    });
     expect(frames.some((f) => f.type === "error")).toBe(false);
     expect(framesOf(frames, "message").at(-1)?.message).toMatchObject({ content: "ok", status: "complete" });
     expect(await server.repos.summaries.get(USER, threadId)).toBeUndefined();
@@ -234,7 +237,7 @@ describe("context budget and rolling summary", () => {
     expect(framesOf(frames, "usage")[0]).toMatchObject({ llm_calls: 1 });
   });
 
-  it("a slow summarizer does not hold the thread: done comes with the answer, the next turn reads the old summary, the late call is in the ledger", async () => {
+  it("a slow summarizer started early does not hold the thread: done comes with the answer, the next turn reads the old summary, the late call is in the ledger", async () => {
     const release = gate();
     server = await startChatServer((request) =>
       isSummarizer(request)
@@ -245,7 +248,8 @@ describe("context budget and rolling summary", () => {
         : answer,
     );
     server.chat.context = settings({ CONTEXT_MAX_MESSAGES: 20 });
-    const { threadId } = await seedThread(server, 10);
+    // 17 messages: within the budget of 20, past three quarters of it: the summarizer starts beside the turn.
+    const { threadId } = await seedThread(server, 4);
     const client = await server.connect();
     client.command("chat_message", { content: "first", thread_id: threadId });
     const first = await client.collectUntil(isDone);
@@ -257,12 +261,18 @@ describe("context budget and rolling summary", () => {
     const firstTurn = await server.repos.turns.latest(USER, threadId);
     expect(firstTurn?.status).toBe("complete");
 
-    // The thread is free at once; the next turn reads the previous (no) summary and starts no second summarizer.
+    // The thread is free at once; the next turn (19 messages, all sent) reads the previous (no) summary,
+    // does not wait, and starts no second summarizer.
     client.command("chat_message", { content: "second", thread_id: threadId });
     const second = await client.collectUntil(isDone);
     expect(second.some((f) => f.type === "error")).toBe(false);
     expect(framesOf(second, "message").at(-1)?.message).toMatchObject({ content: "ok", status: "complete" });
     expect(turnCalls(server.provider.requests)[1]?.systemPrompt).not.toContain("S-late");
+    expect(turnCalls(server.provider.requests)[1]?.messages).toHaveLength(19);
+    expect(framesOf(second, "context_usage")[0]).toMatchObject({
+      messages_verbatim: 19,
+      messages_dropped: 0,
+    });
     expect(summarizerCalls(server.provider.requests)).toHaveLength(1);
 
     release.open();
@@ -296,7 +306,8 @@ describe("context budget and rolling summary", () => {
       isSummarizer(request) ? { text: "{", hold: "until-aborted" } : answer,
     );
     server.chat.context = settings({ CONTEXT_MAX_MESSAGES: 20, SUMMARIZER_TIMEOUT_MS: 300 });
-    const { threadId } = await seedThread(server, 10);
+    // Within the budget (17 of 20), so the turn does not wait for the summarizer started beside it.
+    const { threadId } = await seedThread(server, 4);
     const frames = await turn(server, threadId, "hello");
     expectWellFormedTurn(frames, 1);
     await server.chat.turns.sideWorkOf(threadId);
