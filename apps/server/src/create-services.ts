@@ -11,6 +11,7 @@ import {
   type Provider,
   type ProviderRegistry,
 } from "@agentwire/agents";
+import type { McpServerStatus } from "@agentwire/protocol";
 import type { Repositories } from "@agentwire/storage";
 import {
   AgentwireMetrics,
@@ -21,6 +22,7 @@ import {
   createTurnTracer,
   type MetricsSources,
   mcpPinsPath,
+  registerMcpMetrics,
   resolveToolPolicy,
   startAdmission,
   TurnRegistry,
@@ -34,6 +36,8 @@ import { startTracing } from "./tracing.js";
 export type ProcessServices = {
   services: AgentwireServices;
   metrics: AgentwireMetrics;
+  /** Every configured MCP server's state, for `GET /api/mcp`; empty without MCP_CONFIG_PATH. */
+  mcpStatus: () => McpServerStatus[];
   close: () => Promise<void>;
 };
 
@@ -53,6 +57,8 @@ export async function createServices(
   });
   const policy = resolveToolPolicy(config.tools.policy);
   const mcp = await mcpManager(config, logger);
+  // In the background and in parallel: the servers' handshakes never delay start-up or a turn.
+  mcp?.connect(policy.allowedMcpServers);
   const uiTools = new UIToolProxy({
     timeoutMs: config.tools.clientToolTimeoutMs,
     reconnectGraceMs: config.tools.clientToolReconnectGraceMs,
@@ -105,6 +111,7 @@ export async function createServices(
       return { running: active.length - suspended, suspended };
     },
   });
+  if (mcp) registerMcpMetrics(metrics.registry, () => mcp.status());
   chat.observer = metrics;
   admission.observer = metrics;
   // Without an OTLP endpoint no tracer exists and turns make nothing for traces.
@@ -121,7 +128,7 @@ export async function createServices(
     ...(workflows && { workflows: { registry: workflows } }),
     ...(media && { media }),
   };
-  return { services, metrics, close };
+  return { services, metrics, mcpStatus: () => mcp?.status() ?? [], close };
 }
 
 /** The node registry of saved workflows and build_workflow, unless WORKFLOWS_ENABLED=false. */
@@ -152,8 +159,17 @@ async function mcpManager(config: Config, logger: Logger): Promise<McpManager | 
   const loaded = await loadMcpServersConfig(path);
   if (!loaded.ok) throw new Error(loaded.reason);
   const pins = new JsonFilePinStore(mcpPinsPath(process.env, config.databasePath));
-  logger.info({ servers: Object.keys(loaded.value.servers) }, "MCP servers configured");
-  return new McpManager({ config: loaded.value, pins, logger: logger.child({ component: "mcp" }) });
+  const servers = Object.keys(loaded.value.servers);
+  logger.info({ servers }, "MCP servers configured");
+  const unknown = config.tools.policy.allowedMcpServers.filter((name) => !servers.includes(name));
+  if (unknown.length > 0) logger.warn({ servers: unknown }, "MCP_ALLOWED_SERVERS names servers the MCP config lacks");
+  return new McpManager({
+    config: loaded.value,
+    pins,
+    connectTimeoutMs: config.tools.mcp.connectTimeoutMs,
+    retry: config.tools.mcp.retry,
+    logger: logger.child({ component: "mcp" }),
+  });
 }
 
 /**

@@ -15,6 +15,7 @@ export {
 export type { ThreadStateRelay } from "./chat/thread-states/thread-states.js";
 export type { AgentwireServices } from "./commands/agentwire-services.js";
 export type { ReadinessChecks } from "./http/health-routes.js";
+export { type McpStatusRouteOptions, mcpStatusRoute } from "./http/mcp-status-route.js";
 export { createLogger } from "./logging/create-logger.js";
 export { redactUrl } from "./logging/redact-url.js";
 export {
@@ -23,6 +24,7 @@ export {
   type MetricsSources,
   metricsRoute,
   metricsTokenAccess,
+  registerMcpMetrics,
 } from "./metrics/index.js";
 export { type AgentwireServer, type CreateServerOptions, createServer } from "./server/create-server.js";
 export {

@@ -51,7 +51,13 @@ const MAX_TOOLS = 200;
 export async function openMcpSession(
   server: string,
   config: McpServerConfig,
-  opts: { connectTimeoutMs: number },
+  opts: {
+    connectTimeoutMs: number;
+    /** Aborts the handshake (a shutdown, or a restart after an approval). */
+    signal?: AbortSignal;
+    /** Called once when the transport closes after the handshake (by us or by the server). */
+    onClose?: () => void;
+  },
 ): Promise<McpSession> {
   const transport: Transport =
     "command" in config
@@ -64,24 +70,29 @@ export async function openMcpSession(
       : await httpTransport(config.url, config.headers);
   const client = new Client({ name: "agentwire", version: "0.1.0" }, { capabilities: {} });
   let closed = false;
+  let connected = false;
   client.onclose = () => {
     closed = true;
+    if (connected) opts.onClose?.();
   };
   const close = async () => {
     closed = true;
     await client.close().catch(() => undefined);
   };
   try {
-    await client.connect(transport, { timeout: opts.connectTimeoutMs });
+    const request = { timeout: opts.connectTimeoutMs, ...(opts.signal && { signal: opts.signal }) };
+    await client.connect(transport, request);
     const tools: PinnedToolDefinition[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const res = await client.listTools(cursor ? { cursor } : {}, { timeout: opts.connectTimeoutMs });
+      const res = await client.listTools(cursor ? { cursor } : {}, request);
       tools.push(...res.tools);
       cursor = res.nextCursor;
       if (!cursor || tools.length >= MAX_TOOLS) break;
     }
     const listed = tools.slice(0, MAX_TOOLS);
+    if (closed) throw new Error("the server closed the connection during the handshake");
+    connected = true;
     return {
       server,
       client,
