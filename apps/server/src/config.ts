@@ -290,7 +290,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     );
   }
   if (e.MCP_RETRY_MAX_MS < e.MCP_RETRY_INITIAL_MS) {
-    throw new ConfigError("invalid configuration:\n  MCP_RETRY_MAX_MS: must be at least MCP_RETRY_INITIAL_MS");
+    throw new ConfigError(
+      "invalid configuration:\n  MCP_RETRY_MAX_MS: must be at least MCP_RETRY_INITIAL_MS",
+    );
   }
   if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && e.METRICS_PORT === e.PORT) {
     throw new ConfigError("invalid configuration:\n  METRICS_PORT: must differ from PORT");

@@ -162,7 +162,8 @@ async function mcpManager(config: Config, logger: Logger): Promise<McpManager | 
   const servers = Object.keys(loaded.value.servers);
   logger.info({ servers }, "MCP servers configured");
   const unknown = config.tools.policy.allowedMcpServers.filter((name) => !servers.includes(name));
-  if (unknown.length > 0) logger.warn({ servers: unknown }, "MCP_ALLOWED_SERVERS names servers the MCP config lacks");
+  if (unknown.length > 0)
+    logger.warn({ servers: unknown }, "MCP_ALLOWED_SERVERS names servers the MCP config lacks");
   return new McpManager({
     config: loaded.value,
     pins,

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import type { McpServersStatus, ServerFrame } from "@agentwire/protocol";
 import { createLogger } from "@agentwire/websocket";
 import { afterEach, describe, expect, it } from "vitest";
-import { TestClient } from "../../../packages/websocket/test/harness.js";
 import { type OpenAIMock, startOpenAIMock } from "../../../packages/websocket/test/chat/openai-sse-mock.js";
+import { TestClient } from "../../../packages/websocket/test/harness.js";
 import { until } from "../../../packages/websocket/test/support/until.js";
 import { loadConfig } from "../src/config.js";
 import { type RunningServer, startServer } from "../src/start-server.js";
@@ -108,7 +108,11 @@ async function turn(client: TestClient, content: string) {
 
 describe("MCP servers in the background (issue 36, item 3)", { timeout: 120_000 }, () => {
   it("a hung server allowed: every turn's first token well before its 20 s handshake; tools of the working one used; states at /api/mcp for operators only", async () => {
-    const { server, lines } = await start({ AUTH_MODE: "token", AUTH_TOKENS: `alice:${ALICE_TOKEN}`, METRICS_TOKEN });
+    const { server, lines } = await start({
+      AUTH_MODE: "token",
+      AUTH_TOKENS: `alice:${ALICE_TOKEN}`,
+      METRICS_TOKEN,
+    });
     const client = await TestClient.open(`${server.url.replace("http", "ws")}/ws`, { token: ALICE_TOKEN });
     for (let i = 0; i < 4; i++) {
       const { firstTokenMs } = await turn(client, `hi ${i}`);

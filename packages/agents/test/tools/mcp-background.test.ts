@@ -40,7 +40,12 @@ type Note = { msg: string; at: number } & Record<string, unknown>;
 function manager(config: McpServersConfig, opts: Partial<McpManagerOptions> = {}) {
   const notes: Note[] = [];
   const log = (obj: object, msg: string) => notes.push({ ...obj, msg, at: Date.now() });
-  const m = new McpManager({ config, pins: new InMemoryPinStore(), logger: { warn: log, info: log }, ...opts });
+  const m = new McpManager({
+    config,
+    pins: new InMemoryPinStore(),
+    logger: { warn: log, info: log },
+    ...opts,
+  });
   managers.push(m);
   return { m, notes };
 }

@@ -127,7 +127,9 @@ describe("McpManager: listing and calling", () => {
   });
 
   it("truncates long results and times out a call", async () => {
-    const { tools } = await settledTools(manager({ maxResultChars: 1000, callTimeoutMs: 300 }), "alice", ["test"]);
+    const { tools } = await settledTools(manager({ maxResultChars: 1000, callTimeoutMs: 300 }), "alice", [
+      "test",
+    ]);
     const big = okOutput<string>(await runTool(toolNamed(tools, "test__big"), {}));
     expect(big).toBe(`${"x".repeat(1000)}\n…[truncated: 100000 characters]`);
     expect(errorText(await runTool(toolNamed(tools, "test__hang"), {}))).toBe(
@@ -169,7 +171,8 @@ describe("McpManager: allowlist, sessions and pins", () => {
     expect(new Set([shared, alicePid, bobPid]).size).toBe(3);
     expect((await spawned(markers.test)).sort()).toEqual([shared, alicePid, bobPid].sort());
     await m.close();
-    for (const pid of [shared, alicePid, bobPid]) expect(() => process.kill(pid as number, 0)).toThrow(/ESRCH/);
+    for (const pid of [shared, alicePid, bobPid])
+      expect(() => process.kill(pid as number, 0)).toThrow(/ESRCH/);
     expect(m.toolsFor("alice", ["test"])).toEqual({
       tools: [],
       unavailable: [{ server: "test", reason: "the MCP manager is closed" }],

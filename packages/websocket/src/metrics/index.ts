@@ -1,4 +1,4 @@
 export * from "./agentwire-metrics.js";
+export * from "./mcp-metrics.js";
 export * from "./metrics-access.js";
 export * from "./metrics-route.js";
-export * from "./mcp-metrics.js";

@@ -170,14 +170,17 @@ describe("createBuiltinServerTools", () => {
     let serverTools: ReturnType<typeof createBuiltinServerTools> | undefined;
     server = await startChatServer(injectedModel(), {
       auth: "token",
-      serverTools: (s) =>
-        (serverTools ??= createBuiltinServerTools({
+      // One factory for every turn, as in production (it remembers what it logged).
+      serverTools: (s) => {
+        serverTools ??= createBuiltinServerTools({
           repos: server?.repos as Repositories,
           workspaceRoot: join(dir.path, "ws"),
           mcp,
           policyFor,
           logger: { warn: (obj, msg) => notes.push({ ...obj, msg }) },
-        }))(s),
+        });
+        return serverTools(s);
+      },
     });
     const alice = await server.connect({ token: await server.createToken("alice") });
     const frames = await injectedTurn(alice, [{ name: "test__echo", args: { text: "through MCP" } }]);

@@ -1,7 +1,7 @@
 import type { McpServerState, McpServerStatus } from "@agentwire/protocol";
+import { type McpRetry, mcpRetryDelayMs } from "./mcp-retry.js";
 import type { McpSession } from "./mcp-session.js";
 import type { BindMcpTool } from "./mcp-tool.js";
-import { type McpRetry, mcpRetryDelayMs } from "./mcp-retry.js";
 
 /** What one connection offers turns: its compiled tools, and why any listed tool is left out. */
 export type McpCatalog = { tools: BindMcpTool[]; unusable: string[] };
@@ -117,7 +117,8 @@ export class McpServerLink {
     let session: McpSession | undefined;
     try {
       session = await this.#opts.open(abort.signal, () => {
-        if (session !== undefined && session === this.#session) this.#failed("the connection to the server closed");
+        if (session !== undefined && session === this.#session)
+          this.#failed("the connection to the server closed");
       });
     } catch (err) {
       if (!abort.signal.aborted) this.#failed(this.#opts.reasonOf(err));
@@ -137,7 +138,10 @@ export class McpServerLink {
       "MCP server connected",
     );
     if (this.#catalog.unusable.length > 0) {
-      this.#opts.logger?.warn({ mcp_server: this.name, unusable: this.#catalog.unusable }, "MCP tools left out");
+      this.#opts.logger?.warn(
+        { mcp_server: this.name, unusable: this.#catalog.unusable },
+        "MCP tools left out",
+      );
     }
   }
 

@@ -25,7 +25,11 @@ const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
  * Compiles a listed MCP tool once per connection (its ajv validator is the costly part) into a Tool
  * named `server__tool` for any user's client.
  */
-export function compileMcpTool(def: PinnedToolDefinition, bind: McpToolBinding, ajv: Ajv): Checked<BindMcpTool> {
+export function compileMcpTool(
+  def: PinnedToolDefinition,
+  bind: McpToolBinding,
+  ajv: Ajv,
+): Checked<BindMcpTool> {
   const name = `${bind.server}__${def.name}`;
   if (!TOOL_NAME.test(def.name) || name.length > 64) {
     return { ok: false, reason: `tool name ${JSON.stringify(def.name.slice(0, 80))} is not usable` };
