@@ -42,6 +42,7 @@ export class McpServerLink {
   #catalog: McpCatalog | undefined;
   #waiters: (() => void)[] = [];
   #closed = false;
+  #connecting: Promise<void> | undefined;
 
   constructor(options: McpServerLinkOptions) {
     this.name = options.name;
@@ -72,7 +73,7 @@ export class McpServerLink {
   restart(): void {
     if (this.#closed || this.#state === "idle") return;
     this.#failures = 0;
-    this.#drop();
+    void this.#drop();
     void this.#connect();
   }
 
@@ -100,16 +101,25 @@ export class McpServerLink {
     };
   }
 
-  /** Stops retrying, aborts a handshake under way and closes the connection. */
+  /** Stops retrying, aborts a handshake under way and closes the connection, its process stopped. */
   async close(): Promise<void> {
     this.#closed = true;
-    const session = this.#session;
-    this.#drop();
+    const connecting = this.#connecting;
+    const closing = this.#drop();
     for (const resolve of this.#waiters.splice(0)) resolve();
-    await session?.close();
+    // An aborted handshake closes its own client (a spawned server is stopped): wait for that too.
+    await Promise.all([closing, connecting]);
   }
 
-  async #connect(): Promise<void> {
+  #connect(): Promise<void> {
+    const attempt = this.#attempt().finally(() => {
+      if (this.#connecting === attempt) this.#connecting = undefined;
+    });
+    this.#connecting = attempt;
+    return attempt;
+  }
+
+  async #attempt(): Promise<void> {
     const abort = new AbortController();
     this.#abort = abort;
     this.#attempts++;
@@ -146,7 +156,7 @@ export class McpServerLink {
   }
 
   #failed(reason: string): void {
-    this.#drop();
+    void this.#drop();
     this.#failures++;
     const delay = mcpRetryDelayMs(this.#failures, this.#opts.retry);
     this.#retryAt = new Date(Date.now() + delay);
@@ -160,8 +170,8 @@ export class McpServerLink {
     this.#timer.unref?.();
   }
 
-  /** Forgets the connection, the handshake under way and the pending retry, closing what was open. */
-  #drop(): void {
+  /** Forgets the connection, the handshake under way and the pending retry; resolves once closed. */
+  #drop(): Promise<void> {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#retryAt = undefined;
@@ -170,7 +180,7 @@ export class McpServerLink {
     const session = this.#session;
     this.#session = undefined;
     this.#catalog = undefined;
-    void session?.close();
+    return session ? session.close() : Promise.resolve();
   }
 
   #set(state: McpServerState, reason: string | undefined): void {
