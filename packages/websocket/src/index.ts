@@ -15,13 +15,14 @@ export {
 export type { ThreadStateRelay } from "./chat/thread-states/thread-states.js";
 export type { AgentwireServices } from "./commands/agentwire-services.js";
 export type { ReadinessChecks } from "./http/health-routes.js";
-export { type McpStatusRouteOptions, mcpStatusRoute } from "./http/mcp-status-route.js";
 export { createLogger } from "./logging/create-logger.js";
 export { redactUrl } from "./logging/redact-url.js";
 export {
   AgentwireMetrics,
+  type McpStatusRouteOptions,
   type MetricsAccess,
   type MetricsSources,
+  mcpStatusRoute,
   metricsRoute,
   metricsTokenAccess,
   registerMcpMetrics,

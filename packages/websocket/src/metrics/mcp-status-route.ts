@@ -1,7 +1,7 @@
 import type { McpServersStatus } from "@agentwire/protocol";
 import type { FastifyInstance } from "fastify";
 import { extractToken } from "../auth/extract-token.js";
-import type { MetricsAccess } from "../metrics/metrics-access.js";
+import type { MetricsAccess } from "./metrics-access.js";
 
 export interface McpStatusRouteOptions {
   /** Every configured MCP server's state (`McpManager.status`); empty without MCP. */
