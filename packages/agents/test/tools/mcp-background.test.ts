@@ -126,19 +126,21 @@ describe("McpManager: connecting in the background", () => {
 
   it("does not retry a failed server per turn: the next handshake waits for the backoff", async () => {
     const hung = await hungHttpServer();
+    // Long enough that the handshake's request reaches the server even on a busy machine.
     const { m } = manager(
       { servers: { hung: { url: hung.url } } },
-      { connectTimeoutMs: 300, retry: { initialMs: 600_000, maxMs: 600_000 } },
+      { connectTimeoutMs: 2_000, retry: { initialMs: 600_000, maxMs: 600_000 } },
     );
     m.connect(["hung"]);
+    await until(() => hung.requests() === 1, "the handshake to reach the server");
     await m.settled();
     const failed = stateOf(m, "hung");
     expect(failed).toMatchObject({ state: "failed", attempts: 1, tools: 0 });
-    expect(failed?.reason).toBe("no answer to the handshake within 300 ms");
+    expect(failed?.reason).toBe("no answer to the handshake within 2000 ms");
     expect(Date.parse(failed?.next_retry_at ?? "") - Date.parse(failed?.since ?? "")).toBe(600_000);
     for (let turn = 0; turn < 20; turn++) {
       expect(m.toolsFor(`user${turn % 3}`, ["hung"]).unavailable).toEqual([
-        { server: "hung", reason: "no answer to the handshake within 300 ms" },
+        { server: "hung", reason: "no answer to the handshake within 2000 ms" },
       ]);
       await new Promise((resolve) => setImmediate(resolve));
     }
@@ -162,8 +164,10 @@ describe("McpManager: connecting in the background", () => {
       const gap = (seen[i]?.at ?? 0) - (seen[i - 1]?.at ?? 0);
       expect(gap).toBeGreaterThanOrEqual((seen[i - 1]?.retry_in_ms as number) + 100 - 2);
     }
-    expect(hung.requests()).toBeGreaterThanOrEqual(5);
-    expect(hung.requests()).toBe(stateOf(m, "hung")?.attempts);
+    // Counted by the server too: never more handshakes than the manager says it tried (fewer only
+    // when a timeout beat a request to the socket on a busy machine).
+    expect(hung.requests()).toBeGreaterThan(0);
+    expect(hung.requests()).toBeLessThanOrEqual(stateOf(m, "hung")?.attempts ?? 0);
   });
 
   it("doubles the wait per failure in a row up to the cap", () => {
@@ -204,6 +208,26 @@ describe("McpManager: connecting in the background", () => {
     const everything = JSON.stringify([status, m.toolsFor("alice", ["remote"]), notes]);
     expect(everything).not.toContain(token);
     expect(everything).not.toContain("query-secret-value");
+  });
+
+  it("says why a server could not be reached: nothing listening, a command that does not exist", async () => {
+    const closed = await hungHttpServer();
+    servers.pop()?.close();
+    await new Promise((resolve) => setImmediate(resolve));
+    const { m } = manager(
+      {
+        servers: {
+          refused: { url: closed.url },
+          missing: { command: path.join(dir, "no-such-server") },
+        },
+      },
+      { retry: { initialMs: 600_000, maxMs: 600_000 } },
+    );
+    m.connect(["refused", "missing"]);
+    await m.settled();
+    expect(stateOf(m, "refused")).toMatchObject({ state: "failed", attempts: 1 });
+    expect(stateOf(m, "refused")?.reason).toMatch(/ECONNREFUSED/);
+    expect(stateOf(m, "missing")?.reason).toMatch(/ENOENT/);
   });
 
   it("marks a server whose connection closes as failed and reconnects after the backoff", async () => {

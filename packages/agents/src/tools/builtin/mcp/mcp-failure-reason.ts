@@ -10,13 +10,15 @@ const MIN_SECRET_CHARS = 4;
  * an error may echo them (a server answering 401 with the request's Authorization header).
  */
 export function mcpFailureReason(err: unknown, config: McpServerConfig, timeoutMs: number): string {
-  const e = err as { code?: unknown; message?: unknown };
+  const e = err as { code?: unknown; message?: unknown; cause?: { code?: unknown } };
   let reason =
     e?.code === -32001
       ? `no answer to the handshake within ${timeoutMs} ms`
       : typeof e?.message === "string"
         ? e.message
         : String(err);
+  // fetch says only "fetch failed"; the socket's code (ECONNREFUSED, ENOTFOUND) is in its cause.
+  if (typeof e?.cause?.code === "string") reason = `${reason} (${e.cause.code})`;
   for (const secret of secretsOf(config)) reason = reason.split(secret).join("[redacted]");
   return reason.replace(/\s+/g, " ").trim().slice(0, MAX_REASON_CHARS) || "unknown error";
 }
@@ -29,7 +31,15 @@ function secretsOf(config: McpServerConfig): string[] {
     for (const value of Object.values(config.headers ?? {})) values.push(value, ...value.split(/\s+/));
     const url = new URL(config.url);
     values.push(url.username, url.password, ...url.searchParams.values());
-    values.push(decodeURIComponent(url.password));
+    values.push(decoded(url.username), decoded(url.password));
   }
   return [...new Set(values)].filter((v) => v.length >= MIN_SECRET_CHARS).sort((a, b) => b.length - a.length);
+}
+
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text; // a stray "%" in a password: the raw form is masked already
+  }
 }
