@@ -218,7 +218,7 @@ describe("McpManager: connecting in the background", () => {
       {
         servers: {
           refused: { url: closed.url },
-          missing: { command: path.join(dir, "no-such-server") },
+          missing: { command: path.join(dir, "no-such-server"), args: [] },
         },
       },
       { retry: { initialMs: 600_000, maxMs: 600_000 } },
