@@ -230,6 +230,48 @@ describe("McpManager: connecting in the background", () => {
     expect(stateOf(m, "missing")?.reason).toMatch(/ENOENT/);
   });
 
+  it("stops a hung server that ignores its stdin closing, when its handshake fails and on close()", async () => {
+    const attempts = path.join(dir, "attempts");
+    const pids = async () =>
+      (await fsp.readFile(attempts, "utf8").catch(() => "")).split("\n").filter(Boolean).map(Number);
+    const hung = (timeoutMs: number) =>
+      manager(
+        {
+          servers: {
+            hung: {
+              command: process.execPath,
+              args: [HUNG],
+              env: { ATTEMPTS_FILE: attempts, STUBBORN: "1" },
+            },
+          },
+        },
+        { connectTimeoutMs: timeoutMs, retry: { initialMs: 600_000, maxMs: 600_000 } },
+      ).m;
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+
+    const timesOut = hung(3_000);
+    timesOut.connect(["hung"]);
+    await vi.waitFor(async () => expect(await pids()).toHaveLength(1), { timeout: 20_000, interval: 10 });
+    await timesOut.settled();
+    expect(stateOf(timesOut, "hung")?.state).toBe("failed");
+    const [first] = await pids();
+    expect(alive(first as number)).toBe(false);
+
+    const closes = hung(600_000);
+    closes.connect(["hung"]);
+    await vi.waitFor(async () => expect(await pids()).toHaveLength(2), { timeout: 20_000, interval: 10 });
+    await closes.close();
+    const [, second] = await pids();
+    expect(alive(second as number)).toBe(false);
+  });
+
   it("marks a server whose connection closes as failed and reconnects after the backoff", async () => {
     const marker = path.join(dir, "marker");
     const { m } = manager(
