@@ -4,6 +4,8 @@ import {
   BudgetLimits,
   CompatEndpointsSchema,
   ContextSettings,
+  DEFAULT_MCP_RETRY,
+  type McpRetry,
   searchBackendNames,
   type WebSearchBackendConfig,
 } from "@agentwire/agents";
@@ -161,6 +163,10 @@ export const EnvSchema = z.object({
   CONTEXT_SCOPES_FILE: optionalText,
   TOOL_POLICY_FILE: optionalText,
   MCP_ALLOWED_SERVERS: z.string().transform(list).default([]),
+  /** One MCP handshake's limit; a server past it is failed and retried with backoff. */
+  MCP_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
+  MCP_RETRY_INITIAL_MS: z.coerce.number().int().min(10).max(3_600_000).default(DEFAULT_MCP_RETRY.initialMs),
+  MCP_RETRY_MAX_MS: z.coerce.number().int().min(10).max(3_600_000).default(DEFAULT_MCP_RETRY.maxMs),
   TOOL_APPROVAL_WORKSPACE_WRITE: z.enum(["allow", "ask"]).default("allow"),
   TOOL_APPROVAL_EDITOR_MUTATE: z.enum(["allow", "ask"]).default("allow"),
   TOOL_SECRETS: z.enum(["off", "ask", "allow"]).default("off"),
@@ -213,6 +219,8 @@ export interface Config {
   tools: {
     webFetchAllowHosts: string[];
     mcpConfigPath: string | undefined;
+    /** MCP_CONNECT_TIMEOUT_MS and MCP_RETRY_*: one handshake's limit, a failed server's backoff. */
+    mcp: { connectTimeoutMs: number; retry: McpRetry };
     clientToolTimeoutMs: number;
     /** How long a client tool call outlives its socket, for the user's next socket to answer it. */
     clientToolReconnectGraceMs: number;
@@ -285,6 +293,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       "invalid configuration:\n  ADMISSION_QUEUE_MAX_PER_USER: must be at most ADMISSION_QUEUE_MAX",
     );
   }
+  if (e.MCP_RETRY_MAX_MS < e.MCP_RETRY_INITIAL_MS) {
+    throw new ConfigError(
+      "invalid configuration:\n  MCP_RETRY_MAX_MS: must be at least MCP_RETRY_INITIAL_MS",
+    );
+  }
   if (e.METRICS_PORT !== undefined && e.METRICS_PORT !== 0 && e.METRICS_PORT === e.PORT) {
     throw new ConfigError("invalid configuration:\n  METRICS_PORT: must differ from PORT");
   }
@@ -335,6 +348,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     tools: {
       webFetchAllowHosts: e.WEB_FETCH_ALLOW_HOSTS,
       mcpConfigPath: e.MCP_CONFIG_PATH,
+      mcp: {
+        connectTimeoutMs: e.MCP_CONNECT_TIMEOUT_MS,
+        retry: { initialMs: e.MCP_RETRY_INITIAL_MS, maxMs: e.MCP_RETRY_MAX_MS },
+      },
       clientToolTimeoutMs: e.CLIENT_TOOL_TIMEOUT_MS,
       clientToolReconnectGraceMs: e.CLIENT_TOOL_RECONNECT_GRACE_MS ?? (e.REDIS_URL ? 10_000 : 0),
       policy: {

@@ -11,6 +11,7 @@ import {
   type Provider,
   type ProviderRegistry,
 } from "@agentwire/agents";
+import type { McpServerStatus } from "@agentwire/protocol";
 import type { Repositories } from "@agentwire/storage";
 import {
   AgentwireMetrics,
@@ -22,6 +23,7 @@ import {
   type MetricsSources,
   mcpPinsPath,
   OpenWorkflows,
+  registerMcpMetrics,
   startAdmission,
   ToolPolicies,
   TurnRegistry,
@@ -36,6 +38,8 @@ import { startTracing } from "./tracing.js";
 export type ProcessServices = {
   services: AgentwireServices;
   metrics: AgentwireMetrics;
+  /** Every configured MCP server's state, for `GET /api/mcp`; empty without MCP_CONFIG_PATH. */
+  mcpStatus: () => McpServerStatus[];
   close: () => Promise<void>;
   /** With TOOL_POLICY_FILE: reads it again into the policies every later turn uses. */
   reloadToolPolicy: (() => boolean) | undefined;
@@ -57,6 +61,8 @@ export async function createServices(
   });
   const policies = new ToolPolicies(config.tools.policy, config.toolPolicyFile?.file);
   const mcp = await mcpManager(config, logger);
+  // Every server a policy names (TOOL_POLICY_FILE's too), in the background and in parallel: the servers' handshakes never delay start-up or a turn.
+  mcp?.connect(policies.mcpServers());
   const uiTools = new UIToolProxy({
     timeoutMs: config.tools.clientToolTimeoutMs,
     reconnectGraceMs: config.tools.clientToolReconnectGraceMs,
@@ -119,6 +125,7 @@ export async function createServices(
       return { running: active.length - suspended, suspended };
     },
   });
+  if (mcp) registerMcpMetrics(metrics.registry, () => mcp.status());
   chat.observer = metrics;
   admission.observer = metrics;
   // Without an OTLP endpoint no tracer exists and turns make nothing for traces.
@@ -137,8 +144,15 @@ export async function createServices(
   };
   const policyPath = config.toolPolicyFile?.path;
   const reloadToolPolicy =
-    policyPath === undefined ? undefined : () => reloadPolicyFile(policyPath, policies, logger);
-  return { services, metrics, close, reloadToolPolicy };
+    policyPath === undefined
+      ? undefined
+      : () => {
+          const reloaded = reloadPolicyFile(policyPath, policies, logger);
+          // Servers the new file names connect now, in the background, not at a user's first turn.
+          if (reloaded) mcp?.connect(policies.mcpServers());
+          return reloaded;
+        };
+  return { services, metrics, mcpStatus: () => mcp?.status() ?? [], close, reloadToolPolicy };
 }
 
 /** The node registry of saved workflows and build_workflow, unless WORKFLOWS_ENABLED=false. */
@@ -169,8 +183,18 @@ async function mcpManager(config: Config, logger: Logger): Promise<McpManager | 
   const loaded = await loadMcpServersConfig(path);
   if (!loaded.ok) throw new Error(loaded.reason);
   const pins = new JsonFilePinStore(mcpPinsPath(process.env, config.databasePath));
-  logger.info({ servers: Object.keys(loaded.value.servers) }, "MCP servers configured");
-  return new McpManager({ config: loaded.value, pins, logger: logger.child({ component: "mcp" }) });
+  const servers = Object.keys(loaded.value.servers);
+  logger.info({ servers }, "MCP servers configured");
+  const unknown = config.tools.policy.allowedMcpServers.filter((name) => !servers.includes(name));
+  if (unknown.length > 0)
+    logger.warn({ servers: unknown }, "MCP_ALLOWED_SERVERS names servers the MCP config lacks");
+  return new McpManager({
+    config: loaded.value,
+    pins,
+    connectTimeoutMs: config.tools.mcp.connectTimeoutMs,
+    retry: config.tools.mcp.retry,
+    logger: logger.child({ component: "mcp" }),
+  });
 }
 
 /**

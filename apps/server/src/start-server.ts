@@ -16,6 +16,7 @@ import type { Logger } from "pino";
 import type { Config } from "./config.js";
 import { createServices } from "./create-services.js";
 import { securityHeaders } from "./security-headers.js";
+import { serveMcpStatus } from "./serve-mcp-status.js";
 import { serveMetrics } from "./serve-metrics.js";
 import { findWebDist, serveWebApp } from "./web-app.js";
 
@@ -94,7 +95,13 @@ export async function startServer(config: Config, options: StartServerOptions = 
       : undefined;
     if (cluster) closeCluster = () => cluster.close();
     const built = options.services
-      ? { services: options.services, metrics: undefined, close: async () => {}, reloadToolPolicy: undefined }
+      ? {
+          services: options.services,
+          metrics: undefined,
+          mcpStatus: () => [],
+          close: async () => {},
+          reloadToolPolicy: undefined,
+        }
       : await createServices(config, logger, repos, {
           openSockets: () => openSockets(),
           databasePool: () => storage.poolStats(),
@@ -132,6 +139,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
     const metrics =
       built.metrics && (await serveMetrics(app, built.metrics, config, repos.apiTokens, logger));
     if (metrics) closeMetrics = () => metrics.close();
+    await serveMcpStatus(app, built.mcpStatus, config);
     // Not an onClose hook: those run last-registered first, so this would run before the plugin's hook
     // that lets turns drain, and the spans and MCP calls of those turns would be cut off.
     closeServices = () => built.close();

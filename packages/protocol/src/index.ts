@@ -37,6 +37,7 @@ export { ErrorCode } from "./error-codes.js";
 export { ExecutionTreeNode, ExecutionTreeSnapshot } from "./execution-tree.js";
 export { findTooDeep, MAX_JSON_DEPTH } from "./json-depth.js";
 export { contractJsonSchema } from "./json-schema.js";
+export { McpServerState, McpServerStatus, McpServersStatus } from "./mcp-server-status.js";
 export { MemoryEntry } from "./memory-entry.js";
 export {
   MessageRole,

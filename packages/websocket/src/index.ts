@@ -19,10 +19,13 @@ export { createLogger } from "./logging/create-logger.js";
 export { redactUrl } from "./logging/redact-url.js";
 export {
   AgentwireMetrics,
+  type McpStatusRouteOptions,
   type MetricsAccess,
   type MetricsSources,
+  mcpStatusRoute,
   metricsRoute,
   metricsTokenAccess,
+  registerMcpMetrics,
 } from "./metrics/index.js";
 export { type AgentwireServer, type CreateServerOptions, createServer } from "./server/create-server.js";
 export {

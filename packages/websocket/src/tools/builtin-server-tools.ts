@@ -74,6 +74,7 @@ export function createBuiltinServerTools(
   // web_fetch holds no per-user state: one instance serves every turn.
   const webFetch = createWebFetchTool(options.webFetch ?? {});
   const webSearch = options.webSearch && createWebSearchTool(options.webSearch);
+  const unknownMcpServers = new Set<string>();
   return async (scope) => {
     const tools: Tool[] = [
       askUserTool,
@@ -87,21 +88,29 @@ export function createBuiltinServerTools(
       webFetch,
       ...(webSearch ? [webSearch] : []),
     ];
-    if (options.mcp) tools.push(...(await mcpTools(options, options.mcp, scope)));
+    if (options.mcp) tools.push(...mcpTools(options, options.mcp, scope, unknownMcpServers));
     return tools;
   };
 }
 
-async function mcpTools(
+/**
+ * The MCP tools of the servers the user's policy allows and that are connected now: never waits on a
+ * handshake (McpManager connects in the background and logs each server's connection and failure).
+ */
+function mcpTools(
   options: BuiltinServerToolsOptions,
   mcp: McpManager,
   scope: ToolScope,
-): Promise<Tool[]> {
+  unknown: Set<string>,
+): Tool[] {
   const allowed = options.policyFor(scope.userId).allowedMcpServers;
   if (allowed.length === 0) return [];
   try {
-    const { tools, unavailable } = await mcp.toolsFor(scope.userId, allowed);
+    const { tools, unavailable } = mcp.toolsFor(scope.userId, allowed);
     for (const { server, reason } of unavailable) {
+      // Only a name the MCP config lacks is news here, and it is news once, not on every turn.
+      if (reason !== "not configured" || unknown.has(server)) continue;
+      unknown.add(server);
       options.logger?.warn({ mcp_server: server, reason, user_id: scope.userId }, "MCP server unavailable");
     }
     return tools;

@@ -31,6 +31,15 @@ export class ToolPolicies {
     return policy;
   }
 
+  /** Every MCP server some user's policy may name (the defaults' and the file's), to connect ahead of turns. */
+  mcpServers(): string[] {
+    const named = new Set(this.defaults.allowedMcpServers);
+    for (const entry of [...Object.values(this.file.groups ?? {}), ...Object.values(this.file.users ?? {})]) {
+      for (const server of entry.mcp_servers ?? []) named.add(server);
+    }
+    return [...named];
+  }
+
   /** Takes a new (validated) file: turns that start from now on get its policies. */
   replace(file: ToolPolicyFile): void {
     this.file = file;

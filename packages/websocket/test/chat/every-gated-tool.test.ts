@@ -172,6 +172,9 @@ beforeAll(async () => {
   });
   if (!config.ok) throw new Error(config.reason);
   mcp = new McpManager({ config: config.value, pins: new InMemoryPinStore() });
+  // As at start-up: the allowed servers connect in the background; turns are offered them once up.
+  mcp.connect(gatedClasses.map(mcpServerOf));
+  await mcp.settled();
   servers.allow = await startGatedServer("allow");
   servers.ask = await startGatedServer("ask");
 });

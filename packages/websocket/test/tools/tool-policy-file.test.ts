@@ -34,6 +34,14 @@ describe("TOOL_POLICY_FILE: per-user policies", () => {
     expect(policies.policyFor("dave")).toEqual(resolveToolPolicy({ allowedMcpServers: ["docs"] }));
   });
 
+  it("names every MCP server some policy may use, so they connect ahead of the users' turns", () => {
+    expect(policies.mcpServers().sort()).toEqual(["docs", "github", "jira"]);
+    const plain = new ToolPolicies({ allowedMcpServers: ["docs"] });
+    expect(plain.mcpServers()).toEqual(["docs"]);
+    plain.replace({ users: { erin: { mcp_servers: ["wiki"] } } });
+    expect(plain.mcpServers().sort()).toEqual(["docs", "wiki"]);
+  });
+
   it("without a file every user gets exactly today's policy; replace swaps the file for later calls", () => {
     const plain = new ToolPolicies({});
     expect(plain.policyFor("alice")).toEqual(resolveToolPolicy());

@@ -1,5 +1,6 @@
 export * from "./mcp/mcp-config.js";
 export * from "./mcp/mcp-manager.js";
+export * from "./mcp/mcp-retry.js";
 export * from "./mcp/mcp-session.js";
 export * from "./mcp/tool-pins.js";
 export * from "./memory-store.js";

@@ -1,3 +1,5 @@
+import type { ChildProcess } from "node:child_process";
+import { once } from "node:events";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -51,37 +53,54 @@ const MAX_TOOLS = 200;
 export async function openMcpSession(
   server: string,
   config: McpServerConfig,
-  opts: { connectTimeoutMs: number },
+  opts: {
+    connectTimeoutMs: number;
+    /** Aborts the handshake (a shutdown, or a restart after an approval). */
+    signal?: AbortSignal;
+    /** Called once when the transport closes after the handshake (by us or by the server). */
+    onClose?: () => void;
+  },
 ): Promise<McpSession> {
+  let child: ChildProcess | undefined;
   const transport: Transport =
     "command" in config
-      ? new StdioClientTransport({
-          command: config.command,
-          args: config.args,
-          env: spawnEnvironment(config.env) as Record<string, string>,
-          stderr: "ignore",
-        })
+      ? keepChild(
+          new StdioClientTransport({
+            command: config.command,
+            args: config.args,
+            env: spawnEnvironment(config.env) as Record<string, string>,
+            stderr: "ignore",
+          }),
+          (spawned) => {
+            child = spawned;
+          },
+        )
       : await httpTransport(config.url, config.headers);
   const client = new Client({ name: "agentwire", version: "0.1.0" }, { capabilities: {} });
   let closed = false;
+  let connected = false;
   client.onclose = () => {
     closed = true;
+    if (connected) opts.onClose?.();
   };
   const close = async () => {
     closed = true;
     await client.close().catch(() => undefined);
   };
   try {
-    await client.connect(transport, { timeout: opts.connectTimeoutMs });
+    const request = { timeout: opts.connectTimeoutMs, ...(opts.signal && { signal: opts.signal }) };
+    await client.connect(transport, request);
     const tools: PinnedToolDefinition[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const res = await client.listTools(cursor ? { cursor } : {}, { timeout: opts.connectTimeoutMs });
+      const res = await client.listTools(cursor ? { cursor } : {}, request);
       tools.push(...res.tools);
       cursor = res.nextCursor;
       if (!cursor || tools.length >= MAX_TOOLS) break;
     }
     const listed = tools.slice(0, MAX_TOOLS);
+    if (closed) throw new Error("the server closed the connection during the handshake");
+    connected = true;
     return {
       server,
       client,
@@ -94,6 +113,30 @@ export async function openMcpSession(
     };
   } catch (err) {
     await close();
+    await stopChild(child);
     throw err;
   }
+}
+
+/**
+ * Hands over the process a stdio transport spawns. The SDK keeps it private, and when a handshake
+ * fails it closes the transport itself without waiting: a server that ignores its stdin closing
+ * (`sleep`, a hung one) would get its SIGTERM only two seconds later, or never if we exit first.
+ */
+function keepChild(transport: StdioClientTransport, take: (child: ChildProcess) => void): Transport {
+  const start = transport.start.bind(transport);
+  transport.start = async () => {
+    await start();
+    const spawned = (transport as unknown as { _process?: ChildProcess })._process;
+    if (spawned) take(spawned);
+  };
+  return transport;
+}
+
+/** Kills a server that never completed its handshake (nothing of it to flush) and waits for it to go. */
+async function stopChild(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, "exit").catch(() => undefined);
+  child.kill("SIGKILL");
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
 }

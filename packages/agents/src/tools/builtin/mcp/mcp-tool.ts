@@ -6,7 +6,7 @@ import type { Tool, ToolOutcome } from "../../tool.js";
 import type { Checked } from "../workspace/confine-path.js";
 import type { PinnedToolDefinition } from "./tool-pins.js";
 
-/** How one MCP tool is exposed: its server, class, limits and a way to reach a live client. */
+/** How one MCP tool is exposed: its server, class and limits. */
 export type McpToolBinding = {
   server: string;
   permissionClass: PermissionClass;
@@ -14,14 +14,22 @@ export type McpToolBinding = {
   callTimeoutMs: number;
   maxResultChars: number;
   maxDescriptionChars: number;
-  /** The user's live client for the server (reconnecting, and re-checking the pin, if needed). */
-  client: () => Promise<Client>;
 };
+
+/** A compiled MCP tool, bound per user to that user's live client (reconnecting, and re-checking the pin, if needed). */
+export type BindMcpTool = (client: () => Promise<Client>) => Tool;
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** Wraps a listed MCP tool as a Tool named `server__tool`, its arguments validated with ajv. */
-export function mcpToolToTool(def: PinnedToolDefinition, bind: McpToolBinding, ajv: Ajv): Checked<Tool> {
+/**
+ * Compiles a listed MCP tool once per connection (its ajv validator is the costly part) into a Tool
+ * named `server__tool` for any user's client.
+ */
+export function compileMcpTool(
+  def: PinnedToolDefinition,
+  bind: McpToolBinding,
+  ajv: Ajv,
+): Checked<BindMcpTool> {
   const name = `${bind.server}__${def.name}`;
   if (!TOOL_NAME.test(def.name) || name.length > 64) {
     return { ok: false, reason: `tool name ${JSON.stringify(def.name.slice(0, 80))} is not usable` };
@@ -42,10 +50,21 @@ export function mcpToolToTool(def: PinnedToolDefinition, bind: McpToolBinding, a
     };
   }
   const description = (def.description ?? def.title ?? "").slice(0, bind.maxDescriptionChars);
+  return { ok: true, value: (client) => boundTool(def, bind, name, description, validateArgs, client) };
+}
+
+function boundTool(
+  def: PinnedToolDefinition,
+  bind: McpToolBinding,
+  name: string,
+  description: string,
+  validateArgs: ReturnType<Ajv["compile"]>,
+  liveClient: () => Promise<Client>,
+): Tool {
   const tool: Tool<Record<string, unknown>> = {
     name,
     description: `[MCP ${bind.server}] ${description}`,
-    inputSchema: schema as Record<string, unknown>,
+    inputSchema: def.inputSchema as Record<string, unknown>,
     permissionClass: bind.permissionClass,
     parallelSafe: bind.parallelSafe,
     validate(args) {
@@ -59,7 +78,7 @@ export function mcpToolToTool(def: PinnedToolDefinition, bind: McpToolBinding, a
     },
     async execute(args, ctx): Promise<ToolOutcome> {
       try {
-        const client = await bind.client();
+        const client = await liveClient();
         const result = await client.callTool({ name: def.name, arguments: args }, undefined, {
           timeout: bind.callTimeoutMs,
           signal: ctx.signal,
@@ -77,7 +96,7 @@ export function mcpToolToTool(def: PinnedToolDefinition, bind: McpToolBinding, a
       }
     },
   };
-  return { ok: true, value: tool as Tool };
+  return tool as Tool;
 }
 
 type ContentItem = { type: string; text?: unknown; uri?: unknown; resource?: unknown };
