@@ -169,7 +169,12 @@ describe("a subtask cut by a restart", () => {
       ],
     };
     const live = applyFrames(emptyThread(), frames).turns[0]!;
-    expect(shape(live)).toEqual(["Delegating.", card, { cut: "", detail: RESTART_DETAIL.continues }, "Done."]);
+    expect(shape(live)).toEqual([
+      "Delegating.",
+      card,
+      { cut: "", detail: RESTART_DETAIL.continues },
+      "Done.",
+    ]);
     const reloaded = threadFromHistory("th_1", [userRow, splitRow, final]).turns[0]!;
     expect(shape(reloaded)).toEqual(["Delegating.", card, "Done."]);
   });
