@@ -260,7 +260,7 @@ describe(
 
     it("before any step completed (in its first model call, or still queued): the turn runs again from its message", async () => {
       const dir = crashDir();
-      const child = spawnChild(dir, "first-call");
+      const child = await spawnChild(dir, "first-call");
       const client = await openClient(await child.url);
       const seen: Frame[] = [];
       client.ws.on("message", (data) => seen.push(JSON.parse(data.toString()) as Frame));
@@ -317,17 +317,17 @@ describe(
     it("a turn that crashes its server on every continuation ends interrupted after TURN_MAX_RECOVERIES", async () => {
       const dir = crashDir();
       const env = { TURN_MAX_RECOVERIES: "2" };
-      const first = spawnChild(dir, "crash-loop", env);
+      const first = await spawnChild(dir, "crash-loop", env);
       const client = await openClient(await first.url);
       client.command("chat_message", { content: "crash every time" });
       // The second model call kills the process: once at first, then once per continuation.
       expect(await first.exited).toBe("SIGKILL");
       for (let i = 0; i < 2; i++) {
-        const again = spawnChild(dir, "crash-loop", env);
+        const again = await spawnChild(dir, "crash-loop", env);
         expect(await again.exited).toBe("SIGKILL");
       }
       // The third start finds the turn continued twice already: it ends it, and lives.
-      const last = spawnChild(dir, "crash-loop", env);
+      const last = await spawnChild(dir, "crash-loop", env);
       const url = await last.url;
       const watcher = await openClient(url);
       const threads = (await (await fetch(`${url}/api/threads`)).json()) as { threads: { id: string }[] };
