@@ -43,7 +43,8 @@ export function reduceFrame(view: ThreadView, frame: ServerFrame): ThreadView {
         const left = t.state === "waiting_on_user" && frame.state !== "waiting_on_user";
         const { activity: _activity, ...rest } = t;
         const next = { ...rest, state: frame.state, stateDetail: frame.detail };
-        return left ? resolveApprovals(next) : frame.state === "resumed" ? onRestart(next, frame) : next;
+        const settled = left ? resolveApprovals(next) : next;
+        return frame.state === "resumed" ? onRestart(settled, frame) : settled;
       });
     case "question":
       return onTurn(view, (t) =>
