@@ -173,6 +173,8 @@ const INTERRUPTED = "turn ended: interrupted";
 function onRestart(turn: TurnView, frame: ServerFrameOf<"agent_state">): TurnView {
   const { cutText, ...rest } = turn;
   const errors = rest.errors.filter((e) => e !== INTERRUPTED);
+  // Nothing of the turn seen here yet (a continue_turn's first frame): nothing to set apart from.
+  if (cutText === undefined && rest.root.length === 0) return { ...rest, errors };
   return setCutApart({ ...rest, errors }, null, frame.detail ?? RESTART_DETAIL.continues, cutText ?? "");
 }
 
