@@ -1,5 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RESTART_DETAIL } from "@agentwire/protocol";
@@ -15,7 +16,10 @@ import type { ContinueScenario } from "../../../../packages/websocket/test/chat/
 import type { RunningServer } from "../../../server/src/start-server.js";
 import { ChatPage } from "./chat-page.js";
 import { launchBrowser } from "./launch-browser.js";
-import { buildApp, serveApp } from "./serve-app.js";
+import { buildApp, serveApp, WEB_ROOT } from "./serve-app.js";
+
+/** Where the page's picture after the restart goes, to look at (not a snapshot compared). */
+const SHOT_DIR = join(WEB_ROOT, "test-results");
 
 /** What the page shows of the attempts a restart cut: each summary line, whether it is open, its text. */
 function cutAttempts(page: Page) {
@@ -132,6 +136,8 @@ describe("the web page across a restart that continues the turn", { timeout: 120
     expect(live).toEqual([inCard, expect.objectContaining({ ...atRoot, inCard: null })]);
     expect(await rootTexts(page)).toEqual(["Delegating.", "Restarted and done."]);
     expect(await page.locator('[data-card-id="s1"] .card-result').textContent()).toBe("R whole");
+    await mkdir(SHOT_DIR, { recursive: true });
+    await page.screenshot({ path: join(SHOT_DIR, "web-restarted-subtask.png") });
 
     await page.reload();
     await chat.waitForText("Restarted and done.");
