@@ -57,7 +57,7 @@ describe("agentwire chat", () => {
         "> blue",
         "  ✓ Sub (N ms, 1 nested call)",
         " All done.",
-        "· 0 in / 0 out tokens, 4 model calls, 1 tool call, 1 subtask",
+        "· tokens not reported, 4 model calls, 1 tool call, 1 subtask",
         "",
       ].join("\n"),
     );

@@ -78,7 +78,7 @@ describe("agentwire chat when the socket drops", { timeout: 60_000 }, () => {
         "  ▸ Part",
         "  ✓ Part (N ms)",
         "After the cut.",
-        "· 0 in / 0 out tokens, 3 model calls, 0 tool calls, 1 subtask",
+        "· tokens not reported, 3 model calls, 0 tool calls, 1 subtask",
         "",
       ].join("\n"),
     );

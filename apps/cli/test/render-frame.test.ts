@@ -240,9 +240,13 @@ describe("renderFrame", () => {
     expect(render([text, stopped, zero])).toBe(
       "Half\n■ stopped\n· tokens not reported (stopped mid-answer), 1 model call, 0 tool calls, 1 subtask\n",
     );
-    // Stopped before any text, or finished: the count stands as the server gave it.
-    expect(render([stopped, zero])).toContain("· 0 in / 0 out tokens");
-    expect(render([text, zero])).toContain("· 0 in / 0 out tokens");
+    // Stopped before any text, interrupted, or a provider that reports nothing: still not "0 in / 0 out".
+    expect(render([stopped, zero])).toContain("· tokens not reported, 1 model call");
+    expect(render([text, zero])).toContain("· tokens not reported, 1 model call");
+    // No model call made: nothing to report, and zero is the truth.
+    expect(render([{ ...zero, llm_calls: 0 } as ServerFrame])).toContain(
+      "· 0 in / 0 out tokens, 0 model calls",
+    );
   });
 });
 

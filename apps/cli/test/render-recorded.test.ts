@@ -75,7 +75,7 @@ const expected: Record<string, string> = {
     "· thread th_1",
     "Partial ",
     "! provider_error: upstream overloaded",
-    "· 0 in / 0 out tokens, 1 model call, 0 tool calls",
+    "· tokens not reported, 1 model call, 0 tool calls",
     "",
   ].join("\n"),
 };

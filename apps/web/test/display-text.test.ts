@@ -19,9 +19,10 @@ describe("the usage line", () => {
     );
   });
 
-  it("leaves out token counts nobody reported: a stopped stream is not 0 in · 0 out", () => {
+  it("says token counts nobody reported are not reported: a stopped stream is not 0 in · 0 out", () => {
     const line = usageLine({ ...zero, llm_calls: 1, tool_calls: 0 }, none);
-    expect(line).toBe("1 model call");
+    expect(line).toBe("tokens not reported · 1 model call");
+    expect(line).not.toContain("0 in");
     expect(usageLine({ ...zero, llm_calls: 0, tool_calls: 0, subtasks: 0 }, none)).toBeUndefined();
     expect(usageLine(undefined, none)).toBeUndefined();
   });
@@ -29,13 +30,15 @@ describe("the usage line", () => {
   it("counts subtasks from the cards shown, refused ones included in the total", () => {
     const spent = { ...zero, llm_calls: 2, tool_calls: 2, subtasks: 1 };
     expect(usageLine(spent, { tools: 0, subtasks: 1, refused: 1 })).toBe(
-      "2 model calls · 2 subtasks (1 refused)",
+      "tokens not reported · 2 model calls · 2 subtasks (1 refused)",
     );
     expect(usageLine(spent, { tools: 2, subtasks: 1, refused: 3 })).toBe(
-      "2 model calls · 2 tool calls · 4 subtasks (3 refused)",
+      "tokens not reported · 2 model calls · 2 tool calls · 4 subtasks (3 refused)",
     );
     // No cards known (e.g. a damaged replay): the server's counts, run_subtask calls not counted twice.
-    expect(usageLine({ ...spent, tool_calls: 3 }, none)).toBe("2 model calls · 2 tool calls · 1 subtask");
+    expect(usageLine({ ...spent, tool_calls: 3 }, none)).toBe(
+      "tokens not reported · 2 model calls · 2 tool calls · 1 subtask",
+    );
   });
 
   it("says what the budget limit was", () => {

@@ -126,7 +126,7 @@ describe("a reload shows what the live page showed", () => {
     expect(shape(history)).toEqual(shape(live));
     expect(history.cards.B?.status).toBe("refused");
     expect(history.cards.A?.status).toBe("stopped");
-    const line = "2 model calls · 2 subtasks (1 refused)";
+    const line = "tokens not reported · 2 model calls · 2 subtasks (1 refused)";
     expect(usageLine(live.usage, countCards(live))).toBe(line);
     expect(usageLine(history.usage, countCards(history))).toBe(line);
   });

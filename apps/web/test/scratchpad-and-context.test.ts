@@ -95,6 +95,15 @@ describe("thread cost", () => {
     const cost = sumThreadCost([turn(10, 1, 0.5, true, 1), turn(10, 1, 0, false, 1)]);
     expect(threadCostLine(cost)).toBe("Thread: cost unknown · 20 in · 2 out · 2 model calls");
   });
+
+  it("says tokens were not reported for model calls no provider reported (a stop, a provider error)", () => {
+    expect(threadCostLine(sumThreadCost([turn(0, 0, 0, true, 1)]))).toBe(
+      "Thread: tokens not reported · 1 model call",
+    );
+    expect(threadCostLine(sumThreadCost([turn(0, 0, 0, true, 1), turn(10, 1, 0.5, true, 1)]))).toBe(
+      "Thread: $0.50 · 10 in · 1 out · 2 model calls",
+    );
+  });
 });
 
 describe("context usage", () => {

@@ -71,6 +71,7 @@ export {
   isIdempotent,
   RESTARTED,
 } from "./suspend/continue-from-checkpoint.js";
+export { type RestartingSubtask, restartingSubtasks } from "./suspend/restarting-subtasks.js";
 export { type ResumeAnswer, resumeUnifiedAgentLoop } from "./suspend/resume-unified-agent-loop.js";
 export { askUserTool } from "./tools/ask-user-tool.js";
 export {

@@ -17,6 +17,7 @@ export { applyFrame, applyFrames, flushPending, hasGap } from "./tree/apply-fram
 export { type CardCounts, countCards, type NestedCalls, nestedCalls } from "./tree/call-counts.js";
 export { endStatus, progressFrom, questionFrom } from "./tree/card-outcome.js";
 export { contentText } from "./tree/content-text.js";
+export { setCutApart } from "./tree/cut-attempt.js";
 export { decidePlanCard, undecidePlanCard } from "./tree/plan-frames.js";
 export type { PlanDecisionView, PlanReviewView, PlanView } from "./tree/plan-view.js";
 export { PREVIEW_CHARS, RESULT_CHARS, titleFrom } from "./tree/preview.js";
@@ -32,6 +33,7 @@ export {
   type Child,
   type ClientCallView,
   type ContextView,
+  type CutChild,
   emptyThread,
   emptyTurn,
   isRunning,

@@ -20,6 +20,7 @@ describe("bundle size", () => {
     // Only the protocol's zod-free modules are bundled.
     expect(m.inputs.filter((i) => i.includes("protocol/")).sort()).toEqual([
       "../protocol/src/preview.ts",
+      "../protocol/src/restart-detail.ts",
       "../protocol/src/subprotocols.ts",
     ]);
   });

@@ -51,6 +51,7 @@ function shape(turn: TurnView | undefined, children = turn?.root ?? []): unknown
   return children.map((c) => {
     if (c.kind === "text") return c.text;
     if (c.kind === "approval") return `approval:${c.id}`;
+    if (c.kind === "cut") return `cut:${c.text}`;
     const card = turn?.cards[c.id] as ToolCard;
     return { [`${card.name}#${card.id}`]: card.status, children: shape(turn, card.children) };
   });

@@ -1,5 +1,16 @@
 import { z } from "zod";
 
+/**
+ * An earlier attempt of a subtask that a server restart cut mid-stream: the text it streamed since
+ * its last nested call, and how many of the node's nested calls had started before it.
+ */
+export const CutAttempt = z.object({
+  status: z.literal("interrupted"),
+  text: z.string(),
+  after_calls: z.number().int().min(0),
+});
+export type CutAttempt = z.infer<typeof CutAttempt>;
+
 export const ExecutionTreeNode = z.object({
   id: z.string(),
   parent_id: z.string().nullable(),
@@ -20,6 +31,8 @@ export const ExecutionTreeNode = z.object({
    * streamed (its depth ≥ 1 chunks), every character.
    */
   text: z.string().optional(),
+  /** A subtask's attempts that a restart cut (oldest first); its own fields are the last attempt's. */
+  attempts: z.array(CutAttempt).optional(),
 });
 export type ExecutionTreeNode = z.infer<typeof ExecutionTreeNode>;
 

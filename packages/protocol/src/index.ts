@@ -34,7 +34,7 @@ export {
 } from "./client-commands.js";
 export { ContentPart, contentText, ImagePart, isBlankContent, MessageContent, TextPart } from "./content.js";
 export { ErrorCode } from "./error-codes.js";
-export { ExecutionTreeNode, ExecutionTreeSnapshot } from "./execution-tree.js";
+export { CutAttempt, ExecutionTreeNode, ExecutionTreeSnapshot } from "./execution-tree.js";
 export { findTooDeep, MAX_JSON_DEPTH } from "./json-depth.js";
 export { contractJsonSchema } from "./json-schema.js";
 export { McpServerState, McpServerStatus, McpServersStatus } from "./mcp-server-status.js";
@@ -51,6 +51,7 @@ export { describeIssue, type ParseError, type ParseResult, parseClientFrame } fr
 export { Plan, PlanExecutionMode, PlanStage, PlanStatus, PlanStep, StoredPlan } from "./plan.js";
 export { PREVIEW_MAX_CHARS, preview } from "./preview.js";
 export { isPrintable, printable, stripControl } from "./printable.js";
+export { RESTART_DETAIL } from "./restart-detail.js";
 export {
   ScratchpadEdit,
   ScratchpadItem,

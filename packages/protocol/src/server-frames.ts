@@ -53,6 +53,11 @@ export const ToolCallUpdateFrame = z.object({
   duration_ms: z.number().nonnegative().optional(),
   /** run_subtask's title, so clients can label a container card before it ends. */
   title: z.string().optional(),
+  /**
+   * Only on a `start` of a subtask that already started: the server restarted while it ran, and the
+   * subtask goes on as this attempt (2, 3…). What it streamed since its last nested call was cut.
+   */
+  attempt: z.number().int().min(2).optional(),
   ...nesting,
   ...turnFields,
 });

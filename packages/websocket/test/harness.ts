@@ -182,6 +182,14 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
  */
 export async function openTestStorage(dbPath: string): Promise<Storage> {
   if (testDialect === "sqlite") return sqliteStorage(openDatabase({ path: dbPath }));
+  return postgresStorage(await openPostgres({ url: await testPostgresUrl(dbPath), poolSize: 4 }));
+}
+
+/**
+ * On Postgres, the URL of the database named after `dbPath` (created the first time): what a server
+ * process of a test (a child to kill) gets as DATABASE_URL to reach the same data as the test.
+ */
+export async function testPostgresUrl(dbPath: string): Promise<string> {
   const server = inject("postgresUrl");
   if (!server) throw new Error("AGENTWIRE_TEST_DB=postgres needs vitest.pg.config.ts (it starts Postgres)");
   const name = `t_${createHash("sha256").update(dbPath).digest("hex").slice(0, 24)}`;
@@ -195,7 +203,7 @@ export async function openTestStorage(dbPath: string): Promise<Storage> {
   }
   const url = new URL(server);
   url.pathname = `/${name}`;
-  return postgresStorage(await openPostgres({ url: url.toString(), poolSize: 4 }));
+  return url.toString();
 }
 
 /** How many rows a table holds, on either dialect. */

@@ -1,4 +1,12 @@
-import { countCards, lastTurn, type NestedCalls, nestedCalls, reduceFrame } from "@agentwire/client";
+import {
+  type Child,
+  type CutChild,
+  countCards,
+  lastTurn,
+  type NestedCalls,
+  nestedCalls,
+  reduceFrame,
+} from "@agentwire/client";
 import type {
   AgentStateName,
   ExecutionTreeNode,
@@ -69,12 +77,17 @@ export function renderFrame(
       return content;
     }
     case "tool_call_update":
+      if (frame.attempt !== undefined && state.calls.has(frame.tool_call_id))
+        return restarted(frame, state, options, line);
       return frame.status === "start"
         ? callStarted(frame, state, options, now, line)
         : callEnded(frame, state, options, now, line);
-    case "agent_state":
+    case "agent_state": {
       state.phase = phaseOf(frame.state);
-      return "";
+      const cut = frame.state === "resumed" ? lastCut(lastTurn(state.view)?.root) : undefined;
+      // A restart cut the answer: the new attempt starts below the line that says so.
+      return cut ? line(`↯ ${cut.text ? "interrupted: " : ""}${terminalText(cut.detail)}`) : "";
+    }
     case "message":
       return frame.message.role === "assistant" && frame.message.status === "interrupted"
         ? interruptedCalls(frame.message.execution_tree?.nodes ?? [], state, options, line)
@@ -268,6 +281,38 @@ function interruptedCalls(
   return out;
 }
 
+/** The cut attempt a restart just set apart at the end of a container's children, if any. */
+function lastCut(children: Child[] | undefined): CutChild | undefined {
+  const last = children?.at(-1);
+  return last?.kind === "cut" ? last : undefined;
+}
+
+/**
+ * A subtask a restart cut goes on as a new attempt: a line on its path with the server's reason,
+ * and with --verbose the text the cut attempt had streamed.
+ */
+function restarted(
+  frame: ToolCallUpdateFrame,
+  state: TurnState,
+  options: RenderOptions,
+  line: (text: string) => string,
+): string {
+  const call = state.calls.get(frame.tool_call_id) as CallInfo;
+  const cut = lastCut(lastTurn(state.view)?.cards[frame.tool_call_id]?.children);
+  if (!cut) return "";
+  const indent = "  ".repeat(frame.depth + 1);
+  const name = frame.depth > 0 ? callPath(state, call) : call.label;
+  const out = line(
+    wrapWords(`${indent}↯ ${name}: ${terminalText(cut.detail)}`, options.columns, `${indent}  `),
+  );
+  const text = options.verbose ? terminalText(cut.text).trim() : "";
+  if (!text) return out;
+  return `${out}${text
+    .split("\n")
+    .map((t) => `${indent}  ${t}`.trimEnd())
+    .join("\n")}\n`;
+}
+
 /**
  * Which subtask asks a question, by its place in the tree, when the turn runs several side by side
  * (then an answer could go to the wrong one); undefined for the root's own or a lone subtask's question.
@@ -283,12 +328,16 @@ function askingSubtask(toolCallId: string, state: TurnState): string | undefined
 }
 
 /**
- * The turn's tokens. A model call stopped mid-stream never gets its provider's usage report: after
- * text streamed, "0 out" would be false, so the line says the count is missing instead.
+ * The turn's tokens. Model calls made and no token counted means none was reported (a call stopped,
+ * interrupted or failed mid-stream never gets its provider's report; some providers send none):
+ * "0 in / 0 out" would be false, so the line says the count is missing instead.
  */
-function tokensText(usage: { input_tokens: number; output_tokens: number }, state: TurnState): string {
-  if (state.stopped && state.streamed && usage.input_tokens === 0 && usage.output_tokens === 0)
-    return "tokens not reported (stopped mid-answer)";
+function tokensText(
+  usage: { input_tokens: number; output_tokens: number; llm_calls: number },
+  state: TurnState,
+): string {
+  if (usage.llm_calls > 0 && usage.input_tokens === 0 && usage.output_tokens === 0)
+    return `tokens not reported${state.stopped && state.streamed ? " (stopped mid-answer)" : ""}`;
   return `${usage.input_tokens} in / ${usage.output_tokens} out tokens`;
 }
 

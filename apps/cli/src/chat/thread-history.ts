@@ -21,9 +21,11 @@ export function historyLines(rows: StoredMessage[], live: boolean): string[] {
     const lastUser = said.findLastIndex((r) => r.role === "user");
     if (lastUser >= 0) said = said.slice(0, lastUser + 1);
   }
-  return said.slice(-SHOWN).map((r) => {
+  return said.slice(-SHOWN).map((r, i, shown) => {
     const text = terminalText(preview(contentText(r.content).trim(), CHARS));
-    return r.role === "user" ? `> ${text}` : text;
+    if (r.role === "user") return `> ${text}`;
+    // A model call a server restart cut, the turn's answer after it: said apart, as it was live.
+    return r.status === "interrupted" && shown[i + 1]?.role === "assistant" ? `↯ interrupted: ${text}` : text;
   });
 }
 

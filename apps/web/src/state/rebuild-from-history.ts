@@ -1,4 +1,5 @@
 import {
+  appendChild,
   appendText,
   contentText,
   endStatus,
@@ -7,12 +8,14 @@ import {
   progressFrom,
   questionFrom,
   RESULT_CHARS,
+  updateChildren,
   upsertCard,
 } from "@agentwire/client";
 import type { ExecutionTreeNode, Plan, StoredMessage } from "@agentwire/protocol";
 import { preview } from "@agentwire/protocol/preview";
+import { RESTART_DETAIL } from "@agentwire/protocol/restart-detail";
 import { type PlanView, planFrom, planFromSummary, planIdOf, planResultFields } from "./plan-view.js";
-import { emptyTurn, type ThreadView, type ToolCard, type TurnView } from "./thread-view.js";
+import { type Child, emptyTurn, type ThreadView, type ToolCard, type TurnView } from "./thread-view.js";
 
 /**
  * Rebuilds a thread's turns from its stored rows (`GET /api/threads/:id/messages`). The cards come
@@ -78,9 +81,16 @@ export function turnFromRows(rows: StoredMessage[], plans = new Map<string, Plan
   };
 
   let previous: string | undefined;
-  for (const row of assistants) {
+  for (const [i, row] of assistants.entries()) {
     if (row === final && nodes) turn = placeRemainingRoots(turn, nodes, placed, placeNode);
     const text = contentText(row.content);
+    if (row !== final && row.status === "interrupted") {
+      // A model call a server restart cut, and the turn went on: its text stays apart, as it did live.
+      const detail = i === 0 ? RESTART_DETAIL.rerun : RESTART_DETAIL.continues;
+      turn = appendChild(turn, null, { kind: "cut", key: `root:cut:${row.id}`, text, detail });
+      previous = undefined;
+      continue;
+    }
     // A turn's end row repeats its last text; one continued (continue_turn) has an end row per part.
     const endRow = row === final || row.execution_tree !== undefined;
     if (!(endRow && repeatsEarlierText(row, previous))) turn = appendText(turn, null, text, false);
@@ -99,8 +109,41 @@ export function turnFromRows(rows: StoredMessage[], plans = new Map<string, Plan
     // Nested nodes go inside their parents; placing shallower nodes first keeps parents before children.
     const byDepth = [...nodes].sort((a, b) => depthOf(a, nodes) - depthOf(b, nodes));
     for (const node of byDepth) if (!placed.has(node.id)) turn = placeNode(turn, node);
+    turn = withCutAttempts(turn, nodes);
   }
   return { ...withOutcome(turn, final), settled: isSettled(rows) };
+}
+
+/**
+ * Each subtask's attempts a server restart cut, where they were cut: after the nested calls that
+ * had started by then (`after_calls`), as the live card showed them.
+ */
+function withCutAttempts(turn: TurnView, nodes: ExecutionTreeNode[]): TurnView {
+  let t = turn;
+  for (const node of nodes) {
+    const attempts = node.attempts ?? [];
+    if (attempts.length === 0) continue;
+    const cuts = attempts.map((a, i) => {
+      const detail = a.after_calls > 0 ? RESTART_DETAIL.subtaskContinues : RESTART_DETAIL.subtaskRerun;
+      const cut: Child = { kind: "cut", key: `${node.id}:cut:${i}`, text: a.text, detail };
+      return { at: a.after_calls, cut };
+    });
+    t = updateChildren(t, node.id, (children) => {
+      const out: Child[] = [];
+      let calls = 0;
+      const flush = () => out.push(...cuts.filter((c) => c.at === calls).map((c) => c.cut));
+      flush();
+      for (const child of children) {
+        out.push(child);
+        if (child.kind !== "card") continue;
+        calls += 1;
+        flush();
+      }
+      out.push(...cuts.filter((c) => c.at > calls).map((c) => c.cut));
+      return out;
+    });
+  }
+  return t;
 }
 
 /**

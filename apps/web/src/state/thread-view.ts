@@ -12,6 +12,7 @@ export {
   type Child,
   type ClientCallView,
   type ContextView,
+  type CutChild,
   emptyThread,
   emptyTurn,
   isRunning,

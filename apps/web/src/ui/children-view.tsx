@@ -23,6 +23,18 @@ function childView(child: Child, turn: TurnView): ComponentChild {
       ) : (
         <Markdown key={child.key} text={child.text} />
       );
+    case "cut":
+      // The attempt a server restart cut: apart from the answer that followed, closed until asked for.
+      return child.text === "" ? (
+        <p key={child.key} class="cut-attempt" data-cut="interrupted">
+          {capitalized(child.detail)}
+        </p>
+      ) : (
+        <details key={child.key} class="cut-attempt" data-cut="interrupted">
+          <summary>Interrupted: {child.detail}</summary>
+          <Markdown text={child.text} />
+        </details>
+      );
     case "approval": {
       const approval = turn.approvals.find((a) => a.approvalId === child.id);
       return approval ? <ApprovalBox key={`approval:${child.id}`} approval={approval} /> : null;
@@ -40,4 +52,8 @@ function childView(child: Child, turn: TurnView): ComponentChild {
       );
     }
   }
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

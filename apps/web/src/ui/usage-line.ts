@@ -2,14 +2,17 @@ import { type CardCounts, countCards } from "@agentwire/client";
 import type { TurnUsage } from "@agentwire/protocol";
 import { formatCost, formatCount, plural } from "./format.js";
 
+/** What a usage line says for model calls whose tokens no provider reported. */
+export const NOT_REPORTED = "tokens not reported";
+
 // The footer counts the cards shown with the SDK's count, which the CLI's summary line uses too.
 export { type CardCounts, countCards };
 
 /**
- * The footer's one line of what a turn used, or nothing when there is nothing to say. Token counts
- * show only when the provider reported some (a stopped stream often reports none: that is not
- * "0 in · 0 out"); calls are counted from the cards shown, with the server's counts as the fallback
- * for a turn whose cards are not known.
+ * The footer's one line of what a turn used, or nothing when there is nothing to say. Model calls
+ * with no token counted were never reported (a stopped, interrupted or failed stream gets no report):
+ * the line says so rather than "0 in · 0 out". Calls are counted from the cards shown, with the
+ * server's counts as the fallback for a turn whose cards are not known.
  */
 export function usageLine(usage: TurnUsage | undefined, counts: CardCounts): string | undefined {
   if (!usage) return undefined;
@@ -18,7 +21,7 @@ export function usageLine(usage: TurnUsage | undefined, counts: CardCounts): str
   if (tokens) {
     parts.push(`${formatCount(usage.input_tokens)} in · ${formatCount(usage.output_tokens)} out`);
     if (usage.cache_read_tokens > 0) parts.push(`${formatCount(usage.cache_read_tokens)} cached`);
-  }
+  } else if (usage.llm_calls > 0) parts.push(NOT_REPORTED);
   if (usage.llm_calls > 0) parts.push(plural(usage.llm_calls, "model call"));
   const known = counts.tools + counts.subtasks + counts.refused > 0;
   const tools = known ? counts.tools : Math.max(0, usage.tool_calls - usage.subtasks);

@@ -57,7 +57,7 @@ describe("web client when the subtask budget runs out", { timeout: 90_000 }, () 
     expect(await page.locator('[data-card-id] [aria-label="refused"]').count()).toBe(1);
     // Three subtask cards, one of them refused: the footer says so, in the right number.
     const usage = await chat.usageLine();
-    expect(usage).toMatch(/^\d+ model calls · 3 subtasks \(1 refused\)$/);
+    expect(usage).toMatch(/^tokens not reported · \d+ model calls · 3 subtasks \(1 refused\)$/);
     const live = await chat.transcript();
     expect(live.split("Handing it to a subtask.")).toHaveLength(2);
 

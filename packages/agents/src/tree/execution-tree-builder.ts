@@ -6,13 +6,16 @@ import type { LoopEvent } from "../turn/loop-event.js";
  * Builds the stored tool-call tree of a turn from the loop's events: one node per tool call at any
  * depth, in start order. A call still open at snapshot time gets its duration so far. Once the turn
  * is interrupted, a call it cut short is stored `interrupted` with the text its level streamed; a
- * call Stop or the budget cut short keeps that text as well.
+ * call Stop or the budget cut short keeps that text as well. A subtask a restart cut mid-stream keeps
+ * that attempt's text in its `attempts`.
  */
 export class ExecutionTreeBuilder {
   private readonly nodes = new Map<string, ExecutionTreeNode>();
   private readonly startedAt = new Map<string, number>();
   /** Text streamed inside each container call, kept until it ends by itself (then its result holds it). */
   private readonly texts = new Map<string, string>();
+  /** The part of each container's text streamed since its last nested call: what a restart cuts. */
+  private readonly tails = new Map<string, string>();
   private readonly now: () => number;
   private interruptedAt: number | undefined;
 
@@ -37,6 +40,7 @@ export class ExecutionTreeBuilder {
     if (event.type === "chunk") {
       if (event.parent_id !== null && !event.thinking && event.content !== "") {
         this.texts.set(event.parent_id, (this.texts.get(event.parent_id) ?? "") + event.content);
+        this.tails.set(event.parent_id, (this.tails.get(event.parent_id) ?? "") + event.content);
       }
       return;
     }
@@ -45,6 +49,11 @@ export class ExecutionTreeBuilder {
     const at = when ?? this.now();
     const id = event.tool_call_id;
     let node = this.nodes.get(id);
+    if (node && event.status === "start" && event.attempt !== undefined) {
+      this.cutAttempt(node);
+      return;
+    }
+    if (event.parent_id !== null) this.tails.delete(event.parent_id);
     if (!node) {
       node = { id, parent_id: event.parent_id, name: event.name, duration_ms: 0 };
       this.nodes.set(id, node);
@@ -68,7 +77,23 @@ export class ExecutionTreeBuilder {
     if (this.interruptedAt !== undefined && event.is_error) node.status = "interrupted";
     // One that Stop or the budget cut short keeps its text too: it is the answer so far.
     else if (!(event.is_error && isCutShort(event.result))) this.texts.delete(id);
+    this.tails.delete(id);
     this.closeOrphans(id, at);
+  }
+
+  /**
+   * A restart cut the subtask mid-stream and it goes on as a new attempt (an `attempt` start): the
+   * text since its last nested call becomes an interrupted attempt, no longer part of its text.
+   */
+  private cutAttempt(node: ExecutionTreeNode): void {
+    const tail = this.tails.get(node.id) ?? "";
+    const text = this.texts.get(node.id) ?? "";
+    this.tails.delete(node.id);
+    if (text.length > tail.length) this.texts.set(node.id, text.slice(0, text.length - tail.length));
+    else this.texts.delete(node.id);
+    let calls = 0;
+    for (const other of this.nodes.values()) if (other.parent_id === node.id) calls += 1;
+    node.attempts = [...(node.attempts ?? []), { status: "interrupted", text: tail, after_calls: calls }];
   }
 
   /**

@@ -1,7 +1,9 @@
 import type { ServerFrame, ServerFrameOf, StoredMessage } from "@agentwire/protocol";
 import { preview } from "@agentwire/protocol/preview";
+import { RESTART_DETAIL } from "@agentwire/protocol/restart-detail";
 import { endStatus, progressFrom, questionFrom } from "./card-outcome.js";
 import { contentText } from "./content-text.js";
+import { setCutApart } from "./cut-attempt.js";
 import { onPlanCreated, onPlanReady, onPlanReview, onProgress } from "./plan-frames.js";
 import { PREVIEW_CHARS, RESULT_CHARS, titleFrom } from "./preview.js";
 import { withScratchpad } from "./scratchpad.js";
@@ -41,9 +43,8 @@ export function reduceFrame(view: ThreadView, frame: ServerFrame): ThreadView {
         const left = t.state === "waiting_on_user" && frame.state !== "waiting_on_user";
         const { activity: _activity, ...rest } = t;
         const next = { ...rest, state: frame.state, stateDetail: frame.detail };
-        // The server restarted and the turn goes on: the cut model call's interrupted row ended nothing.
-        if (frame.state === "resumed") next.errors = next.errors.filter((e) => e !== INTERRUPTED);
-        return left ? resolveApprovals(next) : next;
+        const settled = left ? resolveApprovals(next) : next;
+        return frame.state === "resumed" ? onRestart(settled, frame) : settled;
       });
     case "question":
       return onTurn(view, (t) =>
@@ -169,6 +170,18 @@ export function reduceFrames<V extends ThreadView = ThreadView>(
 const INTERRUPTED = "turn ended: interrupted";
 
 /**
+ * The server restarted and the running turn goes on: the cut model call's interrupted row ended
+ * nothing, and what it streamed is set apart from the new attempt, with the server's detail.
+ */
+function onRestart(turn: TurnView, frame: ServerFrameOf<"agent_state">): TurnView {
+  const { cutText, ...rest } = turn;
+  const errors = rest.errors.filter((e) => e !== INTERRUPTED);
+  // Nothing of the turn seen here yet (a continue_turn's first frame): nothing to set apart from.
+  if (cutText === undefined && rest.root.length === 0) return { ...rest, errors };
+  return setCutApart({ ...rest, errors }, null, frame.detail ?? RESTART_DETAIL.continues, cutText ?? "");
+}
+
+/**
  * The last turn, which had ended, goes on (`continue_turn` after a limit): it runs again, and the
  * limit's notice goes (the turn's new end brings its own). A stored turn that ended past its limit
  * already holds what follows (a resume replaying it): its frames are skipped up to their `done`.
@@ -195,9 +208,11 @@ function onMessage(view: ThreadView, message: StoredMessage): ThreadView {
         return { ...t, stopped: true };
       case "budget_exceeded":
         return t.budget ? t : { ...t, budget: { reason: "unknown" } };
+      case "interrupted":
+        // A restart's cut model call, or the turn's end: `agent_state resumed` after it says which.
+        return { ...t, errors: [...t.errors, INTERRUPTED], cutText: contentText(message.content) };
       case "error":
       case "iteration_limit":
-      case "interrupted":
         return { ...t, errors: [...t.errors, `turn ended: ${message.status}`] };
       default:
         return t;
@@ -248,6 +263,12 @@ function onChunk(turn: TurnView, frame: ServerFrameOf<"chunk">): TurnView {
 function onToolUpdate(turn: TurnView, frame: ServerFrameOf<"tool_call_update">): TurnView {
   const title = titleFrom(frame.title, frame.args);
   const existing = turn.cards[frame.tool_call_id];
+  if (existing && frame.status === "start" && frame.attempt !== undefined) {
+    // A restart cut the subtask: what it streamed since its last nested call is that attempt's.
+    const continues = existing.children.some((child) => child.kind === "card");
+    const detail = continues ? RESTART_DETAIL.subtaskContinues : RESTART_DETAIL.subtaskRerun;
+    return setCutApart(turn, existing.id, detail);
+  }
   let next = turn;
   if (frame.status === "start" || !existing) {
     const question = frame.name === "ask_user" ? questionFrom(frame.args) : undefined;
@@ -316,7 +337,7 @@ export function finishTurn(turn: TurnView): TurnView {
       ];
     }),
   ) as TurnView["cards"];
-  const { activity: _activity, ...rest } = turn;
+  const { activity: _activity, cutText: _cut, ...rest } = turn;
   return {
     ...resolveApprovals(rest),
     root: turn.root.filter((child) => child.kind !== "text" || !child.thinking),

@@ -13,7 +13,14 @@ export type TextChild = { kind: "text"; key: string; text: string; thinking: boo
 export type CardChild = { kind: "card"; id: string };
 /** A gated tool's approval prompt, where it came up in the turn (approvals are not stored: live only). */
 export type ApprovalChild = { kind: "approval"; id: string };
-export type Child = TextChild | CardChild | ApprovalChild;
+/**
+ * What an attempt streamed before a server restart cut it (the turn's root's model call, or a
+ * subtask's), kept apart from the attempt that followed it: shown collapsed, marked interrupted,
+ * with the server's `detail` ("the server restarted; the turn starts again from your message").
+ * Its `text` may be empty: the restart cut no text, and the detail still says what happened.
+ */
+export type CutChild = { kind: "cut"; key: string; text: string; detail: string };
+export type Child = TextChild | CardChild | ApprovalChild | CutChild;
 
 /**
  * How a tool call ended. `stopped`: cut short by Stop or the budget (not failed work); `refused`:
@@ -86,6 +93,8 @@ export type TurnView = {
   errors: string[];
   /** `live` turns were built from frames; `history` turns from stored rows (no subtask text). */
   source: "live" | "history";
+  /** The root's text a server restart cut (its `interrupted` row), until `agent_state resumed` sets it apart. */
+  cutText?: string;
   /** A history turn whose final answer was stored: a resume replay of it changes nothing. */
   settled?: boolean;
 };

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { createProviderRegistry } from "@agentwire/agents";
@@ -6,6 +7,7 @@ import { ScriptedProvider, type ScriptedStep } from "@agentwire/agents/testing";
 import { loadConfig } from "../../../../apps/server/src/config.js";
 import { type RunningServer, startServer } from "../../../../apps/server/src/start-server.js";
 import { createChatServices, createLogger } from "../../../websocket/src/index.js";
+import { type ContinueScenario, continueChat } from "../../../websocket/test/chat/continue-scenarios.js";
 
 const root = fileURLToPath(new URL("../../../../", import.meta.url));
 /** The websocket package's crash test server: its second model call streams "Half an answer", then hangs. */
@@ -61,6 +63,44 @@ export function restartServer(dbPath: string, steps: ScriptedStep[]): Promise<Ru
     loadConfig({ DATABASE_PATH: dbPath, PORT: "0", LOG_LEVEL: "silent", TURN_RECOVERY: "interrupt" }),
     {
       services: { chat: createChatServices({ providers, defaults: { provider: "scripted" } }) },
+      logger: createLogger({ level: "silent" }),
+    },
+  );
+}
+
+/** The websocket package's crash-continue server: a scenario's turn, cut by a kill, goes on after a restart. */
+const continueChild = fileURLToPath(
+  new URL("../../../websocket/test/chat/continue-child.ts", import.meta.url),
+);
+
+/** Starts a crash-continue scenario's server as a real process over `dir` (its database and side effects). */
+export function spawnContinueServer(dir: string, scenario: ContinueScenario): CrashServer {
+  const proc = spawn(process.execPath, ["--import", "tsx", "--conditions=@agentwire/source", continueChild], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? "",
+      DATABASE_PATH: join(dir, "agentwire.db"),
+      SIDE_EFFECT_DIR: dir,
+      CONTINUE_SCENARIO: scenario,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const url = new Promise<string>((resolve, reject) => {
+    createInterface({ input: proc.stdout as NodeJS.ReadableStream }).on("line", (line) => {
+      const entry = JSON.parse(line) as { url?: string };
+      if (entry.url) resolve(entry.url);
+    });
+    proc.once("exit", (code) => reject(new Error(`server exited with ${code} before listening`)));
+  });
+  return { proc, url };
+}
+
+/** The scenario's server started again in this process over `dir`: the turn the kill cut continues. */
+export function restartContinuing(dir: string, scenario: ContinueScenario): Promise<RunningServer> {
+  return startServer(
+    loadConfig({ DATABASE_PATH: join(dir, "agentwire.db"), PORT: "0", LOG_LEVEL: "silent" }),
+    {
+      services: { chat: continueChat(scenario, dir, false).chat },
       logger: createLogger({ level: "silent" }),
     },
   );

@@ -1,4 +1,5 @@
 import { continueFromCheckpoint, type LoopContext } from "@agentwire/agents";
+import { RESTART_DETAIL } from "@agentwire/protocol";
 import {
   type FrameLog,
   type Repositories,
@@ -14,6 +15,7 @@ import { driveTurn } from "../turns/drive-turn.js";
 import { storeRow } from "../turns/end-turn.js";
 import { partialAnswer, rebuildTurn } from "../turns/rebuild-turn.js";
 import type { RecoveryCause } from "../turns/recover-turns.js";
+import { restartMarkers } from "../turns/restart-markers.js";
 import type { RunningTurn } from "../turns/running-turn.js";
 import { localCoordination } from "../turns/turn-coordination.js";
 import { type TurnRun, turnRunOf } from "../turns/turn-run.js";
@@ -22,11 +24,6 @@ import { resumedContextReport } from "./continue-turn.js";
 import { type ApprovedPlan, repoPlanStore } from "./plan-tools.js";
 import { chatLoopStart } from "./run-chat-agent.js";
 import { turnToolbelt } from "./turn-toolbelt.js";
-
-/** What a client sees in `agent_state resumed` (after a restart, or on the instance that took over). */
-const RESUMED = "the server restarted; the turn continues from its last completed step";
-/** The same, for a turn cut off before any step completed (still queued, or in its first model call). */
-const RERUN = "the server restarted; the turn starts again from your message";
 
 /** What a turn runs with, from its checkpoint or, before its first one, from its start record. */
 type RunsWith = TurnStartRecord["start"];
@@ -41,7 +38,8 @@ const NO_CONNECTION = "recovered";
  * carried over. A turn cut off before its first checkpoint (still queued, or in its first model
  * call) runs again from its user message, as its start record says. The text the model streamed of
  * the call in flight is kept as an `interrupted` row (every character a client saw is stored), then
- * `agent_state resumed`, then the loop goes on. False (nothing done) with neither a checkpoint nor a
+ * `agent_state resumed`, an `attempt` start for each subtask cut mid-stream (its cut text an attempt
+ * of its node), then the loop goes on. False (nothing done) with neither a checkpoint nor a
  * start record, past `maxRecoveries`, when the turn's provider (or its approved plan) is gone, or
  * when another instance holds the thread's lease: the caller ends the turn as interrupted. A turn its
  * instance handed over (a rolling deploy) is neither bounded nor counted: it did not crash anything.
@@ -177,7 +175,16 @@ async function prepare(
       ...who,
     });
   }
-  turn.emit({ type: "agent_state", state: "resumed", detail: saved ? RESUMED : RERUN });
+  turn.emit({
+    type: "agent_state",
+    state: "resumed",
+    detail: saved ? RESTART_DETAIL.continues : RESTART_DETAIL.rerun,
+  });
+  // Each subtask cut mid-stream says so before it streams again: its cut text is an attempt of its node.
+  for (const marker of saved ? restartMarkers(frames, saved.state) : []) {
+    run.tree.add(marker);
+    turn.emit(marker);
+  }
   await log.flush();
   if (counted) run.logger.warn({ recoveries: row.recoveries + 1 }, "turn continues after a restart");
   else run.logger.info("turn continues after its instance handed it over");

@@ -1,6 +1,6 @@
 /**
  * A server process for the crash-continue tests: the real start-up (`startServer`, restart recovery
- * included) over DATABASE_PATH with the chat services of CONTINUE_SCENARIO, its tools' side effects in
+ * included) over DATABASE_PATH (or DATABASE_URL: Postgres) with the chat services of CONTINUE_SCENARIO, its tools' side effects in
  * SIDE_EFFECT_DIR. TURN_MAX_RECOVERIES passes through. Prints `{"url": ...}` once it listens.
  */
 import { loadConfig } from "../../../../apps/server/src/config.js";
@@ -11,6 +11,7 @@ import { type ContinueScenario, continueChat } from "./continue-scenarios.js";
 const scenario = process.env.CONTINUE_SCENARIO as ContinueScenario;
 const config = loadConfig({
   DATABASE_PATH: process.env.DATABASE_PATH,
+  DATABASE_URL: process.env.DATABASE_URL,
   PORT: "0",
   LOG_LEVEL: "silent",
   TURN_MAX_RECOVERIES: process.env.TURN_MAX_RECOVERIES,

@@ -24,6 +24,7 @@ export type ContinueScenario =
   | "in-flight"
   | "crash-loop"
   | "subtask"
+  | "subtask-first-call"
   | "subtask-asks"
   | "first-call"
   | "plan-step";
@@ -132,6 +133,16 @@ function step(
           ],
         };
       return { text: "Both parts done." };
+    case "subtask-first-call":
+      // One subtask cut in its first model call: it starts again from its instructions.
+      if (task(r) === "part R")
+        return inChild ? { text: ["R ", "half"], hold: "until-aborted" } : { text: "R whole" };
+      if (!last)
+        return {
+          text: "Delegating.",
+          toolCalls: [{ id: "s1", name: "run_subtask", args: { title: "R", instructions: "part R" } }],
+        };
+      return { text: "Restarted and done." };
     case "subtask-asks":
       // One subtask runs a tool, is cut in its second model call, and once continued asks the user.
       if (task(r) === "part Q") {

@@ -13,7 +13,7 @@ import { afterEach, expect } from "vitest";
 import { loadConfig } from "../../../../apps/server/src/config.js";
 import { type RunningServer, startServer } from "../../../../apps/server/src/start-server.js";
 import { createLogger } from "../../src/index.js";
-import { TestClient } from "../harness.js";
+import { TestClient, testDialect, testPostgresUrl } from "../harness.js";
 import { until } from "../support/until.js";
 import { isDone } from "./chat-harness.js";
 import { type ContinueScenario, continueChat } from "./continue-scenarios.js";
@@ -53,13 +53,29 @@ export async function openClient(url: string): Promise<TestClient> {
   return client;
 }
 
+/**
+ * Where `dir`'s server keeps its rows and frames: its SQLite file, or with AGENTWIRE_TEST_DB=postgres
+ * (vitest.pg.config.ts) a Postgres database named after it, which every process of the test shares.
+ */
+async function databaseEnv(dir: string): Promise<Record<string, string>> {
+  const path = join(dir, "agentwire.db");
+  return testDialect === "postgres"
+    ? { DATABASE_PATH: path, DATABASE_URL: await testPostgresUrl(path) }
+    : { DATABASE_PATH: path };
+}
+
 /** A real server process over `dir`'s database running the scenario; its URL, and its exit signal. */
-export function spawnChild(dir: string, scenario: ContinueScenario, extraEnv: Record<string, string> = {}) {
+export async function spawnChild(
+  dir: string,
+  scenario: ContinueScenario,
+  extraEnv: Record<string, string> = {},
+) {
+  const database = await databaseEnv(dir);
   const proc = spawn(process.execPath, ["--import", "tsx", "--conditions=@agentwire/source", childScript], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? "",
-      DATABASE_PATH: join(dir, "agentwire.db"),
+      ...database,
       SIDE_EFFECT_DIR: dir,
       CONTINUE_SCENARIO: scenario,
       ...extraEnv,
@@ -92,7 +108,7 @@ export async function runUntilKilled(
   killWhen: (seen: Frame[], dir: string) => boolean,
 ) {
   const dir = crashDir();
-  const child = spawnChild(dir, scenario);
+  const child = await spawnChild(dir, scenario);
   const client = await openClient(await child.url);
   const seen: Frame[] = [];
   client.ws.on("message", (data) => seen.push(JSON.parse(data.toString()) as Frame));
@@ -107,13 +123,15 @@ export async function runUntilKilled(
 
 /** The real start-up over the same file, in this process: the turn left running continues. */
 export async function restart(dir: string, scenario: ContinueScenario) {
-  const env = { DATABASE_PATH: join(dir, "agentwire.db"), PORT: "0", LOG_LEVEL: "silent" };
+  const env = { ...(await databaseEnv(dir)), PORT: "0", LOG_LEVEL: "silent" };
   const { chat, provider } = continueChat(scenario, dir, false);
   const server = await startServer(loadConfig(env), {
     services: { chat },
     logger: createLogger({ level: "silent" }),
   });
   servers.push(server);
+  // The child wrote where this server reads: the suite's dialect, not a stray SQLite file.
+  expect(server.storage.dialect).toBe(testDialect);
   const client = await openClient(server.url);
   return { server, client, repos: server.storage.repos, provider };
 }

@@ -28,7 +28,7 @@ describe(
   () => {
     it("the turn goes on: the plan's call gets the restart error, no step runs again, every frame once, the row complete", async () => {
       const dir = crashDir();
-      const child = spawnChild(dir, "plan-step");
+      const child = await spawnChild(dir, "plan-step");
       const client = await openClient(await child.url);
       const seen: Frame[] = [];
       client.ws.on("message", (data) => seen.push(JSON.parse(data.toString()) as Frame));

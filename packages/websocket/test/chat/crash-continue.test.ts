@@ -1,4 +1,5 @@
 import { RESTARTED } from "@agentwire/agents";
+import { RESTART_DETAIL } from "@agentwire/protocol";
 import { describe, expect, it } from "vitest";
 import { until } from "../support/until.js";
 import { isDone } from "./chat-harness.js";
@@ -119,6 +120,21 @@ describe(
       expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => lastSeq + 1 + i));
       expect(frames.filter(isDone)).toHaveLength(1);
       expect(frames[0]).toMatchObject({ type: "agent_state", state: "resumed" });
+      // A's cut model call is marked before A streams again: attempt 2 of the same call.
+      expect(frames[1]).toEqual({
+        type: "tool_call_update",
+        tool_call_id: "s1",
+        name: "run_subtask",
+        status: "start",
+        args: { title: "A", instructions: "part A" },
+        title: "A",
+        attempt: 2,
+        parent_id: null,
+        depth: 0,
+        thread_id: run.threadId,
+        seq: lastSeq + 2,
+      });
+      expect(frames.filter((f) => f.type === "tool_call_update" && f.status === "start")).toHaveLength(1);
       // Only A's cut model call is made again (with its tool's result), then the root's; B is not run again.
       const tasks = provider.requests.map((r) => (r.messages[0] as { content: string }).content);
       expect(tasks).toEqual(["part A", "crash during subtask"]);
@@ -140,12 +156,68 @@ describe(
         ["s1", null, "A done", false],
         ["s2", null, "B done", false],
       ]);
+      // A's cut text is kept as its interrupted attempt, after its one nested call; no other node has one.
+      expect(tree.find((n) => n.id === "s1")?.attempts).toEqual([
+        { status: "interrupted", text: "A half", after_calls: 1 },
+      ]);
+      expect(tree.filter((n) => n.attempts !== undefined)).toHaveLength(1);
+      expect(tree.find((n) => n.id === "s1")?.text).toBeUndefined();
       // The root model saw both subtasks' results: B's kept from before the crash, then A's.
       const root = provider.requests[1]?.messages ?? [];
       expect(root.filter((m) => m.role === "tool")).toMatchObject([
         { toolCallId: "s2", content: "B done" },
         { toolCallId: "s1", content: "A done" },
       ]);
+    });
+
+    it("during a subtask's first model call: the frames say it starts again, its cut text is an interrupted attempt in the tree", async () => {
+      const run = await runUntilKilled("subtask-first-call", (seen) =>
+        subtaskText(seen, "s1").endsWith("R half"),
+      );
+      const lastSeq = (run.seen.at(-1) as Frame).seq;
+      const { server, client, repos } = await restart(run.dir, "subtask-first-call");
+      const { frames } = await resumeToEnd(client, run.threadId, lastSeq);
+      expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => lastSeq + 1 + i));
+      expect(frames[0]).toMatchObject({
+        type: "agent_state",
+        state: "resumed",
+        detail: RESTART_DETAIL.continues,
+      });
+      // The marker, then the subtask's own start again as the loop runs it from its instructions.
+      const starts = frames.filter((f) => f.type === "tool_call_update" && f.status === "start");
+      expect(
+        starts.map((f) => [
+          f.type === "tool_call_update" && f.tool_call_id,
+          f.seq,
+          "attempt" in f && f.attempt,
+        ]),
+      ).toEqual([
+        ["s1", lastSeq + 2, 2],
+        ["s1", expect.any(Number), false],
+      ]);
+      expect(frames[1]).toMatchObject({ title: "R", parent_id: null, depth: 0 });
+      // The new attempt's text alone follows the marker; the cut text is not streamed again.
+      expect(subtaskText(frames, "s1")).toBe("R whole");
+      expect(ends(frames).map((e) => [e.tool_call_id, e.result, e.is_error])).toEqual([
+        ["s1", "R whole", false],
+      ]);
+      expect((await repos.turns.latest("local", run.threadId))?.status).toBe("complete");
+      const rows = await storedRows(server, run.threadId);
+      expect(rows.at(-1)).toMatchObject({ content: "Restarted and done.", status: "complete" });
+      const node = rows.at(-1)?.execution_tree?.nodes.find((n) => n.id === "s1");
+      expect(node).toMatchObject({
+        result_preview: "R whole",
+        attempts: [{ status: "interrupted", text: "R half", after_calls: 0 }],
+      });
+      expect(node?.status).toBeUndefined();
+      expect(node?.text).toBeUndefined();
+      // A replay from 0 shows the first attempt's text, the marker, then the second attempt.
+      const all = await resumeToEnd(client, run.threadId, 0);
+      const marker = all.frames.findIndex(
+        (f) => f.type === "tool_call_update" && "attempt" in f && f.attempt === 2,
+      );
+      expect(subtaskText(all.frames.slice(0, marker), "s1")).toBe("R half");
+      expect(subtaskText(all.frames.slice(marker), "s1")).toBe("R whole");
     });
 
     it("a subtask continued after the crash that then asks the user: the turn waits for the answer, then completes", async () => {
@@ -188,7 +260,7 @@ describe(
 
     it("before any step completed (in its first model call, or still queued): the turn runs again from its message", async () => {
       const dir = crashDir();
-      const child = spawnChild(dir, "first-call");
+      const child = await spawnChild(dir, "first-call");
       const client = await openClient(await child.url);
       const seen: Frame[] = [];
       client.ws.on("message", (data) => seen.push(JSON.parse(data.toString()) as Frame));
@@ -245,17 +317,17 @@ describe(
     it("a turn that crashes its server on every continuation ends interrupted after TURN_MAX_RECOVERIES", async () => {
       const dir = crashDir();
       const env = { TURN_MAX_RECOVERIES: "2" };
-      const first = spawnChild(dir, "crash-loop", env);
+      const first = await spawnChild(dir, "crash-loop", env);
       const client = await openClient(await first.url);
       client.command("chat_message", { content: "crash every time" });
       // The second model call kills the process: once at first, then once per continuation.
       expect(await first.exited).toBe("SIGKILL");
       for (let i = 0; i < 2; i++) {
-        const again = spawnChild(dir, "crash-loop", env);
+        const again = await spawnChild(dir, "crash-loop", env);
         expect(await again.exited).toBe("SIGKILL");
       }
       // The third start finds the turn continued twice already: it ends it, and lives.
-      const last = spawnChild(dir, "crash-loop", env);
+      const last = await spawnChild(dir, "crash-loop", env);
       const url = await last.url;
       const watcher = await openClient(url);
       const threads = (await (await fetch(`${url}/api/threads`)).json()) as { threads: { id: string }[] };

@@ -137,6 +137,28 @@ describe("AG-UI projection of recorded turns", () => {
     ).toBe("Splitting.final: result-A | result-B");
   });
 
+  it("a subtask a restart cut (its `attempt` start): no second tool call or step, its node starts its new attempt", async () => {
+    const frames = framesOf("parallel-subtasks");
+    const firstText = frames.findIndex((f) => f.type === "chunk" && f.parent_id === "sub_a");
+    const start = frames.find(
+      (f) => f.type === "tool_call_update" && f.tool_call_id === "sub_a",
+    ) as ServerFrame;
+    const restarted: ServerFrame[] = [
+      ...frames.slice(0, firstText + 1),
+      { type: "agent_state", state: "resumed", detail: "the server restarted" },
+      { ...start, attempt: 2 } as ServerFrame,
+      ...frames.slice(firstText + 1),
+    ];
+    const { events } = await project(restarted);
+    expect(ofType(events, EventType.TOOL_CALL_START).map((e) => e.toolCallId)).toEqual(["sub_a", "sub_b"]);
+    expect(ofType(events, EventType.STEP_STARTED).map((e) => e.stepName)).toEqual([
+      "subtask:sub_a",
+      "subtask:sub_b",
+    ]);
+    const snapshots = ofType(events, EventType.ACTIVITY_SNAPSHOT).map((e) => e.content);
+    expect(snapshots.filter((n) => (n as { id: string }).id === "sub_a")).toHaveLength(2);
+  });
+
   it("a question: RUN_FINISHED with its interrupt; the next run carries the answer as the tool's result", async () => {
     const { events, rest } = await project(framesOf("ask-user"));
     expect(events.at(-1)).toEqual({

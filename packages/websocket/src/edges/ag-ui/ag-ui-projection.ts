@@ -155,6 +155,9 @@ export class AgUiProjection {
 
   private toolStart(frame: ServerFrameOf<"tool_call_update">): AGUIEvent[] {
     const id = frame.tool_call_id;
+    // A restart's marker (docs/protocol.md): the call and its step are open already; its node starts a new attempt.
+    if (frame.attempt !== undefined && this.nodes.get(id))
+      return [nodeSnapshot(this.nodes.start(frame), true)];
     const isSubtask = frame.name === "run_subtask";
     const events = frame.depth === 0 ? this.closeText() : [];
     if (frame.depth === 0) {
