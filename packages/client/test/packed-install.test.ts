@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { type ChatTestServer, startChatServer } from "../../websocket/test/chat/chat-harness.js";
-import { npmInstall, packPackage } from "./support/pack-install.js";
+import { npmInstall, packClients } from "./support/pack-install.js";
 
 const run = promisify(execFile);
 const TSC = new URL("../../../node_modules/typescript/bin/tsc", import.meta.url).pathname;
@@ -21,19 +21,11 @@ afterAll(async () => {
 describe("the packed packages", { timeout: 240_000 }, () => {
   it("protocol, client and react install with npm from their tarballs, typecheck as an app, and run a turn against a real server", async () => {
     dir = mkdtempSync(join(tmpdir(), "agentwire-packed-"));
-    const protocol = await packPackage("protocol", dir);
-    const client = await packPackage("client", dir);
-    const react = await packPackage("react", dir);
+    const { protocol, client, react } = await packClients(dir);
     await npmInstall(
       dir,
-      { "@agentwire/protocol": protocol, "@agentwire/client": client, "@agentwire/react": react },
-      {
-        ws: "^8.21.1",
-        react: "^19.0.0",
-        "@types/ws": "^8.18.1",
-        "@types/node": "^20.19.0",
-        "@types/react": "^19.0.0",
-      },
+      [protocol, client, react],
+      ["ws@^8.21.1", "react@^19.0.0", "@types/ws@^8.18.1", "@types/node@^20.19.0", "@types/react@^19.0.0"],
     );
     const installed = join(dir, "node_modules/@agentwire");
     // Only what `files` names: the build and the README, no sources or tests.
