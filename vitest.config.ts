@@ -1,8 +1,8 @@
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
-  resolve: { conditions: ["@agentwire/source"] },
-  ssr: { resolve: { conditions: ["@agentwire/source"] } },
+  resolve: { conditions: ["@agentwire-chat/source"] },
+  ssr: { resolve: { conditions: ["@agentwire-chat/source"] } },
   test: {
     include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts"],
     testTimeout: 20000,

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** What `pnpm start` builds before the server listens: the server's packages and the page it serves. */
-export const START_TARGETS = ["@agentwire/server", "@agentwire/web"];
+export const START_TARGETS = ["@agentwire-chat/server", "@agentwire-chat/web"];
 
 /**
  * The workspace packages `targets` need, each with its directory and the workspace packages it depends

@@ -2,8 +2,8 @@
 // It measures itself: RSS/heap (after gc() when asked), active turns, and event-loop delay with
 // perf_hooks.monitorEventLoopDelay. Options arrive as a JSON argv[2].
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import type { ProviderRequest } from "@agentwire/agents";
-import type { ScriptedStep } from "@agentwire/agents/testing";
+import type { ProviderRequest } from "@agentwire-chat/agents";
+import type { ScriptedStep } from "@agentwire-chat/agents/testing";
 import { PacedProvider } from "./_paced-provider.js";
 import { startBenchServer } from "./_server.js";
 

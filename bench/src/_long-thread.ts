@@ -1,6 +1,6 @@
 // Seeding for the ttft benchmark's long-thread part: threads of N stored messages (user question, tool
 // call, tool result, answer), a rolling summary covering all but the verbatim tail, a few scratchpad items.
-import type { Repositories } from "@agentwire/storage";
+import type { Repositories } from "@agentwire-chat/storage";
 
 export const BENCH_USER = "local";
 

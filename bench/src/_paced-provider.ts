@@ -1,8 +1,8 @@
 // A ScriptedProvider whose text deltas arrive at a pace, like a real model's stream: ScriptedProvider
 // itself only has `delayMs` before a response, so this wraps it and waits `chunkIntervalMs` between
 // text deltas (abort-aware). Everything else (steps, tool calls, usage, finish) is ScriptedProvider's.
-import type { Provider, ProviderEvent, ProviderRequest } from "@agentwire/agents";
-import { ScriptedProvider, type ScriptedResponder } from "@agentwire/agents/testing";
+import type { Provider, ProviderEvent, ProviderRequest } from "@agentwire-chat/agents";
+import { ScriptedProvider, type ScriptedResponder } from "@agentwire-chat/agents/testing";
 
 export class PacedProvider implements Provider {
   readonly id = "scripted";

@@ -3,8 +3,8 @@
 // fans out to `subtasks` parallel run_subtask calls, each subtask streams `subtaskChunks` text deltas
 // `chunkMs` apart, then the root streams a `finalChunks` answer. Every call first waits `firstTokenMs`.
 // The shape comes from BENCH_SCALE_TURN (JSON), set by scale.ts.
-import type { ProviderRequest } from "@agentwire/agents";
-import type { ScriptedStep } from "@agentwire/agents/testing";
+import type { ProviderRequest } from "@agentwire-chat/agents";
+import type { ScriptedStep } from "@agentwire-chat/agents/testing";
 import { PacedProvider } from "./_paced-provider.js";
 
 /** The turn shape scale.ts passes to the server processes. */

@@ -4,11 +4,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type BudgetLimits, createProviderRegistry, type Provider } from "@agentwire/agents";
-import { ScriptedProvider, type ScriptedResponder } from "@agentwire/agents/testing";
-import { PROTOCOL_V1, PROTOCOL_V1_NESTED } from "@agentwire/protocol/subprotocols";
-import type { Repositories } from "@agentwire/storage";
-import { openDatabase, sqliteStorage } from "@agentwire/storage/sqlite";
+import { type BudgetLimits, createProviderRegistry, type Provider } from "@agentwire-chat/agents";
+import { ScriptedProvider, type ScriptedResponder } from "@agentwire-chat/agents/testing";
+import { PROTOCOL_V1, PROTOCOL_V1_NESTED } from "@agentwire-chat/protocol/subprotocols";
+import type { Repositories } from "@agentwire-chat/storage";
+import { openDatabase, sqliteStorage } from "@agentwire-chat/storage/sqlite";
 import {
   admissionDefaults,
   type ChatServices,
@@ -17,7 +17,7 @@ import {
   createServer,
   type ServerLimitsInput,
   startAdmission,
-} from "@agentwire/websocket";
+} from "@agentwire-chat/websocket";
 
 /**
  * The subprotocols a bench client offers: it takes nested subtask text, like the CLI and the web

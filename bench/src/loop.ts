@@ -10,8 +10,8 @@ import {
   runSubtaskTool,
   runUnifiedAgentLoop,
   type Tool,
-} from "@agentwire/agents";
-import { ScriptedProvider, type ScriptedStep } from "@agentwire/agents/testing";
+} from "@agentwire-chat/agents";
+import { ScriptedProvider, type ScriptedStep } from "@agentwire-chat/agents/testing";
 import { z } from "zod";
 import { benchStart, machineInfo } from "./_machine.js";
 import { aiSdkToolLoop, aiSdkTree, openAiAgentsToolLoop, openAiAgentsTree } from "./_peers.js";

@@ -7,7 +7,7 @@ const needed = ["../dist/main.js", "../../../packages/websocket/dist/index.js"];
 if (!needed.every((path) => existsSync(new URL(path, import.meta.url)))) {
   process.stderr.write("agentwire: no build of the CLI yet, building it first (once)\n");
   const turbo = new URL("../../../node_modules/.bin/turbo", import.meta.url);
-  const built = spawnSync(turbo.pathname, ["run", "build", "--filter=@agentwire/cli..."], {
+  const built = spawnSync(turbo.pathname, ["run", "build", "--filter=@agentwire-chat/cli..."], {
     stdio: ["ignore", 2, 2],
     shell: process.platform === "win32",
   });

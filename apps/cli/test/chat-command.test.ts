@@ -1,6 +1,6 @@
-import { createProviderRegistry } from "@agentwire/agents";
-import { ScriptedProvider } from "@agentwire/agents/testing";
-import { createChatServices } from "@agentwire/websocket";
+import { createProviderRegistry } from "@agentwire-chat/agents";
+import { ScriptedProvider } from "@agentwire-chat/agents/testing";
+import { createChatServices } from "@agentwire-chat/websocket";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ChatTestServer, startChatServer } from "../../../packages/websocket/test/chat/chat-harness.js";
 import { startTestServer, type TestServer } from "../../../packages/websocket/test/harness.js";

@@ -7,7 +7,7 @@ import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RESTART_DETAIL } from "@agentwire/protocol";
+import { RESTART_DETAIL } from "@agentwire-chat/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../../apps/server/src/start-server.js";
 import {

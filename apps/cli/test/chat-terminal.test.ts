@@ -3,8 +3,8 @@
  * server with a ScriptedProvider, and every assertion reads the screen as a person would see it.
  */
 import { setTimeout as delay } from "node:timers/promises";
-import type { ProviderRequest } from "@agentwire/agents";
-import type { ScriptedStep } from "@agentwire/agents/testing";
+import type { ProviderRequest } from "@agentwire-chat/agents";
+import type { ScriptedStep } from "@agentwire-chat/agents/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   type ChatTestServer,

@@ -1,6 +1,6 @@
 /** `agentwire chat --thread ID`: where the thread stands, and a turn that waits on it taken up. */
-import type { ProviderRequest } from "@agentwire/agents";
-import type { ScriptedStep } from "@agentwire/agents/testing";
+import type { ProviderRequest } from "@agentwire-chat/agents";
+import type { ScriptedStep } from "@agentwire-chat/agents/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Client } from "../../../packages/client/src/index.js";
 import { testClient } from "../../../packages/client/test/support/test-client.js";

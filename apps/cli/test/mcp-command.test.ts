@@ -14,7 +14,7 @@ afterEach(() => {
 function agentwire(args: string[], env: Record<string, string>) {
   const proc = spawn(
     process.execPath,
-    ["--import", "tsx", "--conditions=@agentwire/source", "apps/cli/src/main.ts", ...args],
+    ["--import", "tsx", "--conditions=@agentwire-chat/source", "apps/cli/src/main.ts", ...args],
     { cwd: root, env: { PATH: process.env.PATH ?? "", ...env } },
   );
   let out = "";

@@ -3,7 +3,7 @@
  * `pnpm fixtures:record`): the renderer is tested on what the server sends, not on hand-written frames.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { ServerFrame } from "@agentwire/protocol";
+import { ServerFrame } from "@agentwire-chat/protocol";
 
 const DIR = new URL("../../../packages/protocol/fixtures/frames/", import.meta.url);
 

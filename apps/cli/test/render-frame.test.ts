@@ -1,4 +1,4 @@
-import type { ServerFrame } from "@agentwire/protocol";
+import type { ServerFrame } from "@agentwire-chat/protocol";
 import { describe, expect, it } from "vitest";
 import { type RenderOptions, renderFrame } from "../src/chat/render-frame.js";
 import { statusLines } from "../src/chat/status-lines.js";

@@ -1,4 +1,4 @@
-import type { Plan, ServerFrame } from "@agentwire/protocol";
+import type { Plan, ServerFrame } from "@agentwire-chat/protocol";
 import { describe, expect, it } from "vitest";
 import { renderFrame } from "../src/chat/render-frame.js";
 import { initialTurnState } from "../src/chat/turn-state.js";

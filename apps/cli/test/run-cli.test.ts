@@ -22,7 +22,7 @@ function run(args: string[]) {
       "tsx",
       "--import",
       "./apps/cli/test/support/record-imports.mjs",
-      "--conditions=@agentwire/source",
+      "--conditions=@agentwire-chat/source",
       "apps/cli/src/main.ts",
       ...args,
     ],

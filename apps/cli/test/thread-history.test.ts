@@ -1,4 +1,4 @@
-import type { StoredMessage } from "@agentwire/protocol";
+import type { StoredMessage } from "@agentwire-chat/protocol";
 import { describe, expect, it } from "vitest";
 import { historyLines } from "../src/chat/thread-history.js";
 

@@ -2,8 +2,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ProviderRequest } from "@agentwire/agents";
-import type { ScriptedStep } from "@agentwire/agents/testing";
+import type { ProviderRequest } from "@agentwire-chat/agents";
+import type { ScriptedStep } from "@agentwire-chat/agents/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Client } from "../../../packages/client/src/index.js";
 import { testClient } from "../../../packages/client/test/support/test-client.js";

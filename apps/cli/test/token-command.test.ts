@@ -2,9 +2,9 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStorage } from "@agentwire/storage";
-import { createSqliteRepositories, openDatabase } from "@agentwire/storage/sqlite";
-import { createUserResolver } from "@agentwire/websocket";
+import { openStorage } from "@agentwire-chat/storage";
+import { createSqliteRepositories, openDatabase } from "@agentwire-chat/storage/sqlite";
+import { createUserResolver } from "@agentwire-chat/websocket";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { postgresMissing, startPostgres } from "../../../packages/websocket/test/support/postgres-server.js";
 import { skipMissingService } from "../../../packages/websocket/test/support/skip-missing-service.js";
@@ -97,7 +97,7 @@ describe("agentwire token", () => {
       [
         "--import",
         "tsx",
-        "--conditions=@agentwire/source",
+        "--conditions=@agentwire-chat/source",
         "apps/cli/src/main.ts",
         "token",
         "create",

@@ -8,7 +8,7 @@ import {
   type McpRetry,
   searchBackendNames,
   type WebSearchBackendConfig,
-} from "@agentwire/agents";
+} from "@agentwire-chat/agents";
 import {
   type AdmissionLimits,
   admissionDefaults,
@@ -17,7 +17,7 @@ import {
   parseContextScopes,
   parseHost,
   type StaticToken,
-} from "@agentwire/websocket";
+} from "@agentwire-chat/websocket";
 import { z } from "zod";
 import { type LoadedToolPolicyFile, readToolPolicyFile } from "./tool-policy-file.js";
 

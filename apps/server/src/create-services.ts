@@ -10,9 +10,9 @@ import {
   type NodeRegistry,
   type Provider,
   type ProviderRegistry,
-} from "@agentwire/agents";
-import type { McpServerStatus } from "@agentwire/protocol";
-import type { Repositories } from "@agentwire/storage";
+} from "@agentwire-chat/agents";
+import type { McpServerStatus } from "@agentwire-chat/protocol";
+import type { Repositories } from "@agentwire-chat/storage";
 import {
   AgentwireMetrics,
   type AgentwireServices,
@@ -28,7 +28,7 @@ import {
   ToolPolicies,
   TurnRegistry,
   UIToolProxy,
-} from "@agentwire/websocket";
+} from "@agentwire-chat/websocket";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
 import { reloadToolPolicy as reloadPolicyFile } from "./tool-policy-file.js";

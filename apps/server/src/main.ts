@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The process entry: config → logger → database + migrations → listen → signal handlers.
-import { createLogger } from "@agentwire/websocket";
+import { createLogger } from "@agentwire-chat/websocket";
 import { ConfigError, describeConfig, loadConfig } from "./config.js";
 import { installSignalHandlers } from "./install-signal-handlers.js";
 import { plainLogDestination } from "./plain-log-lines.js";

@@ -1,5 +1,5 @@
-import type { McpServerStatus } from "@agentwire/protocol";
-import { mcpStatusRoute, metricsTokenAccess } from "@agentwire/websocket";
+import type { McpServerStatus } from "@agentwire-chat/protocol";
+import { mcpStatusRoute, metricsTokenAccess } from "@agentwire-chat/websocket";
 import type { FastifyInstance } from "fastify";
 import type { Config } from "./config.js";
 

@@ -1,4 +1,4 @@
-import type { ApiTokensRepo } from "@agentwire/storage";
+import type { ApiTokensRepo } from "@agentwire-chat/storage";
 import {
   type AgentwireMetrics,
   createUserResolver,
@@ -6,7 +6,7 @@ import {
   type MetricsAccess,
   metricsRoute,
   metricsTokenAccess,
-} from "@agentwire/websocket";
+} from "@agentwire-chat/websocket";
 import Fastify, { type FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";

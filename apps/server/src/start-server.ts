@@ -1,5 +1,5 @@
-import { RedisThreadStateRelay, RedisWorkflowUpdateRelay, startCluster } from "@agentwire/cluster";
-import { openStorage, type Storage, type TurnRow } from "@agentwire/storage";
+import { RedisThreadStateRelay, RedisWorkflowUpdateRelay, startCluster } from "@agentwire-chat/cluster";
+import { openStorage, type Storage, type TurnRow } from "@agentwire-chat/storage";
 import {
   type AgentwireServices,
   type CommandHandlers,
@@ -10,7 +10,7 @@ import {
   type RecoveryCause,
   recoverInterruptedTurns,
   type ServerLimitsInput,
-} from "@agentwire/websocket";
+} from "@agentwire-chat/websocket";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { parseToolPolicyFile, type ToolPolicies, type ToolPolicyFile } from "@agentwire/websocket";
+import { parseToolPolicyFile, type ToolPolicies, type ToolPolicyFile } from "@agentwire-chat/websocket";
 import type { Logger } from "pino";
 
 /** TOOL_POLICY_FILE as read: where it is and what it held when last read. */

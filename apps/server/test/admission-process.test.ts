@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createLogger } from "@agentwire/websocket";
+import { createLogger } from "@agentwire-chat/websocket";
 import { afterEach, describe, expect, it } from "vitest";
 import { TestClient } from "../../../packages/websocket/test/harness.js";
 import { loadConfig } from "../src/config.js";

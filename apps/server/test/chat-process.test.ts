@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import type { ServerFrame, StoredMessage } from "@agentwire/protocol";
+import type { ServerFrame, StoredMessage } from "@agentwire-chat/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 
@@ -22,7 +22,7 @@ function spawnServer(
   dbPath: string,
   extraEnv: Record<string, string> = {},
 ): { proc: ChildProcess; url: Promise<string> } {
-  const proc = spawn(process.execPath, ["--import", "tsx", "--conditions=@agentwire/source", main], {
+  const proc = spawn(process.execPath, ["--import", "tsx", "--conditions=@agentwire-chat/source", main], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? "",

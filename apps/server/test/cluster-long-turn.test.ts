@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import type { ServerFrame } from "@agentwire/protocol";
-import { openStorage } from "@agentwire/storage";
+import type { ServerFrame } from "@agentwire-chat/protocol";
+import { openStorage } from "@agentwire-chat/storage";
 import { describe, expect, it } from "vitest";
 import { until } from "../../../packages/websocket/test/support/until.js";
 import { STEPS } from "./fixtures/long-turn-provider.js";

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ServerFrame } from "@agentwire/protocol";
+import type { ServerFrame } from "@agentwire-chat/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { isDone, messagesOf, seqsOf, useCluster } from "./support/cluster-instances.js";
 import { expectWriteThenAnswerContinued } from "./support/expect-continued-turn.js";

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ServerFrame } from "@agentwire/protocol";
-import { createLogger } from "@agentwire/websocket";
+import type { ServerFrame } from "@agentwire-chat/protocol";
+import { createLogger } from "@agentwire-chat/websocket";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { ConfigError, loadConfig } from "../src/config.js";

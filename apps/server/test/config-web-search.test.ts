@@ -1,4 +1,4 @@
-import { createLogger } from "@agentwire/websocket";
+import { createLogger } from "@agentwire-chat/websocket";
 import { describe, expect, it } from "vitest";
 import { ConfigError, describeConfig, loadConfig } from "../src/config.js";
 

@@ -1,4 +1,4 @@
-import { createLogger, hashApiToken, resolveToolPolicy, ruleFor } from "@agentwire/websocket";
+import { createLogger, hashApiToken, resolveToolPolicy, ruleFor } from "@agentwire-chat/websocket";
 import { describe, expect, it } from "vitest";
 import { ConfigError, describeConfig, loadConfig } from "../src/config.js";
 

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { McpServersStatus, ServerFrame } from "@agentwire/protocol";
-import { createLogger } from "@agentwire/websocket";
+import type { McpServersStatus, ServerFrame } from "@agentwire-chat/protocol";
+import { createLogger } from "@agentwire-chat/websocket";
 import { afterEach, describe, expect, it } from "vitest";
 import { type OpenAIMock, startOpenAIMock } from "../../../packages/websocket/test/chat/openai-sse-mock.js";
 import { TestClient } from "../../../packages/websocket/test/harness.js";

@@ -16,7 +16,7 @@ afterEach(() => {
 });
 
 function spawnServer(env: Record<string, string>): ChildProcess {
-  child = spawn(process.execPath, ["--import", "tsx", "--conditions=@agentwire/source", main], {
+  child = spawn(process.execPath, ["--import", "tsx", "--conditions=@agentwire-chat/source", main], {
     cwd: root,
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],

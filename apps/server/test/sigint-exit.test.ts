@@ -58,7 +58,7 @@ describe("Ctrl-C under pnpm start", { timeout: 60_000 }, () => {
       cwd: dir,
       env: {
         PATH: process.env.PATH ?? "",
-        NODE_OPTIONS: `--import=${tsx} --conditions=@agentwire/source`,
+        NODE_OPTIONS: `--import=${tsx} --conditions=@agentwire-chat/source`,
         PORT: "0",
         DATABASE_PATH: join(dir, "agentwire.db"),
         WORKSPACE_ROOT: join(dir, "workspace"),

@@ -1,4 +1,4 @@
-import { createLogger } from "@agentwire/websocket";
+import { createLogger } from "@agentwire-chat/websocket";
 import { afterEach, describe, expect, it } from "vitest";
 import { installSignalHandlers, REPEATED_SIGNAL_WINDOW_MS } from "../src/install-signal-handlers.js";
 

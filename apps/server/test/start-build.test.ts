@@ -36,17 +36,17 @@ describe("the first pnpm start's build", () => {
     const names = plan.map((e) => e.name);
     expect(new Set(names)).toEqual(
       new Set([
-        "@agentwire/protocol",
-        "@agentwire/client",
-        "@agentwire/agents",
-        "@agentwire/storage",
-        "@agentwire/cluster",
-        "@agentwire/websocket",
-        "@agentwire/server",
-        "@agentwire/web",
+        "@agentwire-chat/protocol",
+        "@agentwire-chat/client",
+        "@agentwire-chat/agents",
+        "@agentwire-chat/storage",
+        "@agentwire-chat/cluster",
+        "@agentwire-chat/websocket",
+        "@agentwire-chat/server",
+        "@agentwire-chat/web",
       ]),
     );
-    expect(names).not.toContain("@agentwire/cli");
+    expect(names).not.toContain("@agentwire-chat/cli");
     for (const [i, entry] of plan.entries()) {
       for (const dep of entry.deps) expect(names.indexOf(dep)).toBeLessThan(i);
     }

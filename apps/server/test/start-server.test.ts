@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createLogger } from "@agentwire/websocket";
+import { createLogger } from "@agentwire-chat/websocket";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { postgresMissing, startPostgres } from "../../../packages/websocket/test/support/postgres-server.js";

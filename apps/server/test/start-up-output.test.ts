@@ -9,7 +9,7 @@ import { openTerminal, type Terminal } from "./support/terminal.js";
 const root = join(import.meta.dirname, "../../..");
 // `exec`: the shell `script` starts would die of the SIGINT itself (an interactive shell is not in
 // the foreground group); what is tested is the server's exit code.
-const server = `exec node --import tsx --conditions=@agentwire/source ${join(root, "apps/server/src/main.ts")}`;
+const server = `exec node --import tsx --conditions=@agentwire-chat/source ${join(root, "apps/server/src/main.ts")}`;
 let dir: string;
 let terminal: Terminal | undefined;
 let child: ChildProcess | undefined;
@@ -58,7 +58,7 @@ describe("start-up output", { timeout: 60_000 }, () => {
   it("not on a terminal: JSON lines only, and no request lines at info", async () => {
     child = spawn(
       process.execPath,
-      ["--import", "tsx", "--conditions=@agentwire/source", "apps/server/src/main.ts"],
+      ["--import", "tsx", "--conditions=@agentwire-chat/source", "apps/server/src/main.ts"],
       {
         cwd: root,
         env: env(),

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import type { ServerFrame } from "@agentwire/protocol";
+import type { ServerFrame } from "@agentwire-chat/protocol";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { ConfigError, loadConfig } from "../src/config.js";
@@ -81,7 +81,7 @@ describe("TOOL_POLICY_FILE at start-up", () => {
 
 /** A server process; `logged` resolves on the first JSON log line (from now on) with that msg. */
 function spawnServer(env: Record<string, string>) {
-  const proc = spawn(process.execPath, ["--import", "tsx", "--conditions=@agentwire/source", main], {
+  const proc = spawn(process.execPath, ["--import", "tsx", "--conditions=@agentwire-chat/source", main], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? "",

@@ -1,5 +1,5 @@
-import type { ConnectionState } from "@agentwire/client";
-import type { MemoryEntry, ThreadSummary } from "@agentwire/protocol";
+import type { ConnectionState } from "@agentwire-chat/client";
+import type { MemoryEntry, ThreadSummary } from "@agentwire-chat/protocol";
 import type { GraphView, NoticeLevel } from "./editor/client-tools.js";
 import type { ProviderInfo } from "./net/http-api.js";
 import type { Route } from "./route.js";

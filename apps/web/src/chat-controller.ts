@@ -6,8 +6,8 @@ import {
   hasGap,
   type Turn,
   withScratchpad,
-} from "@agentwire/client";
-import type { ClientFrame, ServerFrame } from "@agentwire/protocol";
+} from "@agentwire-chat/client";
+import type { ClientFrame, ServerFrame } from "@agentwire-chat/protocol";
 import { type AppState, connectionStatus, viewKey } from "./app-state.js";
 import { clientToolsManifest, type NoticeLevel, runClientTool } from "./editor/client-tools.js";
 import { graphOfWorkflow } from "./editor/graph-of-workflow.js";

@@ -1,5 +1,5 @@
-import { applyFrame, applyFrames, flushPending, hasGap } from "@agentwire/client";
-import type { ServerFrame } from "@agentwire/protocol";
+import { applyFrame, applyFrames, flushPending, hasGap } from "@agentwire-chat/client";
+import type { ServerFrame } from "@agentwire-chat/protocol";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { emptyThread } from "../src/state/thread-view.js";

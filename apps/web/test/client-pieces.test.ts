@@ -1,5 +1,5 @@
-import { contentText } from "@agentwire/client";
-import { contentText as protocolContentText } from "@agentwire/protocol";
+import { contentText } from "@agentwire-chat/client";
+import { contentText as protocolContentText } from "@agentwire-chat/protocol";
 import { describe, expect, it } from "vitest";
 import { connectionStatus } from "../src/app-state.js";
 import { clientToolsManifest, type GraphView, runClientTool } from "../src/editor/client-tools.js";

@@ -1,5 +1,5 @@
-import { applyFrames } from "@agentwire/client";
-import type { ServerFrame } from "@agentwire/protocol";
+import { applyFrames } from "@agentwire-chat/client";
+import type { ServerFrame } from "@agentwire-chat/protocol";
 import { describe, expect, it } from "vitest";
 import { threadFromHistory } from "../src/state/rebuild-from-history.js";
 import { emptyThread } from "../src/state/thread-view.js";

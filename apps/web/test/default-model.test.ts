@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createProviderRegistry } from "@agentwire/agents";
+import { createProviderRegistry } from "@agentwire-chat/agents";
 import { afterEach, describe, expect, it } from "vitest";
 import { createChatServices } from "../../../packages/websocket/src/index.js";
 import { startTestServer, type TestServer } from "../../../packages/websocket/test/harness.js";

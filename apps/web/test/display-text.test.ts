@@ -1,4 +1,4 @@
-import { endStatus, questionFrom } from "@agentwire/client";
+import { endStatus, questionFrom } from "@agentwire-chat/client";
 import { describe, expect, it } from "vitest";
 import { plural } from "../src/ui/format.js";
 import { relativeTime } from "../src/ui/relative-time.js";

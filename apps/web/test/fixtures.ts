@@ -1,4 +1,4 @@
-import type { ExecutionTreeSnapshot, ServerFrame, StoredMessage, TurnUsage } from "@agentwire/protocol";
+import type { ExecutionTreeSnapshot, ServerFrame, StoredMessage, TurnUsage } from "@agentwire-chat/protocol";
 import { recordedFrames } from "./recorded-frames.js";
 
 /** Frames of scripted turns, stamped with a thread id and consecutive seqs like the server's registry. */

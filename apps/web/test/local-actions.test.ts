@@ -1,5 +1,5 @@
-import { applyFrames, PREVIEW_CHARS, titleFrom } from "@agentwire/client";
-import { preview } from "@agentwire/protocol";
+import { applyFrames, PREVIEW_CHARS, titleFrom } from "@agentwire-chat/client";
+import { preview } from "@agentwire-chat/protocol";
 import { describe, expect, it } from "vitest";
 import {
   answerQuestion,

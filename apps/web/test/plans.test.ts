@@ -1,5 +1,5 @@
-import { applyFrames } from "@agentwire/client";
-import type { Plan, ServerFrame } from "@agentwire/protocol";
+import { applyFrames } from "@agentwire-chat/client";
+import type { Plan, ServerFrame } from "@agentwire-chat/protocol";
 import { describe, expect, it } from "vitest";
 import { decidePlan, undecidePlan } from "../src/state/local-actions.js";
 import { planFrom, planFromSummary, planLayout } from "../src/state/plan-view.js";

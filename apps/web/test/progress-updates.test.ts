@@ -1,4 +1,4 @@
-import { applyFrames, progressFrom } from "@agentwire/client";
+import { applyFrames, progressFrom } from "@agentwire-chat/client";
 import { describe, expect, it } from "vitest";
 import { threadFromHistory } from "../src/state/rebuild-from-history.js";
 import { emptyThread } from "../src/state/thread-view.js";

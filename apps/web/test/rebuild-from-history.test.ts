@@ -1,4 +1,4 @@
-import { applyFrames } from "@agentwire/client";
+import { applyFrames } from "@agentwire-chat/client";
 import { describe, expect, it } from "vitest";
 import { threadFromHistory, turnFromRows } from "../src/state/rebuild-from-history.js";
 import { emptyThread } from "../src/state/thread-view.js";

@@ -1,4 +1,4 @@
-import { applyFrames } from "@agentwire/client";
+import { applyFrames } from "@agentwire-chat/client";
 import { describe, expect, it } from "vitest";
 import { emptyThread, type ThreadView, type TurnView } from "../src/state/thread-view.js";
 import { phaseOf } from "../src/ui/agent-status.js";

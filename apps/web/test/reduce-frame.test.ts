@@ -1,4 +1,4 @@
-import { applyFrames, reduceFrames } from "@agentwire/client";
+import { applyFrames, reduceFrames } from "@agentwire-chat/client";
 import { describe, expect, it } from "vitest";
 import { emptyThread } from "../src/state/thread-view.js";
 import { phaseOf } from "../src/ui/agent-status.js";

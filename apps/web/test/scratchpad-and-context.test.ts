@@ -1,5 +1,5 @@
-import { applyFrames, mergeScratchpad } from "@agentwire/client";
-import type { ScratchpadItem, ServerFrame, TurnCost } from "@agentwire/protocol";
+import { applyFrames, mergeScratchpad } from "@agentwire-chat/client";
+import type { ScratchpadItem, ServerFrame, TurnCost } from "@agentwire-chat/protocol";
 import { describe, expect, it } from "vitest";
 import { groupScratchpad } from "../src/state/scratchpad.js";
 import { sumThreadCost } from "../src/state/thread-cost.js";

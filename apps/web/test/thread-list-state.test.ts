@@ -1,4 +1,4 @@
-import type { ThreadSummary } from "@agentwire/protocol";
+import type { ThreadSummary } from "@agentwire-chat/protocol";
 import { describe, expect, it } from "vitest";
 import { withThreadState } from "../src/state/thread-list-state.js";
 

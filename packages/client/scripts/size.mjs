@@ -18,7 +18,7 @@ export async function measure() {
     format: "esm",
     platform: "browser",
     target: "es2022",
-    conditions: ["@agentwire/source"],
+    conditions: ["@agentwire-chat/source"],
     write: false,
     metafile: true,
   });
@@ -38,7 +38,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   if (process.argv.includes("--json")) console.log(JSON.stringify(m, null, 2));
   else
     console.log(
-      `@agentwire/client: ${m.minBytes} B min, ${m.gzipBytes} B min+gzip (budget ${m.budgetBytes} B)${m.zod ? ", zod bundled!" : ""}`,
+      `@agentwire-chat/client: ${m.minBytes} B min, ${m.gzipBytes} B min+gzip (budget ${m.budgetBytes} B)${m.zod ? ", zod bundled!" : ""}`,
     );
   if (m.gzipBytes > m.budgetBytes || m.zod) process.exit(1);
 }

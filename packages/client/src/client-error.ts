@@ -1,4 +1,4 @@
-import type { ErrorCode } from "@agentwire/protocol";
+import type { ErrorCode } from "@agentwire-chat/protocol";
 
 /**
  * Codes of errors the SDK finds itself, beside the server's: the socket closed with the call

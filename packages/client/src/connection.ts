@@ -1,4 +1,4 @@
-import type { ClientFrame, ServerFrame } from "@agentwire/protocol";
+import type { ClientFrame, ServerFrame } from "@agentwire-chat/protocol";
 import { backoffDelay, type ReconnectOptions } from "./backoff.js";
 import { ClientError } from "./client-error.js";
 import { readFrame } from "./read-frame.js";

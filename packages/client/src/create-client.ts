@@ -5,8 +5,12 @@ import type {
   ServerFrame,
   StoredMessage,
   ThreadSummary,
-} from "@agentwire/protocol";
-import { BEARER_PROTOCOL_PREFIX, PROTOCOL_V1, PROTOCOL_V1_NESTED } from "@agentwire/protocol/subprotocols";
+} from "@agentwire-chat/protocol";
+import {
+  BEARER_PROTOCOL_PREFIX,
+  PROTOCOL_V1,
+  PROTOCOL_V1_NESTED,
+} from "@agentwire-chat/protocol/subprotocols";
 import type { ReconnectOptions } from "./backoff.js";
 import { ClientError } from "./client-error.js";
 import {

@@ -1,4 +1,4 @@
-import type { ServerFrame } from "@agentwire/protocol";
+import type { ServerFrame } from "@agentwire-chat/protocol";
 
 /** What one text frame from the server is: a frame, one of a type this SDK does not know, or bad. */
 export type ReadFrame =

@@ -1,4 +1,4 @@
-import type { StoredMessage, ThreadStateFrame, ThreadSummary } from "@agentwire/protocol";
+import type { StoredMessage, ThreadStateFrame, ThreadSummary } from "@agentwire-chat/protocol";
 
 /** A thread's live state as `thread_state` says it. */
 export type ThreadState = Omit<ThreadStateFrame, "type">;

@@ -4,7 +4,7 @@ import type {
   ServerFrame,
   StoredMessage,
   TurnUsage,
-} from "@agentwire/protocol";
+} from "@agentwire-chat/protocol";
 import { ClientError } from "./client-error.js";
 import { FrameLog } from "./frame-log.js";
 import { contentText } from "./tree/content-text.js";

@@ -1,4 +1,4 @@
-import type { ServerFrame } from "@agentwire/protocol";
+import type { ServerFrame } from "@agentwire-chat/protocol";
 import { describe, expect, it } from "vitest";
 import { countCards, lastTurn, nestedCalls, reduceFrames, type TurnView } from "../src/index.js";
 

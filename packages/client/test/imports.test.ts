@@ -22,9 +22,9 @@ function imports(file: string): { from: string; typeOnly: boolean }[] {
 
 /** The protocol's modules that hold no zod: the only ones the SDK may import values from. */
 const zodFree = new Set([
-  "@agentwire/protocol/preview",
-  "@agentwire/protocol/restart-detail",
-  "@agentwire/protocol/subprotocols",
+  "@agentwire-chat/protocol/preview",
+  "@agentwire-chat/protocol/restart-detail",
+  "@agentwire-chat/protocol/subprotocols",
 ]);
 
 describe("what the SDK imports", () => {
@@ -32,7 +32,7 @@ describe("what the SDK imports", () => {
     const outside = sources().flatMap((file) =>
       imports(file)
         .filter((i) => !i.from.startsWith("."))
-        .filter((i) => !(i.from === "@agentwire/protocol" && i.typeOnly))
+        .filter((i) => !(i.from === "@agentwire-chat/protocol" && i.typeOnly))
         .filter((i) => !zodFree.has(i.from))
         .map((i) => `${file.slice(SRC.length)}: ${i.from}`),
     );

@@ -27,7 +27,7 @@ describe("the packed packages", { timeout: 240_000 }, () => {
       [protocol, client, react],
       ["ws@^8.21.1", "react@^19.0.0", "@types/ws@^8.18.1", "@types/node@^20.19.0", "@types/react@^19.0.0"],
     );
-    const installed = join(dir, "node_modules/@agentwire");
+    const installed = join(dir, "node_modules/@agentwire-chat");
     // Only what `files` names: the build and the README, no sources or tests.
     expect(readdirSync(join(installed, "client")).sort()).toEqual(["README.md", "dist", "package.json"]);
     expect(readdirSync(join(installed, "protocol")).sort()).toEqual(["README.md", "dist", "package.json"]);
@@ -38,10 +38,10 @@ describe("the packed packages", { timeout: 240_000 }, () => {
 
     writeFileSync(
       join(dir, "app.ts"),
-      `import { createClient, type TurnEnd } from "@agentwire/client";
-import type { ServerFrame } from "@agentwire/protocol";
-import { PROTOCOL_V1 } from "@agentwire/protocol/subprotocols";
-import { ChatSession, type ChatStatus } from "@agentwire/react";
+      `import { createClient, type TurnEnd } from "@agentwire-chat/client";
+import type { ServerFrame } from "@agentwire-chat/protocol";
+import { PROTOCOL_V1 } from "@agentwire-chat/protocol/subprotocols";
+import { ChatSession, type ChatStatus } from "@agentwire-chat/react";
 import WebSocket from "ws";
 
 const client = createClient({ url: process.argv[2] as string, WebSocket });

@@ -4,7 +4,7 @@
  * then a resume replay that overlaps what was already seen.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { type ServerFrame, ServerFrame as ServerFrameSchema } from "@agentwire/protocol";
+import { type ServerFrame, ServerFrame as ServerFrameSchema } from "@agentwire-chat/protocol";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Turn, type TurnHost } from "../src/turn.js";

@@ -1,5 +1,5 @@
-import type { ProviderRequest } from "@agentwire/agents";
-import type { ScriptedStep } from "@agentwire/agents/testing";
+import type { ProviderRequest } from "@agentwire-chat/agents";
+import type { ScriptedStep } from "@agentwire-chat/agents/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ChatTestServer, startChatServer } from "../../websocket/test/chat/chat-harness.js";
 import { echoTool } from "../../websocket/test/chat/test-tools.js";
@@ -57,7 +57,7 @@ function shape(turn: TurnView | undefined, children = turn?.root ?? []): unknown
   });
 }
 
-describe("turns through @agentwire/client", () => {
+describe("turns through @agentwire-chat/client", () => {
   it("parallel subtasks: a nested client gets their text in the tree while they run, a flat one only the root's", async () => {
     server = await startChatServer(parallel);
     const nested = open();

@@ -1,4 +1,4 @@
-import { ToolResultData } from "@agentwire/protocol";
+import { ToolResultData } from "@agentwire-chat/protocol";
 import { z } from "zod";
 
 /** `stop`: the receiving instance stops its turn on the thread, if it still runs that turn. */

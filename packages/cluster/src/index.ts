@@ -1,7 +1,7 @@
 // Instances of one server sharing turns through Redis: the shared frame log, turn leases, the command
 // bus between instances, per-user caps and rates counted across them, thread live states and workflow
 // saves relayed. The only package that holds a Redis driver. The frame log implements storage's
-// FrameLog; the other parts have the shape of @agentwire/websocket's interfaces (TurnCoordination,
+// FrameLog; the other parts have the shape of @agentwire-chat/websocket's interfaces (TurnCoordination,
 // ConnectionQuota, UserRateLimit, ToolCallRouting, ThreadStateRelay, WorkflowUpdateRelay) without
 // importing them, since websocket sits above: the server is handed them where it is put together
 // (apps/server), and the compiler checks the fit there.

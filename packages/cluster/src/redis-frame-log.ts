@@ -4,8 +4,8 @@ import type {
   LoggedFrame,
   MemoryFrameLogOptions,
   StoredCheckpoint,
-} from "@agentwire/storage";
-import { dedupe, gated, MemoryFrameLog, type Pending, ThreadLog } from "@agentwire/storage";
+} from "@agentwire-chat/storage";
+import { dedupe, gated, MemoryFrameLog, type Pending, ThreadLog } from "@agentwire-chat/storage";
 import type { Redis } from "ioredis";
 
 export interface RedisFrameLogOptions extends MemoryFrameLogOptions {

@@ -1,4 +1,4 @@
-import { ThreadTurnState } from "@agentwire/protocol";
+import { ThreadTurnState } from "@agentwire-chat/protocol";
 import { Redis } from "ioredis";
 import { z } from "zod";
 

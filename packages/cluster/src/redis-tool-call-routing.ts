@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { AgentwireError, type ToolResultData } from "@agentwire/protocol";
+import { AgentwireError, type ToolResultData } from "@agentwire-chat/protocol";
 import type { Redis } from "ioredis";
 import type { ClusterCommand, ToolResultCommand, ToolResultReply } from "./cluster-command.js";
 import type { TurnOwner } from "./turn-leases.js";

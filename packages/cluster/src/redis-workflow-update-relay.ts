@@ -1,4 +1,4 @@
-import { SavedWorkflow } from "@agentwire/protocol";
+import { SavedWorkflow } from "@agentwire-chat/protocol";
 import { Redis } from "ioredis";
 import { z } from "zod";
 

@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { USER_STOP } from "@agentwire/agents";
+import { USER_STOP } from "@agentwire-chat/agents";
 import type {
   Repositories,
   RunningTurnKey,
   StorageLogger,
   StoredCheckpoint,
   TurnRow,
-} from "@agentwire/storage";
-import { logFrameErrors } from "@agentwire/storage";
+} from "@agentwire-chat/storage";
+import { logFrameErrors } from "@agentwire-chat/storage";
 import { Redis } from "ioredis";
 import { type ClusterCommand, parseClusterCommand } from "./cluster-command.js";
 import { RedisConnectionQuota } from "./redis-connection-quota.js";

@@ -1,4 +1,4 @@
-import type { ErrorCode } from "@agentwire/protocol";
+import type { ErrorCode } from "@agentwire-chat/protocol";
 
 const httpStatusByCode: Record<ErrorCode, number> = {
   bad_json: 400,

@@ -1,4 +1,4 @@
-// No zod here: a browser bundle imports this module alone (`@agentwire/protocol/preview`).
+// No zod here: a browser bundle imports this module alone (`@agentwire-chat/protocol/preview`).
 
 /** How long a stored or displayed preview of a tool's args or result may be, by default. */
 export const PREVIEW_MAX_CHARS = 500;

@@ -1,5 +1,5 @@
 // No zod here: browser bundles and the CLI's start-up import this module alone
-// (`@agentwire/protocol/subprotocols`).
+// (`@agentwire-chat/protocol/subprotocols`).
 
 /** The protocol version every client offers; the server selects it. */
 export const PROTOCOL_V1 = "agentwire.v1";

@@ -1,4 +1,4 @@
-import type { Client } from "@agentwire/client";
+import type { Client } from "@agentwire-chat/client";
 import { createContext, createElement, type ReactNode, useContext } from "react";
 
 const AgentwireContext = createContext<Client | null>(null);

@@ -5,8 +5,8 @@ import {
   type SendOptions,
   type Turn,
   type TurnView,
-} from "@agentwire/client";
-import type { EndedTurnStatus, MessageContent, StoredMessage } from "@agentwire/protocol";
+} from "@agentwire-chat/client";
+import type { EndedTurnStatus, MessageContent, StoredMessage } from "@agentwire-chat/protocol";
 import { joinRows } from "./join-rows.js";
 
 /**

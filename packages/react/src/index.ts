@@ -1,4 +1,4 @@
-// React hooks over @agentwire/client: they adapt a client's turns to components, nothing more.
+// React hooks over @agentwire-chat/client: they adapt a client's turns to components, nothing more.
 export { AgentwireProvider, useAgentwire } from "./agentwire-context.js";
 export { type ChatSendOptions, ChatSession, type ChatState, type ChatStatus } from "./chat-session.js";
 export { joinRows } from "./join-rows.js";

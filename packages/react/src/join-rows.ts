@@ -1,4 +1,4 @@
-import type { StoredMessage } from "@agentwire/protocol";
+import type { StoredMessage } from "@agentwire-chat/protocol";
 
 /**
  * The thread's rows: the fetched ones joined with those a turn's `message` frames carried, on row ids

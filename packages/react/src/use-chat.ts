@@ -1,5 +1,5 @@
-import type { ApprovalDecision, Client, ClientError, Turn, TurnView } from "@agentwire/client";
-import type { MessageContent, StoredMessage } from "@agentwire/protocol";
+import type { ApprovalDecision, Client, ClientError, Turn, TurnView } from "@agentwire-chat/client";
+import type { MessageContent, StoredMessage } from "@agentwire-chat/protocol";
 import { useCallback, useEffect, useState, useSyncExternalStore } from "react";
 import { useAgentwire } from "./agentwire-context.js";
 import { type ChatSendOptions, ChatSession, type ChatStatus } from "./chat-session.js";

@@ -1,4 +1,4 @@
-import type { UnstampedFrame } from "@agentwire/protocol";
+import type { UnstampedFrame } from "@agentwire-chat/protocol";
 
 /** One frame as the log holds it: its seq on the thread and its JSON text, encoded once (stored and sent as is). */
 export type LoggedFrame = {

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { LlmCallRecord } from "@agentwire/agents";
+import type { LlmCallRecord } from "@agentwire-chat/agents";
 import type { LlmCallRow } from "./rows.js";
 
 /** The ledger row of one provider call of the user's turn, with a fresh id; latency is stored in whole ms. */

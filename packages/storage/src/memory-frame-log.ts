@@ -1,4 +1,4 @@
-import type { UnstampedFrame } from "@agentwire/protocol";
+import type { UnstampedFrame } from "@agentwire-chat/protocol";
 import type { LoggedFrame } from "./frame-log.js";
 import { defaultSchedule, LogMemory, type ThreadLog } from "./thread-log.js";
 

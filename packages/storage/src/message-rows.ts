@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { StoredMessage } from "@agentwire/protocol";
+import type { StoredMessage } from "@agentwire-chat/protocol";
 import type { NewMessage } from "./repositories.js";
 import type { MessageRow } from "./rows.js";
 

@@ -1,4 +1,4 @@
-import type { LlmCallRecord } from "@agentwire/agents";
+import type { LlmCallRecord } from "@agentwire-chat/agents";
 import type {
   PlanStatus,
   ScratchpadEdit,
@@ -8,7 +8,7 @@ import type {
   ThreadSummary,
   TurnStatus,
   TurnUsage,
-} from "@agentwire/protocol";
+} from "@agentwire-chat/protocol";
 import type {
   ApiTokenRow,
   AssetRow,
@@ -253,7 +253,7 @@ export interface ScratchpadRepo {
   list(userId: string, threadId: string): Promise<ScratchpadItem[]>;
   /**
    * Applies the ops in one transaction, all or nothing, and returns the items they changed, whole, in
-   * scratchpad order. Rejects with ScratchpadOpError (from @agentwire/agents; its message is for the
+   * scratchpad order. Rejects with ScratchpadOpError (from @agentwire-chat/agents; its message is for the
    * model) when an op names an id the thread lacks or the scratchpad is full, and with not_found when
    * the thread is not the user's.
    */

@@ -17,7 +17,7 @@ import type {
   StoredToolCall,
   TurnStatus,
   TurnUsage,
-} from "@agentwire/protocol";
+} from "@agentwire-chat/protocol";
 import type { SuspendedTurn } from "./suspended-turn.js";
 
 /** A user, identified by a short name (`local` when AUTH_MODE=none). */

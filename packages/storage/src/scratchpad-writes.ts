@@ -1,5 +1,5 @@
-import { applyScratchpadOps, editScratchpadItem, ScratchpadOpError } from "@agentwire/agents";
-import type { ScratchpadEdit, ScratchpadItem, ScratchpadOp } from "@agentwire/protocol";
+import { applyScratchpadOps, editScratchpadItem, ScratchpadOpError } from "@agentwire-chat/agents";
+import type { ScratchpadEdit, ScratchpadItem, ScratchpadOp } from "@agentwire-chat/protocol";
 import type { ScratchpadRow } from "./rows.js";
 import { toScratchpadItem, toScratchpadRow } from "./scratchpad-rows.js";
 

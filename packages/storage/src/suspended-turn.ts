@@ -1,5 +1,5 @@
-import type { SuspendedState } from "@agentwire/agents";
-import { ChatContext, ExecutionTreeSnapshot, TurnUsage } from "@agentwire/protocol";
+import type { SuspendedState } from "@agentwire-chat/agents";
+import { ChatContext, ExecutionTreeSnapshot, TurnUsage } from "@agentwire-chat/protocol";
 import { z } from "zod";
 
 const count = z.number().int().min(0);

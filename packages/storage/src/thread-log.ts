@@ -1,4 +1,4 @@
-import type { UnstampedFrame } from "@agentwire/protocol";
+import type { UnstampedFrame } from "@agentwire-chat/protocol";
 import type { FrameSubscriber, LoggedFrame } from "./frame-log.js";
 
 /** A frame in flight; also handed out as the LoggedFrame itself (no copy per frame). */

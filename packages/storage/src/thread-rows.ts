@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { ThreadSummary } from "@agentwire/protocol";
+import type { ThreadSummary } from "@agentwire-chat/protocol";
 import type { ThreadRow } from "./rows.js";
 
 /** A new thread of the user, created and updated `now`, with a fresh id unless the caller chose one. */

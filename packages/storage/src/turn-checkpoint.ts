@@ -1,5 +1,5 @@
-import type { Checkpoint } from "@agentwire/agents";
-import { ChatContext } from "@agentwire/protocol";
+import type { Checkpoint } from "@agentwire-chat/agents";
+import { ChatContext } from "@agentwire-chat/protocol";
 import { z } from "zod";
 import { BudgetUsed } from "./suspended-turn.js";
 

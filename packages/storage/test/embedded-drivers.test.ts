@@ -20,7 +20,7 @@ describe("openStorage", () => {
       const script = fileURLToPath(new URL("./support/open-embedded.ts", import.meta.url));
       const out = execFileSync(
         process.execPath,
-        ["--import", "tsx", "--conditions=@agentwire/source", script, join(dir, "a.db")],
+        ["--import", "tsx", "--conditions=@agentwire-chat/source", script, join(dir, "a.db")],
         { encoding: "utf8", cwd: fileURLToPath(new URL("..", import.meta.url)) },
       );
       // The check can fail both ways: the SQLite driver must be seen loaded, pg must not.

@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { folderImports } from "@agentwire/agents/testing";
+import { folderImports } from "@agentwire-chat/agents/testing";
 import { describe, expect, it } from "vitest";
 
 const src = fileURLToPath(new URL("../src", import.meta.url));

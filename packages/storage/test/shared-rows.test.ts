@@ -1,5 +1,5 @@
-import { ScratchpadOpError } from "@agentwire/agents";
-import type { ScratchpadItem } from "@agentwire/protocol";
+import { ScratchpadOpError } from "@agentwire-chat/agents";
+import type { ScratchpadItem } from "@agentwire-chat/protocol";
 import { describe, expect, it } from "vitest";
 import { newLlmCallRow } from "../src/llm-call-rows.js";
 import { newMessageRow } from "../src/message-rows.js";

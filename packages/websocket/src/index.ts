@@ -1,5 +1,5 @@
 // The server's public surface: createServer and its options, the services an app builds at start-up
-// (chat, tools, admission, metrics, tracing), and the interfaces a coordinator (@agentwire/cluster)
+// (chat, tools, admission, metrics, tracing), and the interfaces a coordinator (@agentwire-chat/cluster)
 // fills in for several instances.
 export { generateApiToken, hashApiToken } from "./auth/api-token.js";
 export { isLoopbackHost, parseHost } from "./auth/host-allowlist.js";

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { folderCycles, folderImports } from "@agentwire/agents/testing";
+import { folderCycles, folderImports } from "@agentwire-chat/agents/testing";
 import { describe, expect, it } from "vitest";
 
 const src = fileURLToPath(new URL("../src", import.meta.url));
@@ -16,7 +16,7 @@ describe("the folders of packages/websocket", () => {
     expect(reaches("server", "ws") && reaches("server", "commands") && reaches("chat", "turns")).toBe(true);
   });
 
-  it("import no database or Redis driver: storage is @agentwire/storage's, Redis @agentwire/cluster's", () => {
+  it("import no database or Redis driver: storage is @agentwire-chat/storage's, Redis @agentwire-chat/cluster's", () => {
     const drivers = /from "(pg|better-sqlite3|drizzle-orm[^"]*|ioredis)"/;
     const files = readdirSync(src, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts"));
     expect(files.length).toBeGreaterThan(50);

@@ -11,10 +11,10 @@ import {
   type ServerFrameOf,
   ServerFrame as ServerFrameSchema,
   type ServerFrameType,
-} from "@agentwire/protocol";
-import type { FrameLog, FrameLogMemory, Repositories, Storage } from "@agentwire/storage";
-import { openPostgres, postgresStorage } from "@agentwire/storage/postgres";
-import { openDatabase, sqliteHandle, sqliteStorage } from "@agentwire/storage/sqlite";
+} from "@agentwire-chat/protocol";
+import type { FrameLog, FrameLogMemory, Repositories, Storage } from "@agentwire-chat/storage";
+import { openPostgres, postgresStorage } from "@agentwire-chat/storage/postgres";
+import { openDatabase, sqliteHandle, sqliteStorage } from "@agentwire-chat/storage/sqlite";
 import type { FastifyInstance } from "fastify";
 import pg from "pg";
 import { inject } from "vitest";

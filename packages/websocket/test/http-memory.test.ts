@@ -1,4 +1,4 @@
-import { MemoryEntry } from "@agentwire/protocol";
+import { MemoryEntry } from "@agentwire-chat/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "./harness.js";
 

@@ -1,4 +1,4 @@
-import { StoredPlan, ThreadUsage } from "@agentwire/protocol";
+import { StoredPlan, ThreadUsage } from "@agentwire-chat/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ChatTestServer, isDone, startChatServer } from "./chat/chat-harness.js";
 import { threadOf } from "./chat/turn-helpers.js";

@@ -1,4 +1,4 @@
-import { type StoredMessage, ThreadSummary } from "@agentwire/protocol";
+import { type StoredMessage, ThreadSummary } from "@agentwire-chat/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "./harness.js";
 

@@ -1,6 +1,6 @@
-import type { Client, ClientError, Turn } from "@agentwire/client";
-import type { ServerFrame, StoredMessage, ThreadSummary } from "@agentwire/protocol";
-import { preview } from "@agentwire/protocol/preview";
+import type { Client, ClientError, Turn } from "@agentwire-chat/client";
+import type { ServerFrame, StoredMessage, ThreadSummary } from "@agentwire-chat/protocol";
+import { preview } from "@agentwire-chat/protocol/preview";
 import type { ExitCode } from "../cli-io.js";
 import type { ChatOptions } from "./chat-options.js";
 import type { Interrupts } from "./interrupts.js";

@@ -6,14 +6,14 @@ import {
   type NestedCalls,
   nestedCalls,
   reduceFrame,
-} from "@agentwire/client";
+} from "@agentwire-chat/client";
 import type {
   AgentStateName,
   ExecutionTreeNode,
   ServerFrame,
   ToolCallUpdateFrame,
-} from "@agentwire/protocol";
-import { preview } from "@agentwire/protocol/preview";
+} from "@agentwire-chat/protocol";
+import { preview } from "@agentwire-chat/protocol/preview";
 import { planLines } from "./plan-lines.js";
 import { scratchpadLines } from "./scratchpad-lines.js";
 import { formatDuration, plural, terminalText, wrapWords } from "./terminal-text.js";

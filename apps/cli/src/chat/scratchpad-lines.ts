@@ -1,5 +1,5 @@
-import type { ScratchpadItem } from "@agentwire/protocol";
-import { preview } from "@agentwire/protocol/preview";
+import type { ScratchpadItem } from "@agentwire-chat/protocol";
+import { preview } from "@agentwire-chat/protocol/preview";
 import { terminalText } from "./terminal-text.js";
 
 const TITLE_CHARS = 100;

@@ -1,6 +1,6 @@
-import { contentText } from "@agentwire/client";
-import type { StoredMessage } from "@agentwire/protocol";
-import { preview } from "@agentwire/protocol/preview";
+import { contentText } from "@agentwire-chat/client";
+import type { StoredMessage } from "@agentwire-chat/protocol";
+import { preview } from "@agentwire-chat/protocol/preview";
 import { terminalText } from "./terminal-text.js";
 
 /** How many of a thread's last messages `--thread` shows, and how much of each. */

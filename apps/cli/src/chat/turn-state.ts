@@ -1,4 +1,4 @@
-import { emptyThread, type ThreadView } from "@agentwire/client";
+import { emptyThread, type ThreadView } from "@agentwire-chat/client";
 
 /** One tool call of the turn as the CLI tracks it, from its `start` frame to its `end`. */
 export type CallInfo = {

@@ -1,4 +1,4 @@
-import type { WebSocketClass } from "@agentwire/client";
+import type { WebSocketClass } from "@agentwire-chat/client";
 import WebSocket from "ws";
 import { nothingAnswers, WANTS_TOKEN } from "../server-messages.js";
 

@@ -1,4 +1,4 @@
-import { createClient, httpBase, socketUrl } from "@agentwire/client";
+import { createClient, httpBase, socketUrl } from "@agentwire-chat/client";
 import { type ChatOptions, parseChatArgs } from "../chat/chat-options.js";
 import { ChatSession, type SessionTerminal } from "../chat/chat-session.js";
 import { Interrupts } from "../chat/interrupts.js";

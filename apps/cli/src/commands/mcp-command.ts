@@ -1,5 +1,5 @@
-import { JsonFilePinStore, loadMcpServersConfig, McpManager } from "@agentwire/agents";
-import { mcpPinsPath } from "@agentwire/websocket";
+import { JsonFilePinStore, loadMcpServersConfig, McpManager } from "@agentwire-chat/agents";
+import { mcpPinsPath } from "@agentwire-chat/websocket";
 import type { CliIo, ExitCode } from "../cli-io.js";
 
 const USAGE = `usage: agentwire mcp approve NAME

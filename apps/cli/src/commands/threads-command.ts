@@ -1,5 +1,5 @@
-import { httpBase } from "@agentwire/client";
-import type { ThreadSummary } from "@agentwire/protocol";
+import { httpBase } from "@agentwire-chat/client";
+import type { ThreadSummary } from "@agentwire-chat/protocol";
 import type { CliIo, ExitCode } from "../cli-io.js";
 import { nothingAnswers, WANTS_TOKEN } from "../server-messages.js";
 import { SeenThreads } from "../threads/seen-threads.js";

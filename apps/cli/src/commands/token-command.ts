@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
-import { openStorage } from "@agentwire/storage";
-import { generateApiToken, hashApiToken } from "@agentwire/websocket";
+import { openStorage } from "@agentwire-chat/storage";
+import { generateApiToken, hashApiToken } from "@agentwire-chat/websocket";
 import type { CliIo, ExitCode } from "../cli-io.js";
 
 const USAGE = `usage:

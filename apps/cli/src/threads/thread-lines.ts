@@ -1,5 +1,5 @@
-import type { ThreadSummary } from "@agentwire/protocol";
-import { preview } from "@agentwire/protocol/preview";
+import type { ThreadSummary } from "@agentwire-chat/protocol";
+import { preview } from "@agentwire-chat/protocol/preview";
 import { terminalText } from "../chat/terminal-text.js";
 
 const TITLE_CHARS = 60;

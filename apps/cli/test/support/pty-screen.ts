@@ -37,7 +37,7 @@ export function runInPty(args: string[]): PtyRun {
   });
   const command = [
     `stty cols ${COLUMNS} rows ${ROWS}`,
-    `exec ${[process.execPath, "--import", "tsx", "--conditions=@agentwire/source", "apps/cli/src/main.ts", ...args].map(quote).join(" ")}`,
+    `exec ${[process.execPath, "--import", "tsx", "--conditions=@agentwire-chat/source", "apps/cli/src/main.ts", ...args].map(quote).join(" ")}`,
   ].join(" && ");
   // -q quiet, -f flush each write, -e the child's exit code, -c the command; no typescript file.
   const proc = spawn("script", ["-qfec", command, "/dev/null"], {

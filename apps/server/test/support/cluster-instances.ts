@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import type { ServerFrame, StoredMessage } from "@agentwire/protocol";
+import type { ServerFrame, StoredMessage } from "@agentwire-chat/protocol";
 import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import WebSocket from "ws";
 import {
@@ -94,7 +94,7 @@ export function useCluster({ provider, leaseMs }: ClusterOptions): Cluster {
   });
 
   async function instance(name: string, env: Record<string, string> = {}): Promise<Instance> {
-    const proc = spawn(process.execPath, ["--import", "tsx", "--conditions=@agentwire/source", main], {
+    const proc = spawn(process.execPath, ["--import", "tsx", "--conditions=@agentwire-chat/source", main], {
       cwd: root,
       env: {
         PATH: process.env.PATH ?? "",

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
-import type { ServerFrame } from "@agentwire/protocol";
-import { openStorage } from "@agentwire/storage";
+import type { ServerFrame } from "@agentwire-chat/protocol";
+import { openStorage } from "@agentwire-chat/storage";
 import { expect } from "vitest";
 import { messagesOf } from "./cluster-instances.js";
 

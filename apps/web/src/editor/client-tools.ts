@@ -1,4 +1,4 @@
-import type { ClientToolSpec } from "@agentwire/protocol";
+import type { ClientToolSpec } from "@agentwire-chat/protocol";
 
 /** A workflow graph the agent asks the page to draw. */
 export type GraphView = { nodes: { id: string; label: string }[]; edges: { from: string; to: string }[] };

@@ -1,4 +1,4 @@
-import type { SavedWorkflow } from "@agentwire/protocol";
+import type { SavedWorkflow } from "@agentwire-chat/protocol";
 import type { GraphView } from "./client-tools.js";
 
 /**

@@ -4,7 +4,7 @@ import type {
   StoredMessage,
   ThreadSummary,
   TurnCost,
-} from "@agentwire/protocol";
+} from "@agentwire-chat/protocol";
 
 /** One configured provider, as `GET /api/providers` lists them. */
 export type ProviderInfo = { id: string; models: string[]; default_model?: string };

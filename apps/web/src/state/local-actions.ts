@@ -1,4 +1,4 @@
-import { decidePlanCard, finishTurn, undecidePlanCard } from "@agentwire/client";
+import { decidePlanCard, finishTurn, undecidePlanCard } from "@agentwire-chat/client";
 import type { PlanDecisionView } from "./plan-view.js";
 import { type ApprovalDecision, emptyTurn, lastTurn, type ThreadView, type TurnView } from "./thread-view.js";
 

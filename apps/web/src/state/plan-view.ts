@@ -1,5 +1,5 @@
-import type { PlanDecisionView, PlanReviewView, PlanView } from "@agentwire/client";
-import type { Plan, PlanExecutionMode, PlanStage, PlanStep } from "@agentwire/protocol";
+import type { PlanDecisionView, PlanReviewView, PlanView } from "@agentwire-chat/client";
+import type { Plan, PlanExecutionMode, PlanStage, PlanStep } from "@agentwire-chat/protocol";
 import { type Child, isSubtask, type ToolCard, type TurnView } from "./thread-view.js";
 
 export type { PlanDecisionView, PlanReviewView, PlanView };

@@ -10,10 +10,10 @@ import {
   RESULT_CHARS,
   updateChildren,
   upsertCard,
-} from "@agentwire/client";
-import type { ExecutionTreeNode, Plan, StoredMessage } from "@agentwire/protocol";
-import { preview } from "@agentwire/protocol/preview";
-import { RESTART_DETAIL } from "@agentwire/protocol/restart-detail";
+} from "@agentwire-chat/client";
+import type { ExecutionTreeNode, Plan, StoredMessage } from "@agentwire-chat/protocol";
+import { preview } from "@agentwire-chat/protocol/preview";
+import { RESTART_DETAIL } from "@agentwire-chat/protocol/restart-detail";
 import { type PlanView, planFrom, planFromSummary, planIdOf, planResultFields } from "./plan-view.js";
 import { type Child, emptyTurn, type ThreadView, type ToolCard, type TurnView } from "./thread-view.js";
 

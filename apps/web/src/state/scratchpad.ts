@@ -1,4 +1,4 @@
-import type { ScratchpadItem } from "@agentwire/protocol";
+import type { ScratchpadItem } from "@agentwire-chat/protocol";
 
 /** The panel's two groups: what the agent still keeps in mind, and what it resolved or discarded. */
 export function groupScratchpad(items: ScratchpadItem[]): {

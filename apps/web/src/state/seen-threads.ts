@@ -1,4 +1,4 @@
-import type { ThreadSummary } from "@agentwire/protocol";
+import type { ThreadSummary } from "@agentwire-chat/protocol";
 
 /** Per user: when each thread was last looked at (ISO), and when the list was first shown. */
 type Seen = { threads: Record<string, string>; since?: string };

@@ -1,4 +1,4 @@
-import type { TurnCost } from "@agentwire/protocol";
+import type { TurnCost } from "@agentwire-chat/protocol";
 
 /** A thread's spend in all: the sums of its turns' ledger totals. */
 export type ThreadCost = {

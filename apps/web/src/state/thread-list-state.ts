@@ -1,4 +1,4 @@
-import type { ServerFrameOf, ThreadSummary } from "@agentwire/protocol";
+import type { ServerFrameOf, ThreadSummary } from "@agentwire-chat/protocol";
 
 /**
  * The thread list with one thread's live state from a `thread_state` frame: its badge changes

@@ -1,7 +1,7 @@
-import type { ThreadView as TreeThreadView } from "@agentwire/client";
+import type { ThreadView as TreeThreadView } from "@agentwire-chat/client";
 import type { ThreadCost } from "./thread-cost.js";
 
-// The tree the page draws is @agentwire/client's; the page only adds what it loads over HTTP.
+// The tree the page draws is @agentwire-chat/client's; the page only adds what it loads over HTTP.
 export {
   type ApprovalChild,
   type ApprovalDecision,
@@ -22,7 +22,7 @@ export {
   type TextChild,
   type ToolCard,
   type TurnView,
-} from "@agentwire/client";
+} from "@agentwire-chat/client";
 
 /** Everything the page knows about one thread: the client's view, and the thread's cost. */
 export type ThreadView = TreeThreadView & {

@@ -1,5 +1,5 @@
-import type { ConnectionState } from "@agentwire/client";
-import type { MemoryEntry } from "@agentwire/protocol";
+import type { ConnectionState } from "@agentwire-chat/client";
+import type { MemoryEntry } from "@agentwire-chat/protocol";
 import { useEffect, useRef } from "preact/hooks";
 import { questionText } from "../state/asking-subtask.js";
 import { lastTurn, type ThreadView } from "../state/thread-view.js";

@@ -1,4 +1,4 @@
-import type { ConnectionState } from "@agentwire/client";
+import type { ConnectionState } from "@agentwire-chat/client";
 import { useEffect, useState } from "preact/hooks";
 import { useController } from "./controller-context.js";
 

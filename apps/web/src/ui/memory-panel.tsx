@@ -1,4 +1,4 @@
-import type { MemoryEntry } from "@agentwire/protocol";
+import type { MemoryEntry } from "@agentwire-chat/protocol";
 import { useController } from "./controller-context.js";
 
 export const MEMORY_PANEL_ID = "memory-panel";

@@ -1,4 +1,4 @@
-import type { ScratchpadItem } from "@agentwire/protocol";
+import type { ScratchpadItem } from "@agentwire-chat/protocol";
 import { groupScratchpad } from "../state/scratchpad.js";
 import { useController } from "./controller-context.js";
 

@@ -1,4 +1,4 @@
-import type { ThreadSummary } from "@agentwire/protocol";
+import type { ThreadSummary } from "@agentwire-chat/protocol";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { loadSettings } from "../net/settings.js";
 import { SeenThreads } from "../state/seen-threads.js";

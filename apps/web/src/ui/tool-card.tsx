@@ -1,4 +1,4 @@
-import { nestedCalls } from "@agentwire/client";
+import { nestedCalls } from "@agentwire-chat/client";
 import { useState } from "preact/hooks";
 import { type ToolCard as Card, type Child, isSubtask, type TurnView } from "../state/thread-view.js";
 import { ChildrenView } from "./children-view.js";

@@ -1,5 +1,5 @@
-import { type CardCounts, countCards } from "@agentwire/client";
-import type { TurnUsage } from "@agentwire/protocol";
+import { type CardCounts, countCards } from "@agentwire-chat/client";
+import type { TurnUsage } from "@agentwire-chat/protocol";
 import { formatCost, formatCount, plural } from "./format.js";
 
 /** What a usage line says for model calls whose tokens no provider reported. */

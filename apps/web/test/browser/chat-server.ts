@@ -1,5 +1,5 @@
-import { type BudgetLimits, type ContextSettings, createProviderRegistry } from "@agentwire/agents";
-import type { ScriptedResponder } from "@agentwire/agents/testing";
+import { type BudgetLimits, type ContextSettings, createProviderRegistry } from "@agentwire-chat/agents";
+import type { ScriptedResponder } from "@agentwire-chat/agents/testing";
 import { createChatServices } from "../../../../packages/websocket/src/index.js";
 import { startChatServer as startScriptedChatServer } from "../../../../packages/websocket/test/chat/chat-harness.js";
 import { startTestServer, type TestServer } from "../../../../packages/websocket/test/harness.js";

@@ -1,5 +1,5 @@
-import type { ModelMessage, ProviderRequest } from "@agentwire/agents";
-import type { ScriptedStep } from "@agentwire/agents/testing";
+import type { ModelMessage, ProviderRequest } from "@agentwire-chat/agents";
+import type { ScriptedStep } from "@agentwire-chat/agents/testing";
 import type { Gate } from "./scripted-chat.js";
 
 /** The plan the scripted planner answers with: one parallel stage of two steps. */

@@ -1,5 +1,5 @@
-import type { ModelMessage, ProviderRequest } from "@agentwire/agents";
-import type { ScriptedStep } from "@agentwire/agents/testing";
+import type { ModelMessage, ProviderRequest } from "@agentwire-chat/agents";
+import type { ScriptedStep } from "@agentwire-chat/agents/testing";
 
 /** A promise the test resolves by hand: the provider waits on it mid-turn. */
 export class Gate {

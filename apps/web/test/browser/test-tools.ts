@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Tool } from "@agentwire/agents";
+import type { Tool } from "@agentwire-chat/agents";
 
 /** A harmless tool for subtasks to call, so nested cards have something to show. */
 export const lookupPriceTool: Tool<{ shop: string }> = {

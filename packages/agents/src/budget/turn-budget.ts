@@ -1,4 +1,4 @@
-import type { BudgetReason } from "@agentwire/protocol";
+import type { BudgetReason } from "@agentwire-chat/protocol";
 import { type BudgetLimits, defaultBudgetLimits } from "./budget-limits.js";
 
 /** The first limit a turn ran past: `observed` is the value that would have exceeded `limit`. */

@@ -1,4 +1,4 @@
-import { contentText } from "@agentwire/protocol";
+import { contentText } from "@agentwire-chat/protocol";
 import { estimateTokens } from "../loop/prune-history.js";
 import type { ModelMessage } from "../providers/model-message.js";
 

@@ -1,4 +1,4 @@
-import { ScratchpadOp } from "@agentwire/protocol";
+import { ScratchpadOp } from "@agentwire-chat/protocol";
 import { z } from "zod";
 
 /** Longest summary kept; a longer one is cut rather than refused. */

@@ -1,4 +1,4 @@
-import { contentText } from "@agentwire/protocol";
+import { contentText } from "@agentwire-chat/protocol";
 import type { ModelMessage } from "../providers/model-message.js";
 import type { ContextEntry } from "./assemble-context.js";
 

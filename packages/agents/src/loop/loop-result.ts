@@ -1,4 +1,4 @@
-import { TurnStatus, type TurnUsage } from "@agentwire/protocol";
+import { TurnStatus, type TurnUsage } from "@agentwire-chat/protocol";
 import type { z } from "zod";
 import type { BudgetBreach } from "../budget/turn-budget.js";
 import type { ModelMessage } from "../providers/model-message.js";

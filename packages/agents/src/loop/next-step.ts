@@ -1,4 +1,4 @@
-import { TurnStatus } from "@agentwire/protocol";
+import { TurnStatus } from "@agentwire-chat/protocol";
 import type { z } from "zod";
 import type { ToolCallEvent } from "../providers/provider-event.js";
 import type { SuspendedState } from "../turn/suspended-state.js";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type Plan, PlanExecutionMode } from "@agentwire/protocol";
+import { type Plan, PlanExecutionMode } from "@agentwire-chat/protocol";
 import { z } from "zod";
 import { defineTool, ok, toolError } from "../tools/define-tool.js";
 import type { Tool, ToolContext, ToolOutcome } from "../tools/tool.js";

@@ -1,4 +1,4 @@
-import type { Plan } from "@agentwire/protocol";
+import type { Plan } from "@agentwire-chat/protocol";
 import type { ModelMessage } from "../providers/model-message.js";
 import type { ModelCallRequest, ModelCallResult } from "../tools/tool.js";
 import { extractGraphJson } from "../workflows/extract-graph-json.js";

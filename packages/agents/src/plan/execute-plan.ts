@@ -1,4 +1,4 @@
-import type { Plan } from "@agentwire/protocol";
+import type { Plan } from "@agentwire-chat/protocol";
 import type { PlanStore } from "./plan-store.js";
 import { type RunPlanServices, runPlan, type StepOutcome, type WaitingStep } from "./run-plan.js";
 

@@ -1,4 +1,4 @@
-import type { Plan } from "@agentwire/protocol";
+import type { Plan } from "@agentwire-chat/protocol";
 
 /** The planner's instructions: one staged plan as JSON, built from the caller's tools. */
 export function plannerSystemPrompt(toolNames: readonly string[]): string {

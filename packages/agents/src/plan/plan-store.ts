@@ -1,4 +1,4 @@
-import type { Plan, PlanExecutionMode, PlanStatus } from "@agentwire/protocol";
+import type { Plan, PlanExecutionMode, PlanStatus } from "@agentwire-chat/protocol";
 
 /** What create_plan records about its plans; the server backs it with its `plans` table. */
 export interface PlanStore {

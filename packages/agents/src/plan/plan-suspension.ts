@@ -1,4 +1,4 @@
-import { Plan } from "@agentwire/protocol";
+import { Plan } from "@agentwire-chat/protocol";
 import { z } from "zod";
 import type { NestedSubtaskResult, ToolOutcome } from "../tools/tool.js";
 import type { PlanPause } from "./execute-plan.js";

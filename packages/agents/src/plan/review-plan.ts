@@ -1,4 +1,4 @@
-import type { Plan } from "@agentwire/protocol";
+import type { Plan } from "@agentwire-chat/protocol";
 import { z } from "zod";
 import type { ModelMessage } from "../providers/model-message.js";
 import { extractGraphJson } from "../workflows/extract-graph-json.js";

@@ -1,4 +1,4 @@
-import type { Plan } from "@agentwire/protocol";
+import type { Plan } from "@agentwire-chat/protocol";
 import { outputText, stoppedOutcome } from "../loop/call-outcome.js";
 import { EventChannel } from "../loop/event-channel.js";
 import type { Level } from "../loop/level.js";

@@ -1,4 +1,4 @@
-import type { Plan, PlanStage, PlanStep } from "@agentwire/protocol";
+import type { Plan, PlanStage, PlanStep } from "@agentwire-chat/protocol";
 import { z } from "zod";
 import type { NestedSubtask, NestedSubtaskResult, PendingSubtask } from "../tools/tool.js";
 

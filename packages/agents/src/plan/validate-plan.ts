@@ -1,4 +1,4 @@
-import { Plan } from "@agentwire/protocol";
+import { Plan } from "@agentwire-chat/protocol";
 
 /** A plan ready to run, or what is wrong with the planner's answer (fed back for a repair). */
 export type PlanCheck = { ok: true; plan: Plan } | { ok: false; issues: string[] };

@@ -1,4 +1,4 @@
-import type { ContentPart } from "@agentwire/protocol";
+import type { ContentPart } from "@agentwire-chat/protocol";
 
 /** A thinking block as the provider produced it; `signature` must be sent back unchanged. */
 export type ThinkingBlock = { text: string; signature?: string; redactedData?: string };

@@ -1,4 +1,4 @@
-import type { ScratchpadItem, ScratchpadOp } from "@agentwire/protocol";
+import type { ScratchpadItem, ScratchpadOp } from "@agentwire-chat/protocol";
 
 /** Cap on the items of one thread's scratchpad (closed ones count: nothing is ever deleted). */
 export const MAX_SCRATCHPAD_ITEMS = 300;

@@ -1,4 +1,4 @@
-import type { ScratchpadEdit, ScratchpadItem } from "@agentwire/protocol";
+import type { ScratchpadEdit, ScratchpadItem } from "@agentwire-chat/protocol";
 
 /** The item with the user's edit applied and stamped `now`. Pure: both database dialects share it. */
 export function editScratchpadItem(

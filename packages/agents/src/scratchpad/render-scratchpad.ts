@@ -1,4 +1,4 @@
-import type { ScratchpadItem } from "@agentwire/protocol";
+import type { ScratchpadItem } from "@agentwire-chat/protocol";
 
 /**
  * The scratchpad as the model reads it in its context: active items in full, then resolved and

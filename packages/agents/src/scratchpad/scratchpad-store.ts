@@ -1,4 +1,4 @@
-import type { ScratchpadItem, ScratchpadOp } from "@agentwire/protocol";
+import type { ScratchpadItem, ScratchpadOp } from "@agentwire-chat/protocol";
 import { applyScratchpadOps } from "./apply-scratchpad-ops.js";
 
 /**

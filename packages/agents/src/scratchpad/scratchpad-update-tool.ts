@@ -1,4 +1,4 @@
-import { ScratchpadOp } from "@agentwire/protocol";
+import { ScratchpadOp } from "@agentwire-chat/protocol";
 import { z } from "zod";
 import { defineTool, ok, toolError } from "../tools/define-tool.js";
 import type { Tool } from "../tools/tool.js";

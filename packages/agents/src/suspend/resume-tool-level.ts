@@ -1,4 +1,4 @@
-import type { TurnUsage } from "@agentwire/protocol";
+import type { TurnUsage } from "@agentwire-chat/protocol";
 import { type CallOutcome, errorOutcome } from "../loop/call-outcome.js";
 import { EventChannel } from "../loop/event-channel.js";
 import { createLevel } from "../loop/level.js";

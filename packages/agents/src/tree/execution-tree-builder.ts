@@ -1,4 +1,4 @@
-import { type ExecutionTreeNode, type ExecutionTreeSnapshot, preview } from "@agentwire/protocol";
+import { type ExecutionTreeNode, type ExecutionTreeSnapshot, preview } from "@agentwire-chat/protocol";
 import { isCutShort } from "../loop/call-outcome.js";
 import type { LoopEvent } from "../turn/loop-event.js";
 

@@ -1,4 +1,4 @@
-import type { ServerFrameOf, UnstampedFrame } from "@agentwire/protocol";
+import type { ServerFrameOf, UnstampedFrame } from "@agentwire-chat/protocol";
 import type { CheckpointEvent } from "./checkpoint.js";
 
 export type ChunkEvent = UnstampedFrame<ServerFrameOf<"chunk">>;

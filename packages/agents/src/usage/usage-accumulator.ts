@@ -1,4 +1,4 @@
-import type { TurnUsage } from "@agentwire/protocol";
+import type { TurnUsage } from "@agentwire-chat/protocol";
 import type { LlmCallRecord } from "./llm-call-record.js";
 
 /** A usage total with nothing in it. */

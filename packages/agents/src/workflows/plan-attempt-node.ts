@@ -1,4 +1,4 @@
-import type { ToolCallUpdateFrame, UnstampedFrame } from "@agentwire/protocol";
+import type { ToolCallUpdateFrame, UnstampedFrame } from "@agentwire-chat/protocol";
 
 type ToolCallUpdateEvent = UnstampedFrame<ToolCallUpdateFrame>;
 

@@ -1,4 +1,4 @@
-import type { ChunkFrame, ToolCallUpdateFrame, UnstampedFrame } from "@agentwire/protocol";
+import type { ChunkFrame, ToolCallUpdateFrame, UnstampedFrame } from "@agentwire-chat/protocol";
 import type { ModelMessage } from "../providers/model-message.js";
 import type { ModelCallRequest, ModelCallResult } from "../tools/tool.js";
 import { extractGraphJson } from "./extract-graph-json.js";

@@ -6,7 +6,7 @@ import {
   preview,
   TurnStatus,
   type UnstampedFrame,
-} from "@agentwire/protocol";
+} from "@agentwire-chat/protocol";
 import type { z } from "zod";
 import type { BudgetBreach } from "../budget/turn-budget.js";
 import { abortedStatus } from "../loop/aborted-status.js";

@@ -1,4 +1,4 @@
-import { contentText } from "@agentwire/protocol";
+import { contentText } from "@agentwire-chat/protocol";
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
 import {

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { ExecutionTreeSnapshot } from "@agentwire/protocol";
+import { ExecutionTreeSnapshot } from "@agentwire-chat/protocol";
 import { describe, expect, test } from "vitest";
 import { ExecutionTreeBuilder, type LoopEvent } from "../../src/index.js";
 

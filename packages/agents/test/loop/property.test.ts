@@ -1,4 +1,4 @@
-import { ExecutionTreeSnapshot } from "@agentwire/protocol";
+import { ExecutionTreeSnapshot } from "@agentwire-chat/protocol";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { buildExecutionTree, type ProviderRequest, runSubtaskTool } from "../../src/index.js";

@@ -1,4 +1,4 @@
-import { ExecutionTreeSnapshot, contentText as text } from "@agentwire/protocol";
+import { ExecutionTreeSnapshot, contentText as text } from "@agentwire-chat/protocol";
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
 import {

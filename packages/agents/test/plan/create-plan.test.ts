@@ -1,4 +1,4 @@
-import { contentText } from "@agentwire/protocol";
+import { contentText } from "@agentwire-chat/protocol";
 import { describe, expect, test } from "vitest";
 import { buildExecutionTree, createPlanTool, type ProviderRequest } from "../../src/index.js";
 import { ScriptedProvider, type ScriptedStep } from "../../src/testing/index.js";

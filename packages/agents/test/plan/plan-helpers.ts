@@ -1,4 +1,4 @@
-import { contentText, type Plan, type PlanStatus } from "@agentwire/protocol";
+import { contentText, type Plan, type PlanStatus } from "@agentwire-chat/protocol";
 import { z } from "zod";
 import { defineTool, type LoopEvent, ok, type PlanStore, type ProviderRequest } from "../../src/index.js";
 import type { ScriptedStep } from "../../src/testing/index.js";

@@ -1,4 +1,4 @@
-import type { ScratchpadItem } from "@agentwire/protocol";
+import type { ScratchpadItem } from "@agentwire-chat/protocol";
 import { describe, expect, it } from "vitest";
 import { applyScratchpadOps, MAX_SCRATCHPAD_ITEMS } from "../../src/scratchpad/apply-scratchpad-ops.js";
 import { InMemoryScratchpadStore, type ScratchpadStore } from "../../src/scratchpad/scratchpad-store.js";

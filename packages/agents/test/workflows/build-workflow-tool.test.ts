@@ -1,4 +1,4 @@
-import { ServerFrame } from "@agentwire/protocol";
+import { ServerFrame } from "@agentwire-chat/protocol";
 import { describe, expect, it } from "vitest";
 import { ScriptedProvider, type ScriptedStep } from "../../src/testing/scripted-provider.js";
 import type { LoopEvent } from "../../src/turn/loop-event.js";

@@ -1,4 +1,4 @@
-import { ServerFrame } from "@agentwire/protocol";
+import { ServerFrame } from "@agentwire-chat/protocol";
 import { NodeRegistry } from "../../src/workflows/node-registry.js";
 import { type NodeType, nodeError, nodeOk } from "../../src/workflows/node-type.js";
 import type { WorkflowFrame, WorkflowRunResult } from "../../src/workflows/run-workflow.js";

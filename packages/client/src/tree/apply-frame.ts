@@ -1,4 +1,4 @@
-import type { ServerFrame } from "@agentwire/protocol";
+import type { ServerFrame } from "@agentwire-chat/protocol";
 import { reduceFrame } from "./reduce-frame.js";
 import type { ThreadView } from "./thread-view.js";
 

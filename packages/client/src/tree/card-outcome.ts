@@ -2,7 +2,7 @@ import type { CardStatus } from "./thread-view.js";
 
 /**
  * The results the agent core gives a call that Stop or the budget cut short, or that never started
- * (`stoppedOutcome` and `subtaskOutcome` in @agentwire/agents). The protocol has no field for it,
+ * (`stoppedOutcome` and `subtaskOutcome` in @agentwire-chat/agents). The protocol has no field for it,
  * so the page reads these exact texts; anything else that is an error stays an error.
  */
 const CUT_SHORT = /^(?:subtask ".*" )?(?:stopped: the turn's budget is exhausted|cancelled)$/s;

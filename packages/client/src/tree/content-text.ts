@@ -1,8 +1,8 @@
-import type { MessageContent, TextPart } from "@agentwire/protocol";
+import type { MessageContent, TextPart } from "@agentwire-chat/protocol";
 
 /**
  * The text of a stored message's content, images left out. Mirrors `contentText` of
- * @agentwire/protocol: importing that value would pull the package's zod schemas (about 130 kB)
+ * @agentwire-chat/protocol: importing that value would pull the package's zod schemas (about 130 kB)
  * into the bundle, where only its types are needed.
  */
 export function contentText(content: MessageContent | null | undefined): string {

@@ -1,4 +1,4 @@
-import type { ServerFrameOf } from "@agentwire/protocol";
+import type { ServerFrameOf } from "@agentwire-chat/protocol";
 import type { PlanDecisionView, PlanView } from "./plan-view.js";
 import type { ToolCard, TurnView } from "./thread-view.js";
 import { patchCard, upsertCard } from "./tree-ops.js";

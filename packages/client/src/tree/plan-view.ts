@@ -1,4 +1,4 @@
-import type { Plan, PlanExecutionMode } from "@agentwire/protocol";
+import type { Plan, PlanExecutionMode } from "@agentwire-chat/protocol";
 
 export type PlanReviewView = { verdict: "approve" | "reject"; notes: string; round: number };
 export type PlanDecisionView = { decision: "approve" | "revise"; feedback?: string };

@@ -1,4 +1,4 @@
-import { PREVIEW_MAX_CHARS } from "@agentwire/protocol/preview";
+import { PREVIEW_MAX_CHARS } from "@agentwire-chat/protocol/preview";
 
 /** Longest one-line preview shown on a card header. */
 export const PREVIEW_CHARS = 140;

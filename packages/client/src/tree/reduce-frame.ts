@@ -1,6 +1,6 @@
-import type { ServerFrame, ServerFrameOf, StoredMessage } from "@agentwire/protocol";
-import { preview } from "@agentwire/protocol/preview";
-import { RESTART_DETAIL } from "@agentwire/protocol/restart-detail";
+import type { ServerFrame, ServerFrameOf, StoredMessage } from "@agentwire-chat/protocol";
+import { preview } from "@agentwire-chat/protocol/preview";
+import { RESTART_DETAIL } from "@agentwire-chat/protocol/restart-detail";
 import { endStatus, progressFrom, questionFrom } from "./card-outcome.js";
 import { contentText } from "./content-text.js";
 import { setCutApart } from "./cut-attempt.js";

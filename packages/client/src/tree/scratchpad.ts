@@ -1,4 +1,4 @@
-import type { ScratchpadItem } from "@agentwire/protocol";
+import type { ScratchpadItem } from "@agentwire-chat/protocol";
 import type { ThreadView } from "./thread-view.js";
 
 /**

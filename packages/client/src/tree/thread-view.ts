@@ -4,7 +4,7 @@ import type {
   ScratchpadItem,
   ServerFrame,
   TurnUsage,
-} from "@agentwire/protocol";
+} from "@agentwire-chat/protocol";
 import type { PlanDecisionView, PlanView } from "./plan-view.js";
 
 /** A run of streamed text inside a container (the turn's root or a run_subtask card). */

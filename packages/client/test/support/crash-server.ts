@@ -2,8 +2,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { createProviderRegistry } from "@agentwire/agents";
-import { ScriptedProvider, type ScriptedStep } from "@agentwire/agents/testing";
+import { createProviderRegistry } from "@agentwire-chat/agents";
+import { ScriptedProvider, type ScriptedStep } from "@agentwire-chat/agents/testing";
 import { loadConfig } from "../../../../apps/server/src/config.js";
 import { type RunningServer, startServer } from "../../../../apps/server/src/start-server.js";
 import { createChatServices, createLogger } from "../../../websocket/src/index.js";
@@ -18,11 +18,15 @@ export type CrashServer = { proc: ChildProcess; url: Promise<string> };
 
 /** Starts the crash server as a real process over the SQLite file `dbPath`. */
 export function spawnCrashServer(dbPath: string): CrashServer {
-  const proc = spawn(process.execPath, ["--import", "tsx", "--conditions=@agentwire/source", crashChild], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? "", DATABASE_PATH: dbPath },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const proc = spawn(
+    process.execPath,
+    ["--import", "tsx", "--conditions=@agentwire-chat/source", crashChild],
+    {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? "", DATABASE_PATH: dbPath },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let stderr = "";
   proc.stderr?.on("data", (chunk) => {
     stderr += chunk;
@@ -75,16 +79,20 @@ const continueChild = fileURLToPath(
 
 /** Starts a crash-continue scenario's server as a real process over `dir` (its database and side effects). */
 export function spawnContinueServer(dir: string, scenario: ContinueScenario): CrashServer {
-  const proc = spawn(process.execPath, ["--import", "tsx", "--conditions=@agentwire/source", continueChild], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? "",
-      DATABASE_PATH: join(dir, "agentwire.db"),
-      SIDE_EFFECT_DIR: dir,
-      CONTINUE_SCENARIO: scenario,
+  const proc = spawn(
+    process.execPath,
+    ["--import", "tsx", "--conditions=@agentwire-chat/source", continueChild],
+    {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH ?? "",
+        DATABASE_PATH: join(dir, "agentwire.db"),
+        SIDE_EFFECT_DIR: dir,
+        CONTINUE_SCENARIO: scenario,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
     },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  );
   const url = new Promise<string>((resolve, reject) => {
     createInterface({ input: proc.stdout as NodeJS.ReadableStream }).on("line", (line) => {
       const entry = JSON.parse(line) as { url?: string };

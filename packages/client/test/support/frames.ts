@@ -1,4 +1,4 @@
-import type { ServerFrame } from "@agentwire/protocol";
+import type { ServerFrame } from "@agentwire-chat/protocol";
 import type { Turn } from "../../src/index.js";
 
 /** Every frame of a turn, read through `turn.frames` to its end. */

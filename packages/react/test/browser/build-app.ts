@@ -39,7 +39,7 @@ export async function buildChatApp(
     format: "esm",
     platform: "browser",
     target: "es2022",
-    conditions: ["@agentwire/source"],
+    conditions: ["@agentwire-chat/source"],
     // Alias targets resolve from the working directory: the package's own node_modules.
     absWorkingDir: PACKAGE,
     ...(react === "18" && { alias: { react: "react-18", "react-dom": "react-dom-18" } }),

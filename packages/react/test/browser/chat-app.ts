@@ -1,5 +1,5 @@
 // The page under test: one useChat component the test mounts, unmounts and drives through `window.chatApp`.
-import { createClient } from "@agentwire/client";
+import { createClient } from "@agentwire-chat/client";
 import { createElement as h, useEffect, version } from "react";
 import { createRoot, type Root } from "react-dom/client";
 import { AgentwireProvider, type UseChat, useChat } from "../../src/index.js";

@@ -1,4 +1,4 @@
-// Postgres, for several instances (with @agentwire/cluster): open a pool (migrated), its repositories,
+// Postgres, for several instances (with @agentwire-chat/cluster): open a pool (migrated), its repositories,
 // the single-instance frame log, its Storage.
 export { createPgRepositories } from "./create-pg-repositories.js";
 export {

@@ -1,4 +1,4 @@
-import type { LlmCallRecord } from "@agentwire/agents";
+import type { LlmCallRecord } from "@agentwire-chat/agents";
 import { and, asc, eq, sql } from "drizzle-orm";
 import { newLlmCallRow } from "../llm-call-rows.js";
 import type { LlmCallRow, LlmCallsRepo, NodeCostRow } from "../repositories.js";

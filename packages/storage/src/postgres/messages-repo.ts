@@ -1,5 +1,5 @@
-import type { StoredMessage } from "@agentwire/protocol";
-import { NotFoundError } from "@agentwire/protocol";
+import type { StoredMessage } from "@agentwire-chat/protocol";
+import { NotFoundError } from "@agentwire-chat/protocol";
 import { and, asc, eq, gt } from "drizzle-orm";
 import { newMessageRow, toStoredMessage } from "../message-rows.js";
 import type { MessagesRepo, NewMessage } from "../repositories.js";

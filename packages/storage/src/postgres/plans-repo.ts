@@ -1,4 +1,4 @@
-import type { PlanStatus } from "@agentwire/protocol";
+import type { PlanStatus } from "@agentwire-chat/protocol";
 import { and, asc, eq } from "drizzle-orm";
 import { newPlanRow } from "../plan-rows.js";
 import type { NewPlan, PlanRow, PlansRepo } from "../repositories.js";

@@ -1,5 +1,5 @@
-import type { ScratchpadEdit, ScratchpadItem, ScratchpadOp } from "@agentwire/protocol";
-import { NotFoundError } from "@agentwire/protocol";
+import type { ScratchpadEdit, ScratchpadItem, ScratchpadOp } from "@agentwire-chat/protocol";
+import { NotFoundError } from "@agentwire-chat/protocol";
 import { and, asc, eq } from "drizzle-orm";
 import type { ScratchpadRepo } from "../repositories.js";
 import { toScratchpadItem } from "../scratchpad-rows.js";

@@ -1,4 +1,4 @@
-import { NotFoundError } from "@agentwire/protocol";
+import { NotFoundError } from "@agentwire-chat/protocol";
 import { and, eq } from "drizzle-orm";
 import type { Db } from "./open-database.js";
 import { threads } from "./schema/index.js";

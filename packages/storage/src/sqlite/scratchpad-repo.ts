@@ -1,4 +1,4 @@
-import type { ScratchpadEdit, ScratchpadItem, ScratchpadOp } from "@agentwire/protocol";
+import type { ScratchpadEdit, ScratchpadItem, ScratchpadOp } from "@agentwire-chat/protocol";
 import { and, asc, eq } from "drizzle-orm";
 import type { ScratchpadRepo } from "../repositories.js";
 import { toScratchpadItem } from "../scratchpad-rows.js";

@@ -1,4 +1,4 @@
-import type { ThreadSummary } from "@agentwire/protocol";
+import type { ThreadSummary } from "@agentwire-chat/protocol";
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { ThreadRow, ThreadsRepo } from "../repositories.js";
 import { newThreadRow, toThreadSummary } from "../thread-rows.js";

@@ -1,7 +1,7 @@
 // Run as a child process: opens the embedded default (a SQLite file) the way apps/server does and
 // prints which database drivers the process loaded.
 import { createRequire } from "node:module";
-import { openStorage } from "@agentwire/storage";
+import { openStorage } from "@agentwire-chat/storage";
 
 const path = process.argv[2];
 if (!path) throw new Error("usage: open-embedded <sqlite file>");

@@ -1,4 +1,4 @@
-import { BEARER_PROTOCOL_PREFIX, PROTOCOL_V1, PROTOCOL_V1_NESTED } from "@agentwire/protocol";
+import { BEARER_PROTOCOL_PREFIX, PROTOCOL_V1, PROTOCOL_V1_NESTED } from "@agentwire-chat/protocol";
 
 /** Where a request carried its token; logged, the token itself never is. */
 export type TokenCarrier = "header" | "subprotocol" | "query";

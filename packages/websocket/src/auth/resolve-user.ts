@@ -1,4 +1,4 @@
-import type { ApiTokensRepo } from "@agentwire/storage";
+import type { ApiTokensRepo } from "@agentwire-chat/storage";
 import { hashApiToken, hashesEqual } from "./api-token.js";
 
 /** The user every connection is when AUTH_MODE=none. */

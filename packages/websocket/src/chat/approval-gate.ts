@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Tool } from "@agentwire/agents";
+import type { Tool } from "@agentwire-chat/agents";
 
 /** Whether the user allowed a tool for the rest of the thread (`allow_for_thread`, stored with the thread). */
 export type ThreadGrantCheck = (toolName: string) => Promise<boolean>;

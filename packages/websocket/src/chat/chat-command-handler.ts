@@ -1,4 +1,4 @@
-import type { ClientCommandName, ClientFrameOf } from "@agentwire/protocol";
+import type { ClientCommandName, ClientFrameOf } from "@agentwire-chat/protocol";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import type { ChatServices } from "./chat-services.js";
 

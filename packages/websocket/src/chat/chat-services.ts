@@ -1,4 +1,4 @@
-import type { BudgetLimits, ContextSettings, ProviderRegistry, Tool } from "@agentwire/agents";
+import type { BudgetLimits, ContextSettings, ProviderRegistry, Tool } from "@agentwire-chat/agents";
 import type { ToolPolicy } from "../tools/tool-policy.js";
 import type { ToolScope } from "../tools/tool-scope.js";
 import type { AdmissionQueue } from "../turns/admission-queue.js";

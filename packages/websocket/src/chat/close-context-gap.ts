@@ -1,4 +1,4 @@
-import type { CompressionJob } from "@agentwire/agents";
+import type { CompressionJob } from "@agentwire-chat/agents";
 import type { FastifyBaseLogger } from "fastify";
 import type { ThreadContext } from "./thread-context.js";
 

@@ -5,7 +5,7 @@ import {
   type ToolCallUpdateEvent,
   type ToolModelMessage,
   waitingCalls,
-} from "@agentwire/agents";
+} from "@agentwire-chat/agents";
 import { storeRow } from "../turns/end-turn.js";
 import { rootRow } from "../turns/root-row.js";
 import type { TurnRun } from "../turns/turn-run.js";

@@ -1,5 +1,5 @@
-import type { Tool } from "@agentwire/agents";
-import type { ChatContext } from "@agentwire/protocol";
+import type { Tool } from "@agentwire-chat/agents";
+import type { ChatContext } from "@agentwire-chat/protocol";
 import {
   type ClassRule,
   type ClassRules,

@@ -1,5 +1,5 @@
-import { BudgetLimits } from "@agentwire/agents";
-import { CONTEXT_KIND, PlanExecutionMode } from "@agentwire/protocol";
+import { BudgetLimits } from "@agentwire-chat/agents";
+import { CONTEXT_KIND, PlanExecutionMode } from "@agentwire-chat/protocol";
 import { z } from "zod";
 import { ClassRules, type ContextKind } from "../tools/tool-policy.js";
 

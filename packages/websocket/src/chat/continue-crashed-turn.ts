@@ -1,5 +1,5 @@
-import { continueFromCheckpoint, type LoopContext } from "@agentwire/agents";
-import { RESTART_DETAIL } from "@agentwire/protocol";
+import { continueFromCheckpoint, type LoopContext } from "@agentwire-chat/agents";
+import { RESTART_DETAIL } from "@agentwire-chat/protocol";
 import {
   type FrameLog,
   type Repositories,
@@ -8,7 +8,7 @@ import {
   type TurnCheckpoint,
   type TurnRow,
   type TurnStartRecord,
-} from "@agentwire/storage";
+} from "@agentwire-chat/storage";
 import type { FastifyBaseLogger } from "fastify";
 import { driveWhenAdmitted } from "../turns/admit-turn.js";
 import { driveTurn } from "../turns/drive-turn.js";

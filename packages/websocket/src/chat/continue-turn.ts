@@ -9,10 +9,10 @@ import {
   type Tool,
   USER_STOP,
   UsageAccumulator,
-} from "@agentwire/agents";
-import { AgentwireError, type ExecutionTreeSnapshot } from "@agentwire/protocol";
-import type { Repositories } from "@agentwire/storage";
-import { readSuspendedTurn, type SuspendedTurn } from "@agentwire/storage";
+} from "@agentwire-chat/agents";
+import { AgentwireError, type ExecutionTreeSnapshot } from "@agentwire-chat/protocol";
+import type { Repositories } from "@agentwire-chat/storage";
+import { readSuspendedTurn, type SuspendedTurn } from "@agentwire-chat/storage";
 import { driveWhenAdmitted } from "../turns/admit-turn.js";
 import { driveTurn } from "../turns/drive-turn.js";
 import { endTurn } from "../turns/end-turn.js";

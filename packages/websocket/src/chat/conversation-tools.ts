@@ -1,5 +1,5 @@
-import { sendUpdateTool, type Tool } from "@agentwire/agents";
-import type { Repositories } from "@agentwire/storage";
+import { sendUpdateTool, type Tool } from "@agentwire-chat/agents";
+import type { Repositories } from "@agentwire-chat/storage";
 import type { ToolScope } from "../tools/tool-scope.js";
 import type { ChatServices } from "./chat-services.js";
 import { planTool } from "./plan-tools.js";

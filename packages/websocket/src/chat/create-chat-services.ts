@@ -4,7 +4,7 @@ import {
   BudgetLimits as BudgetLimitsSchema,
   type ProviderRegistry,
   runSubtaskTool,
-} from "@agentwire/agents";
+} from "@agentwire-chat/agents";
 import { ToolPolicies } from "../tools/tool-policies.js";
 import type { ToolPolicyConfig } from "../tools/tool-policy.js";
 import { TurnRegistry } from "../turns/turn-registry.js";

@@ -1,4 +1,4 @@
-import { AgentwireError } from "@agentwire/protocol";
+import { AgentwireError } from "@agentwire-chat/protocol";
 import { ownThread } from "../turns/watch-turn.js";
 import type { ChatCommandHandler } from "./chat-command-handler.js";
 import { continueTurn, waitingTurn } from "./continue-turn.js";

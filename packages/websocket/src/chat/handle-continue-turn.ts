@@ -3,9 +3,9 @@ import {
   ExecutionTreeBuilder,
   type LoopContext,
   withFreshIterations,
-} from "@agentwire/agents";
-import { AgentwireError, type StoredMessage } from "@agentwire/protocol";
-import { readTurnCheckpoint, type TurnCheckpoint, type TurnRow } from "@agentwire/storage";
+} from "@agentwire-chat/agents";
+import { AgentwireError, type StoredMessage } from "@agentwire-chat/protocol";
+import { readTurnCheckpoint, type TurnCheckpoint, type TurnRow } from "@agentwire-chat/storage";
 import { driveWhenAdmitted, reserveTurn } from "../turns/admit-turn.js";
 import { driveTurn } from "../turns/drive-turn.js";
 import type { RunningTurn } from "../turns/running-turn.js";

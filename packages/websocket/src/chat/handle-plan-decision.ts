@@ -1,5 +1,5 @@
-import type { ChatMessageData } from "@agentwire/protocol";
-import { AgentwireError } from "@agentwire/protocol";
+import type { ChatMessageData } from "@agentwire-chat/protocol";
+import { AgentwireError } from "@agentwire-chat/protocol";
 import { ownThread } from "../turns/watch-turn.js";
 import type { ChatCommandHandler } from "./chat-command-handler.js";
 import { repoPlanStore } from "./plan-tools.js";

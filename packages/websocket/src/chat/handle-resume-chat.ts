@@ -1,4 +1,4 @@
-import { type ChatResumedFrame, chatResumedStatusOnWire } from "@agentwire/protocol";
+import { type ChatResumedFrame, chatResumedStatusOnWire } from "@agentwire-chat/protocol";
 import type { RunningTurn } from "../turns/running-turn.js";
 import { ownThread } from "../turns/watch-turn.js";
 import type { ChatCommandHandler } from "./chat-command-handler.js";

@@ -1,5 +1,5 @@
-import { USER_STOP } from "@agentwire/agents";
-import { AgentwireError } from "@agentwire/protocol";
+import { USER_STOP } from "@agentwire-chat/agents";
+import { AgentwireError } from "@agentwire-chat/protocol";
 import { ownThread } from "../turns/watch-turn.js";
 import type { ChatCommandHandler } from "./chat-command-handler.js";
 import { stopWaitingTurn, waitingTurn } from "./continue-turn.js";

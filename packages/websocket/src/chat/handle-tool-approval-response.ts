@@ -1,4 +1,4 @@
-import { AgentwireError } from "@agentwire/protocol";
+import { AgentwireError } from "@agentwire-chat/protocol";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import type { ChatCommandHandler } from "./chat-command-handler.js";
 import type { ChatServices } from "./chat-services.js";

@@ -1,5 +1,5 @@
-import type { ExecutionTreeSnapshot } from "@agentwire/protocol";
-import type { SuspendedTurn } from "@agentwire/storage";
+import type { ExecutionTreeSnapshot } from "@agentwire-chat/protocol";
+import type { SuspendedTurn } from "@agentwire-chat/storage";
 
 /**
  * A suspended turn's tree with the wait counted: each call still open (the calls that wait on the

@@ -1,5 +1,5 @@
-import type { Plan } from "@agentwire/protocol";
-import type { Repositories } from "@agentwire/storage";
+import type { Plan } from "@agentwire-chat/protocol";
+import type { Repositories } from "@agentwire-chat/storage";
 
 /** The newest drafts the context names; older ones still run by id, and plan_decision still decides them. */
 const MAX_DRAFTS = 3;

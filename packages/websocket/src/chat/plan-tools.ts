@@ -7,9 +7,9 @@ import {
   runApprovedPlan,
   runUnifiedAgentLoop,
   type Tool,
-} from "@agentwire/agents";
-import type { ChatContext, Plan } from "@agentwire/protocol";
-import type { Repositories } from "@agentwire/storage";
+} from "@agentwire-chat/agents";
+import type { ChatContext, Plan } from "@agentwire-chat/protocol";
+import type { Repositories } from "@agentwire-chat/storage";
 import type { ConversationToolsInput } from "./conversation-tools.js";
 
 /** The turn's plans, in the `plans` table of the user's thread. */

@@ -1,6 +1,6 @@
-import { type LlmCallRecord, UsageAccumulator } from "@agentwire/agents";
-import type { TurnUsage } from "@agentwire/protocol";
-import type { Repositories } from "@agentwire/storage";
+import { type LlmCallRecord, UsageAccumulator } from "@agentwire-chat/agents";
+import type { TurnUsage } from "@agentwire-chat/protocol";
+import type { Repositories } from "@agentwire-chat/storage";
 
 /**
  * Accounts a provider call that finished after its turn ended (a late summarizer): a ledger row under

@@ -8,10 +8,10 @@ import {
   type Provider,
   type SideBuffer,
   type SideChannel,
-} from "@agentwire/agents";
-import type { ChatMessageData, StoredMessage } from "@agentwire/protocol";
-import { AgentwireError } from "@agentwire/protocol";
-import type { FrameLog } from "@agentwire/storage";
+} from "@agentwire-chat/agents";
+import type { ChatMessageData, StoredMessage } from "@agentwire-chat/protocol";
+import { AgentwireError } from "@agentwire-chat/protocol";
+import type { FrameLog } from "@agentwire-chat/storage";
 import { driveWhenAdmitted, reserveTurn } from "../turns/admit-turn.js";
 import { beginTurn, type StartedTurn } from "../turns/begin-turn.js";
 import { driveTurn } from "../turns/drive-turn.js";

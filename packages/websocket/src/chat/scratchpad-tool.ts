@@ -1,5 +1,5 @@
-import { createScratchpadUpdateTool, type Tool } from "@agentwire/agents";
-import type { Repositories } from "@agentwire/storage";
+import { createScratchpadUpdateTool, type Tool } from "@agentwire-chat/agents";
+import type { Repositories } from "@agentwire-chat/storage";
 import type { ToolScope } from "../tools/tool-scope.js";
 
 /**

@@ -1,5 +1,5 @@
-import type { CompressionJob, LoopContext, Provider, SideChannel } from "@agentwire/agents";
-import type { FrameLog } from "@agentwire/storage";
+import type { CompressionJob, LoopContext, Provider, SideChannel } from "@agentwire-chat/agents";
+import type { FrameLog } from "@agentwire-chat/storage";
 import { appendOutsideTurn } from "../turns/append-outside-turn.js";
 import type { TurnRun } from "../turns/turn-run.js";
 import type { ChatServices } from "./chat-services.js";

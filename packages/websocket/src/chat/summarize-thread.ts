@@ -7,8 +7,8 @@ import {
   type ProviderRegistry,
   type SideChannel,
   summarizeHistory,
-} from "@agentwire/agents";
-import type { Repositories } from "@agentwire/storage";
+} from "@agentwire-chat/agents";
+import type { Repositories } from "@agentwire-chat/storage";
 import type { FastifyBaseLogger } from "fastify";
 import { recordLateCall } from "./record-late-call.js";
 

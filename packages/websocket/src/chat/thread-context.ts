@@ -4,9 +4,9 @@ import {
   type ContextReport,
   type ContextSettings,
   renderScratchpad,
-} from "@agentwire/agents";
-import type { StoredMessage } from "@agentwire/protocol";
-import type { Repositories } from "@agentwire/storage";
+} from "@agentwire-chat/agents";
+import type { StoredMessage } from "@agentwire-chat/protocol";
+import type { Repositories } from "@agentwire-chat/storage";
 import { threadHistory, threadHistoryEntries } from "./thread-history.js";
 
 /** A turn's context, the scratchpad text the summarizer reads beside it, and the frame numbers when managed. */

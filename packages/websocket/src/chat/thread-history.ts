@@ -1,6 +1,6 @@
-import type { ContextEntry, ModelMessage } from "@agentwire/agents";
-import type { StoredMessage } from "@agentwire/protocol";
-import { contentText } from "@agentwire/protocol";
+import type { ContextEntry, ModelMessage } from "@agentwire-chat/agents";
+import type { StoredMessage } from "@agentwire-chat/protocol";
+import { contentText } from "@agentwire-chat/protocol";
 
 /**
  * A thread's stored rows as the model's history: user messages, assistant messages with their tool

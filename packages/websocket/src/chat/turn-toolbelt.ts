@@ -1,5 +1,5 @@
-import { agentSystemPrompt, RUN_SUBTASK, type Tool } from "@agentwire/agents";
-import type { Repositories } from "@agentwire/storage";
+import { agentSystemPrompt, RUN_SUBTASK, type Tool } from "@agentwire-chat/agents";
+import type { Repositories } from "@agentwire-chat/storage";
 import type { FastifyBaseLogger } from "fastify";
 import type { ToolScope } from "../tools/tool-scope.js";
 import { withApproval } from "./approval-gate.js";

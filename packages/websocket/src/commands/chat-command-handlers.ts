@@ -1,4 +1,4 @@
-import type { ClientCommandName } from "@agentwire/protocol";
+import type { ClientCommandName } from "@agentwire-chat/protocol";
 import type { ChatCommandHandler } from "../chat/chat-command-handler.js";
 import type { ChatServices } from "../chat/chat-services.js";
 import { handleAnswer } from "../chat/handle-answer.js";

@@ -1,4 +1,4 @@
-import { AgentwireError, type ChatMessageData, isBlankContent } from "@agentwire/protocol";
+import { AgentwireError, type ChatMessageData, isBlankContent } from "@agentwire-chat/protocol";
 import type { ChatServices } from "../chat/chat-services.js";
 import { runChatAgent } from "../chat/run-chat-agent.js";
 import { runMediaTurn } from "../media/run-media-turn.js";

@@ -1,5 +1,5 @@
-import type { ClientFrame, ErrorFrame, ServerFrame } from "@agentwire/protocol";
-import type { FrameLog, Repositories } from "@agentwire/storage";
+import type { ClientFrame, ErrorFrame, ServerFrame } from "@agentwire-chat/protocol";
+import type { FrameLog, Repositories } from "@agentwire-chat/storage";
 import type { FastifyBaseLogger } from "fastify";
 import { CloseCode } from "../ws/close-codes.js";
 import type { CommandRouter } from "../ws/command-router.js";

@@ -1,4 +1,4 @@
-import type { ServerFrameOf } from "@agentwire/protocol";
+import type { ServerFrameOf } from "@agentwire-chat/protocol";
 
 /** One tool call of the turn's tree, at any depth, as the frames so far describe it. */
 export interface TurnNode {

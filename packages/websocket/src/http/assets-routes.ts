@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
-import { NotFoundError } from "@agentwire/protocol";
-import type { Repositories } from "@agentwire/storage";
+import { NotFoundError } from "@agentwire-chat/protocol";
+import type { Repositories } from "@agentwire-chat/storage";
 import type { FastifyInstance } from "fastify";
 
 interface AssetParams {

@@ -1,6 +1,6 @@
-import type { MemoryEntry } from "@agentwire/protocol";
-import { NotFoundError } from "@agentwire/protocol";
-import type { Repositories } from "@agentwire/storage";
+import type { MemoryEntry } from "@agentwire-chat/protocol";
+import { NotFoundError } from "@agentwire-chat/protocol";
+import type { Repositories } from "@agentwire-chat/storage";
 import type { FastifyInstance } from "fastify";
 
 /** The caller's long-term memory (what memory_write stored) over HTTP: read it, forget a key or all. */

@@ -1,6 +1,6 @@
-import type { StoredPlan } from "@agentwire/protocol";
-import { NotFoundError } from "@agentwire/protocol";
-import type { PlanRow, Repositories } from "@agentwire/storage";
+import type { StoredPlan } from "@agentwire-chat/protocol";
+import { NotFoundError } from "@agentwire-chat/protocol";
+import type { PlanRow, Repositories } from "@agentwire-chat/storage";
 import type { FastifyInstance } from "fastify";
 
 /** A thread's plans over HTTP; another user's thread is 404 exactly like a missing one. */

@@ -1,4 +1,4 @@
-import type { ModelDefaults, ProviderListEntry, ProviderRegistry } from "@agentwire/agents";
+import type { ModelDefaults, ProviderListEntry, ProviderRegistry } from "@agentwire-chat/agents";
 import type { FastifyInstance } from "fastify";
 
 /** What `GET /api/providers` answers: the providers, and the one a message naming none runs on. */

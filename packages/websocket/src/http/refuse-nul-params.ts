@@ -1,4 +1,4 @@
-import { AgentwireError } from "@agentwire/protocol";
+import { AgentwireError } from "@agentwire-chat/protocol";
 import type { FastifyRequest } from "fastify";
 
 /**

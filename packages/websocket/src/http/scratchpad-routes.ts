@@ -1,4 +1,4 @@
-import { AgentwireError, NotFoundError, ScratchpadEdit } from "@agentwire/protocol";
+import { AgentwireError, NotFoundError, ScratchpadEdit } from "@agentwire-chat/protocol";
 import type { FastifyInstance } from "fastify";
 import { appendOutsideTurn, type OutsideTurnDeps } from "../turns/append-outside-turn.js";
 import { bodyIssues } from "./body-issues.js";

@@ -4,8 +4,8 @@ import {
   type ThreadSummary,
   type ThreadTurnState,
   threadLiveStateOnWire,
-} from "@agentwire/protocol";
-import { type Repositories, toThreadSummary } from "@agentwire/storage";
+} from "@agentwire-chat/protocol";
+import { type Repositories, toThreadSummary } from "@agentwire-chat/storage";
 import type { FastifyInstance } from "fastify";
 
 interface ThreadParams {

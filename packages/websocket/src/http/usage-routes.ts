@@ -1,6 +1,6 @@
-import type { NodeCost, ThreadUsage, TurnCost } from "@agentwire/protocol";
-import { NotFoundError } from "@agentwire/protocol";
-import type { NodeCostRow, Repositories } from "@agentwire/storage";
+import type { NodeCost, ThreadUsage, TurnCost } from "@agentwire-chat/protocol";
+import { NotFoundError } from "@agentwire-chat/protocol";
+import type { NodeCostRow, Repositories } from "@agentwire-chat/storage";
 import type { FastifyInstance } from "fastify";
 
 /** A thread's cost over HTTP, from the provider-call ledger; another user's thread is 404 like a missing one. */

@@ -4,9 +4,9 @@ import {
   validateWorkflow,
   WorkflowGraph,
   type WorkflowIssue,
-} from "@agentwire/agents";
-import { NotFoundError } from "@agentwire/protocol";
-import type { Repositories, WorkflowRow } from "@agentwire/storage";
+} from "@agentwire-chat/agents";
+import { NotFoundError } from "@agentwire-chat/protocol";
+import type { Repositories, WorkflowRow } from "@agentwire-chat/storage";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { z } from "zod";
 import { bodyIssues } from "./body-issues.js";

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { MediaAsset } from "@agentwire/agents";
-import type { AssetRow, Repositories } from "@agentwire/storage";
+import type { MediaAsset } from "@agentwire-chat/agents";
+import type { AssetRow, Repositories } from "@agentwire-chat/storage";
 
 export const DEFAULT_MAX_ASSET_BYTES = 25 * 1024 * 1024;
 

@@ -1,4 +1,4 @@
-import type { MediaGenerator } from "@agentwire/agents";
+import type { MediaGenerator } from "@agentwire-chat/agents";
 
 /** Route 2 (media generation) and `GET /api/assets/:id`; absent, route 2 answers `unavailable`. */
 export type MediaServices = {

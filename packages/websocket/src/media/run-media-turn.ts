@@ -6,9 +6,9 @@ import {
   type MediaOptions,
   type MediaOutcome,
   parseMediaOptions,
-} from "@agentwire/agents";
-import { AgentwireError, type ChatMessageData, contentText } from "@agentwire/protocol";
-import type { AssetRow } from "@agentwire/storage";
+} from "@agentwire-chat/agents";
+import { AgentwireError, type ChatMessageData, contentText } from "@agentwire-chat/protocol";
+import type { AssetRow } from "@agentwire-chat/storage";
 import { beginTurn } from "../turns/begin-turn.js";
 import { driveTurn, type TurnSource, type TurnSourceResult } from "../turns/drive-turn.js";
 import { countedUsage } from "../turns/end-turn.js";

@@ -1,6 +1,6 @@
-import type { LlmCallRecord, LoopEvent } from "@agentwire/agents";
-import type { TurnStatus } from "@agentwire/protocol";
-import type { PoolStats } from "@agentwire/storage";
+import type { LlmCallRecord, LoopEvent } from "@agentwire-chat/agents";
+import type { TurnStatus } from "@agentwire-chat/protocol";
+import type { PoolStats } from "@agentwire-chat/storage";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { AdmissionObserver, AdmissionRejection } from "../turns/admission-queue.js";
 import type { TurnObserver } from "../turns/turn-observer.js";
@@ -12,7 +12,7 @@ export type MetricsSources = {
   turns: () => { running: number; suspended: number };
   /** The Postgres pool's connections; undefined on SQLite. */
   databasePool?: () => PoolStats | undefined;
-  /** The Redis connections' state (@agentwire/cluster's `ClusterStats`); undefined without a cluster. */
+  /** The Redis connections' state (@agentwire-chat/cluster's `ClusterStats`); undefined without a cluster. */
   redis?: () => { connections: Record<string, boolean>; followedThreads: number } | undefined;
   /** The admission queue: turns waiting and turns admitted (live); undefined without one. */
   admission?: () => { depth: number; live: number } | undefined;

@@ -1,4 +1,4 @@
-import { McpServerState, type McpServerStatus } from "@agentwire/protocol";
+import { McpServerState, type McpServerStatus } from "@agentwire-chat/protocol";
 import { Counter, Gauge, type Registry } from "prom-client";
 
 /**

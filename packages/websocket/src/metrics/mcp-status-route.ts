@@ -1,4 +1,4 @@
-import type { McpServersStatus } from "@agentwire/protocol";
+import type { McpServersStatus } from "@agentwire-chat/protocol";
 import type { FastifyInstance } from "fastify";
 import { extractToken } from "../auth/extract-token.js";
 import type { MetricsAccess } from "./metrics-access.js";

@@ -1,5 +1,5 @@
-import { AgentwireError, findTooDeep, MAX_JSON_DEPTH } from "@agentwire/protocol";
-import type { FrameLog, Repositories } from "@agentwire/storage";
+import { AgentwireError, findTooDeep, MAX_JSON_DEPTH } from "@agentwire-chat/protocol";
+import type { FrameLog, Repositories } from "@agentwire-chat/storage";
 import websocket from "@fastify/websocket";
 import type { FastifyError, FastifyInstance } from "fastify";
 import fp from "fastify-plugin";

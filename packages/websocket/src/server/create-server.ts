@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { FrameLog, Repositories, Storage } from "@agentwire/storage";
+import type { FrameLog, Repositories, Storage } from "@agentwire-chat/storage";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { type AuthSettings, LOCAL_USER_ID } from "../auth/resolve-user.js";
 import type { AgentwireServices } from "../commands/agentwire-services.js";

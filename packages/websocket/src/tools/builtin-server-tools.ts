@@ -11,8 +11,8 @@ import {
   type WebFetchOptions,
   type WebSearchOptions,
   type WorkspaceLimits,
-} from "@agentwire/agents";
-import type { MemoriesRepo } from "@agentwire/storage";
+} from "@agentwire-chat/agents";
+import type { MemoriesRepo } from "@agentwire-chat/storage";
 import { RepoMemoryStore } from "./repo-memory-store.js";
 import type { ToolPolicy } from "./tool-policy.js";
 import type { ToolScope } from "./tool-scope.js";

@@ -1,5 +1,5 @@
-import type { MemoryStore } from "@agentwire/agents";
-import type { MemoriesRepo } from "@agentwire/storage";
+import type { MemoryStore } from "@agentwire-chat/agents";
+import type { MemoriesRepo } from "@agentwire-chat/storage";
 
 /** The agents' MemoryStore over the memories repository (either dialect); every call is scoped by the user id it is given. */
 export class RepoMemoryStore implements MemoryStore {

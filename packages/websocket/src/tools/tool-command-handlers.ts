@@ -1,5 +1,5 @@
-import type { ClientCommandName, ClientFrameOf } from "@agentwire/protocol";
-import { AgentwireError } from "@agentwire/protocol";
+import type { ClientCommandName, ClientFrameOf } from "@agentwire-chat/protocol";
+import { AgentwireError } from "@agentwire-chat/protocol";
 import type { CommandHandler, CommandHandlers } from "../ws/command-router.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import type { UIToolProxy } from "./ui-tool-proxy.js";

@@ -1,4 +1,4 @@
-import type { PermissionClass } from "@agentwire/agents";
+import type { PermissionClass } from "@agentwire-chat/agents";
 import { z } from "zod";
 
 /** What the policy does with a class: let it run, ask the user first, or leave it out of the toolbelt. */

@@ -1,4 +1,4 @@
-import type { ChatContext, PlanExecutionMode } from "@agentwire/protocol";
+import type { ChatContext, PlanExecutionMode } from "@agentwire-chat/protocol";
 
 /** What the tools of one turn are built for. */
 export type ToolScope = {

@@ -1,5 +1,5 @@
-import { createAjv, type Tool, type ToolContext, type ToolOutcome } from "@agentwire/agents";
-import type { ClientToolSpec, ServerFrame, ToolResultData } from "@agentwire/protocol";
+import { createAjv, type Tool, type ToolContext, type ToolOutcome } from "@agentwire-chat/agents";
+import type { ClientToolSpec, ServerFrame, ToolResultData } from "@agentwire-chat/protocol";
 import type { CodeOptions, ValidateFunction } from "ajv";
 import { builtinServerToolNames } from "./builtin-server-tools.js";
 import type { RoutedToolCall, ToolCallRouting } from "./tool-call-routing.js";

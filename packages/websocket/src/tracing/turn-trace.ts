@@ -1,5 +1,10 @@
-import { type LlmCallRecord, type LoopEvent, RUN_SUBTASK, type ToolCallUpdateEvent } from "@agentwire/agents";
-import type { TurnStatus } from "@agentwire/protocol";
+import {
+  type LlmCallRecord,
+  type LoopEvent,
+  RUN_SUBTASK,
+  type ToolCallUpdateEvent,
+} from "@agentwire-chat/agents";
+import type { TurnStatus } from "@agentwire-chat/protocol";
 import {
   type Attributes,
   type Context,

@@ -1,5 +1,5 @@
-import { abortedStatus, UsageAccumulator } from "@agentwire/agents";
-import { AgentwireError } from "@agentwire/protocol";
+import { abortedStatus, UsageAccumulator } from "@agentwire-chat/agents";
+import { AgentwireError } from "@agentwire-chat/protocol";
 import type { AdmissionQueue, AdmissionTicket } from "./admission-queue.js";
 import { endTurn } from "./end-turn.js";
 import { handingOver, handOverTurn } from "./hand-over-turn.js";

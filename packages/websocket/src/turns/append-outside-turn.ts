@@ -1,5 +1,5 @@
-import type { UnstampedFrame } from "@agentwire/protocol";
-import type { FrameLog, Repositories } from "@agentwire/storage";
+import type { UnstampedFrame } from "@agentwire-chat/protocol";
+import type { FrameLog, Repositories } from "@agentwire-chat/storage";
 import type { TurnCoordination } from "./turn-coordination.js";
 import type { TurnRegistry } from "./turn-registry.js";
 

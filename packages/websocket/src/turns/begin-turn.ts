@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { ExecutionTreeBuilder } from "@agentwire/agents";
+import { ExecutionTreeBuilder } from "@agentwire-chat/agents";
 import {
   AgentwireError,
   type ChatMessageData,
@@ -8,8 +8,8 @@ import {
   preview,
   type StoredMessage,
   stripControl,
-} from "@agentwire/protocol";
-import type { TurnStartRecord } from "@agentwire/storage";
+} from "@agentwire-chat/protocol";
+import type { TurnStartRecord } from "@agentwire-chat/storage";
 import { storeRow } from "./end-turn.js";
 import type { TurnConnection } from "./turn-connection.js";
 import { localCoordination } from "./turn-coordination.js";

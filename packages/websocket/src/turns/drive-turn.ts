@@ -7,7 +7,7 @@ import {
   type ModelMessage,
   UsageAccumulator,
   type WorkflowFrame,
-} from "@agentwire/agents";
+} from "@agentwire-chat/agents";
 import {
   endTurn,
   queueWrite,

@@ -1,6 +1,6 @@
-import { type LoopResult, UsageAccumulator } from "@agentwire/agents";
-import type { EndedTurnStatus, ErrorCode, StoredMessage, TurnUsage } from "@agentwire/protocol";
-import type { NewMessage, SuspendedTurn } from "@agentwire/storage";
+import { type LoopResult, UsageAccumulator } from "@agentwire-chat/agents";
+import type { EndedTurnStatus, ErrorCode, StoredMessage, TurnUsage } from "@agentwire-chat/protocol";
+import type { NewMessage, SuspendedTurn } from "@agentwire-chat/storage";
 import type { TurnRun } from "./turn-run.js";
 
 /** How a turn ended (every route reports its end this way): the status it is stored and sent with. */

@@ -1,6 +1,6 @@
-import { ExecutionTreeBuilder, type LoopEvent, UsageAccumulator } from "@agentwire/agents";
-import type { ServerFrame, TurnUsage } from "@agentwire/protocol";
-import type { FrameLog, LlmCallRow, LoggedFrame, Repositories, TurnRow } from "@agentwire/storage";
+import { ExecutionTreeBuilder, type LoopEvent, UsageAccumulator } from "@agentwire-chat/agents";
+import type { ServerFrame, TurnUsage } from "@agentwire-chat/protocol";
+import type { FrameLog, LlmCallRow, LoggedFrame, Repositories, TurnRow } from "@agentwire-chat/storage";
 
 /** A turn whose process died, as its frame log and ledger kept it. */
 export type RebuiltTurn = {

@@ -1,5 +1,5 @@
-import { defaultBudgetLimits } from "@agentwire/agents";
-import type { FrameLog, Repositories, TurnRow } from "@agentwire/storage";
+import { defaultBudgetLimits } from "@agentwire-chat/agents";
+import type { FrameLog, Repositories, TurnRow } from "@agentwire-chat/storage";
 import type { FastifyBaseLogger } from "fastify";
 import { endTurn } from "./end-turn.js";
 import { partialAnswer, rebuildTurn } from "./rebuild-turn.js";

@@ -1,5 +1,5 @@
-import { type Checkpoint, restartingSubtasks, type ToolCallUpdateEvent } from "@agentwire/agents";
-import type { ServerFrame } from "@agentwire/protocol";
+import { type Checkpoint, restartingSubtasks, type ToolCallUpdateEvent } from "@agentwire-chat/agents";
+import type { ServerFrame } from "@agentwire-chat/protocol";
 
 /**
  * The `start` frames, each with its `attempt`, that say which subtasks a continued turn streams again

@@ -1,5 +1,5 @@
-import type { ModelMessage } from "@agentwire/agents";
-import type { NewMessage } from "@agentwire/storage";
+import type { ModelMessage } from "@agentwire-chat/agents";
+import type { NewMessage } from "@agentwire-chat/storage";
 
 /** A root-level message of the loop as a row to store (assistant turns with tool calls, tool results). */
 export function rootRow(message: ModelMessage, turnId: string, provider: string, model: string): NewMessage {

@@ -1,5 +1,5 @@
-import type { StampedFrame, TurnStatus, UnstampedFrame } from "@agentwire/protocol";
-import type { FrameLog, FrameSubscriber } from "@agentwire/storage";
+import type { StampedFrame, TurnStatus, UnstampedFrame } from "@agentwire-chat/protocol";
+import type { FrameLog, FrameSubscriber } from "@agentwire-chat/storage";
 
 /** An observer of a turn's frames as objects (tests, tools); sockets subscribe to the log's JSON instead. */
 export interface FrameSink {

@@ -1,5 +1,5 @@
-import { type CheckpointLevel, CheckpointTree, type LoopContext } from "@agentwire/agents";
-import type { TurnCheckpointInput } from "@agentwire/storage";
+import { type CheckpointLevel, CheckpointTree, type LoopContext } from "@agentwire-chat/agents";
+import type { TurnCheckpointInput } from "@agentwire-chat/storage";
 import type { TurnRun } from "./turn-run.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { ThreadTurnState } from "@agentwire/protocol";
+import type { ThreadTurnState } from "@agentwire-chat/protocol";
 
 /** A thread's new live state, for its user's sockets that asked for them (`thread_state`). */
 export type ThreadStateChange = {

@@ -1,4 +1,4 @@
-import type { FrameLog, FrameSubscriber, Repositories } from "@agentwire/storage";
+import type { FrameLog, FrameSubscriber, Repositories } from "@agentwire-chat/storage";
 import type { FastifyBaseLogger } from "fastify";
 
 /**

@@ -1,5 +1,5 @@
-import type { LlmCallRecord, LoopEvent } from "@agentwire/agents";
-import type { TurnStatus } from "@agentwire/protocol";
+import type { LlmCallRecord, LoopEvent } from "@agentwire-chat/agents";
+import type { TurnStatus } from "@agentwire-chat/protocol";
 
 /** Watches turns for operations (metrics, traces); every method must be cheap and must not throw. */
 export interface TurnObserver {

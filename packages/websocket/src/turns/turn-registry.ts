@@ -1,4 +1,4 @@
-import type { FrameLog } from "@agentwire/storage";
+import type { FrameLog } from "@agentwire-chat/storage";
 import { HANDOVER } from "./hand-over-turn.js";
 import { RunningTurn } from "./running-turn.js";
 

@@ -1,6 +1,6 @@
-import type { BudgetLimits, BudgetUsed, Checkpoint, ExecutionTreeBuilder } from "@agentwire/agents";
-import type { ChatContext, TurnUsage } from "@agentwire/protocol";
-import type { Repositories } from "@agentwire/storage";
+import type { BudgetLimits, BudgetUsed, Checkpoint, ExecutionTreeBuilder } from "@agentwire-chat/agents";
+import type { ChatContext, TurnUsage } from "@agentwire-chat/protocol";
+import type { Repositories } from "@agentwire-chat/storage";
 import type { FastifyBaseLogger } from "fastify";
 import { turnObserverOf } from "./compose-observers.js";
 import type { RunningTurn } from "./running-turn.js";

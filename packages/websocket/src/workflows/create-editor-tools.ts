@@ -4,8 +4,8 @@ import {
   type ProviderRegistry,
   type Tool,
   WorkflowGraph,
-} from "@agentwire/agents";
-import type { Repositories, WorkflowRow } from "@agentwire/storage";
+} from "@agentwire-chat/agents";
+import type { Repositories, WorkflowRow } from "@agentwire-chat/storage";
 import type { ToolScope } from "../tools/tool-scope.js";
 
 export type EditorToolsOptions = {

@@ -1,5 +1,5 @@
-import { describeWorkflow, WorkflowGraph } from "@agentwire/agents";
-import type { Repositories } from "@agentwire/storage";
+import { describeWorkflow, WorkflowGraph } from "@agentwire-chat/agents";
+import type { Repositories } from "@agentwire-chat/storage";
 
 /**
  * The system-prompt section of an editor turn: the workflow being edited (its name, node ids and

@@ -1,5 +1,5 @@
-import type { SavedWorkflow, ServerFrame } from "@agentwire/protocol";
-import type { WorkflowRow } from "@agentwire/storage";
+import type { SavedWorkflow, ServerFrame } from "@agentwire-chat/protocol";
+import type { WorkflowRow } from "@agentwire-chat/storage";
 
 /** A socket whose editor context may have a workflow open. */
 export type EditorSocket = {

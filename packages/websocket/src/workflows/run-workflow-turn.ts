@@ -3,9 +3,9 @@ import {
   type ProviderRegistry,
   runWorkflow,
   type WorkflowRunInput,
-} from "@agentwire/agents";
-import { AgentwireError, type ChatMessageData, contentText } from "@agentwire/protocol";
-import type { WorkflowRow } from "@agentwire/storage";
+} from "@agentwire-chat/agents";
+import { AgentwireError, type ChatMessageData, contentText } from "@agentwire-chat/protocol";
+import type { WorkflowRow } from "@agentwire-chat/storage";
 import { beginTurn } from "../turns/begin-turn.js";
 import { driveTurn, type TurnSource } from "../turns/drive-turn.js";
 import { countedUsage } from "../turns/end-turn.js";

@@ -4,7 +4,7 @@ import {
   type ErrorCode,
   parseClientFrame,
   toAgentwireError,
-} from "@agentwire/protocol";
+} from "@agentwire-chat/protocol";
 import type { ConnectionContext } from "./connection-context.js";
 
 /** Handles one parsed, typed client frame. Throw an AgentwireError to answer `error` with its code. */

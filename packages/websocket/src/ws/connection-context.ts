@@ -1,4 +1,4 @@
-import type { ServerFrame } from "@agentwire/protocol";
+import type { ServerFrame } from "@agentwire-chat/protocol";
 import type { TurnConnection } from "../turns/turn-connection.js";
 import type { ConnectionRegistry } from "./connection-registry.js";
 import type { ServerSettings } from "./server-settings.js";

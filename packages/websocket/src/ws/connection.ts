@@ -1,5 +1,5 @@
-import type { ServerFrame } from "@agentwire/protocol";
-import type { FrameSubscriber, LoggedFrame } from "@agentwire/storage";
+import type { ServerFrame } from "@agentwire-chat/protocol";
+import type { FrameSubscriber, LoggedFrame } from "@agentwire-chat/storage";
 import type { FastifyBaseLogger } from "fastify";
 import { CloseCode } from "./close-codes.js";
 import { CHUNK_PREFIX, type Outgoing, queueMerging } from "./merge-text-deltas.js";

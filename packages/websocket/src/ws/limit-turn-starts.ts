@@ -1,4 +1,4 @@
-import { AgentwireError } from "@agentwire/protocol";
+import { AgentwireError } from "@agentwire-chat/protocol";
 import { CloseCode } from "./close-codes.js";
 import type { CommandHandler, CommandHandlers } from "./command-router.js";
 import type { ConnectionContext } from "./connection-context.js";

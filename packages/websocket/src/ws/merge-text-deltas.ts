@@ -1,4 +1,4 @@
-import type { ChunkFrame } from "@agentwire/protocol";
+import type { ChunkFrame } from "@agentwire-chat/protocol";
 
 /** A frame waiting in a slow socket's outbox; `chunk` is set for a text delta that may still merge. */
 export type Outgoing = { json: string; seq?: number; chunk?: ChunkFrame & { seq: number } };

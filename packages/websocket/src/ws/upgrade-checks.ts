@@ -1,4 +1,4 @@
-import { PROTOCOL_V1, PROTOCOL_V1_NESTED } from "@agentwire/protocol";
+import { PROTOCOL_V1, PROTOCOL_V1_NESTED } from "@agentwire-chat/protocol";
 import type {
   FastifyReply,
   FastifyRequest,

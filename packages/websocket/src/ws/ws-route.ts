@@ -1,5 +1,5 @@
-import { PROTOCOL_V1_NESTED } from "@agentwire/protocol";
-import type { FrameLog, Repositories } from "@agentwire/storage";
+import { PROTOCOL_V1_NESTED } from "@agentwire-chat/protocol";
+import type { FrameLog, Repositories } from "@agentwire-chat/storage";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { RawData, WebSocket } from "ws";
 import { SOCKET_PATH } from "../http/guard-requests.js";

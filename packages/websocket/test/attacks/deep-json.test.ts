@@ -1,4 +1,4 @@
-import { findTooDeep, MAX_JSON_DEPTH } from "@agentwire/protocol";
+import { findTooDeep, MAX_JSON_DEPTH } from "@agentwire-chat/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { UIToolProxy } from "../../src/index.js";
 import { type ChatTestServer, startChatServer } from "../chat/chat-harness.js";

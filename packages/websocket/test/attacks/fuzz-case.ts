@@ -2,7 +2,7 @@
  * One fuzz case: a frame to send and the answers docs/protocol.md allows for it, with the helpers that
  * build JSON frames (`{command, data, request_id}` in any shape) and their expectations.
  */
-import { type ErrorCode, MAX_JSON_DEPTH } from "@agentwire/protocol";
+import { type ErrorCode, MAX_JSON_DEPTH } from "@agentwire-chat/protocol";
 import fc from "fast-check";
 import { encode, jsonDepth, objectOf } from "./fuzz-json.js";
 import { hugeString, longString, text } from "./fuzz-values.js";

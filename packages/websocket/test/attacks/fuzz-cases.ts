@@ -10,7 +10,7 @@ import {
   clientCommandNames,
   isBlankContent,
   type MessageContent,
-} from "@agentwire/protocol";
+} from "@agentwire-chat/protocol";
 import fc from "fast-check";
 import {
   ABSENT,

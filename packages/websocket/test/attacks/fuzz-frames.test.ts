@@ -6,7 +6,7 @@
  * more or fewer frames).
  */
 import { randomUUID } from "node:crypto";
-import type { ServerFrame } from "@agentwire/protocol";
+import type { ServerFrame } from "@agentwire-chat/protocol";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";

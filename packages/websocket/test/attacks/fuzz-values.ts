@@ -1,9 +1,9 @@
 /**
  * Field-level arbitraries for the frame fuzzer: hostile strings, values of the wrong type, keys that
  * target prototypes, deep nesting, and for each command field a valid and a certainly-invalid value
- * (per the zod schemas in @agentwire/protocol).
+ * (per the zod schemas in @agentwire-chat/protocol).
  */
-import { isPrintable } from "@agentwire/protocol";
+import { isPrintable } from "@agentwire-chat/protocol";
 import fc from "fast-check";
 import { deepJson, objectOf, RawJson } from "./fuzz-json.js";
 

@@ -1,4 +1,4 @@
-import type { ServerFrame, ThreadSummary } from "@agentwire/protocol";
+import type { ServerFrame, ThreadSummary } from "@agentwire-chat/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ChatTestServer, isDone, startChatServer } from "../chat/chat-harness.js";
 

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { askUserTool, type ProviderRequest, runSubtaskTool } from "@agentwire/agents";
-import type { ScriptedStep } from "@agentwire/agents/testing";
-import type { ServerFrame } from "@agentwire/protocol";
+import { askUserTool, type ProviderRequest, runSubtaskTool } from "@agentwire-chat/agents";
+import type { ScriptedStep } from "@agentwire-chat/agents/testing";
+import type { ServerFrame } from "@agentwire-chat/protocol";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { AdmissionQueue, AgentwireMetrics } from "../../src/index.js";
 import { openTestStorage, type TestClient } from "../harness.js";

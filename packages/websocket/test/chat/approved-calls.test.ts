@@ -1,6 +1,6 @@
-import { defineTool, type ProviderRequest, type Tool, type ToolContext } from "@agentwire/agents";
-import type { ScriptedStep } from "@agentwire/agents/testing";
-import { contentText, type ServerFrame } from "@agentwire/protocol";
+import { defineTool, type ProviderRequest, type Tool, type ToolContext } from "@agentwire-chat/agents";
+import type { ScriptedStep } from "@agentwire-chat/agents/testing";
+import { contentText, type ServerFrame } from "@agentwire-chat/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { TestClient } from "../harness.js";

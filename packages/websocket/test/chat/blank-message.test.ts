@@ -1,4 +1,4 @@
-import type { ServerFrame } from "@agentwire/protocol";
+import type { ServerFrame } from "@agentwire-chat/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ChatTestServer, isDone, startChatServer } from "./chat-harness.js";
 

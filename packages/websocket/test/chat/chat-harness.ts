@@ -1,7 +1,7 @@
-import { type BudgetLimits, createProviderRegistry, type Tool } from "@agentwire/agents";
-import { ScriptedProvider, type ScriptedResponder, type ScriptedStep } from "@agentwire/agents/testing";
-import type { ServerFrame } from "@agentwire/protocol";
-import { ServerFrame as ServerFrameSchema } from "@agentwire/protocol";
+import { type BudgetLimits, createProviderRegistry, type Tool } from "@agentwire-chat/agents";
+import { ScriptedProvider, type ScriptedResponder, type ScriptedStep } from "@agentwire-chat/agents/testing";
+import type { ServerFrame } from "@agentwire-chat/protocol";
+import { ServerFrame as ServerFrameSchema } from "@agentwire-chat/protocol";
 import { expect } from "vitest";
 import {
   AdmissionQueue,

@@ -1,4 +1,4 @@
-import { ok, type PermissionClass, permissionClasses, type Tool } from "@agentwire/agents";
+import { ok, type PermissionClass, permissionClasses, type Tool } from "@agentwire-chat/agents";
 import { describe, expect, it } from "vitest";
 import { composeToolbelt } from "../../src/chat/compose-toolbelt.js";
 import { resolveToolPolicy } from "../../src/tools/tool-policy.js";

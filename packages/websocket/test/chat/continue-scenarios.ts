@@ -13,8 +13,8 @@ import {
   type ProviderRequest,
   RESTARTED,
   type Tool,
-} from "@agentwire/agents";
-import { ScriptedProvider, type ScriptedStep } from "@agentwire/agents/testing";
+} from "@agentwire-chat/agents";
+import { ScriptedProvider, type ScriptedStep } from "@agentwire-chat/agents/testing";
 import { z } from "zod";
 import { AdmissionQueue, type ChatServices, createChatServices } from "../../src/index.js";
 import { echoTool } from "./test-tools.js";

@@ -4,8 +4,8 @@
  * ends, over the database file named by DATABASE_PATH. Prints `{"url": ...}` once it listens; the
  * test kills it with SIGKILL in the middle of the turn.
  */
-import { createProviderRegistry } from "@agentwire/agents";
-import { ScriptedProvider } from "@agentwire/agents/testing";
+import { createProviderRegistry } from "@agentwire-chat/agents";
+import { ScriptedProvider } from "@agentwire-chat/agents/testing";
 import { loadConfig } from "../../../../apps/server/src/config.js";
 import { startServer } from "../../../../apps/server/src/start-server.js";
 import { createChatServices, createLogger } from "../../src/index.js";

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import type { ServerFrame, StoredMessage } from "@agentwire/protocol";
+import type { ServerFrame, StoredMessage } from "@agentwire-chat/protocol";
 import { afterEach, expect } from "vitest";
 import { loadConfig } from "../../../../apps/server/src/config.js";
 import { type RunningServer, startServer } from "../../../../apps/server/src/start-server.js";
@@ -71,17 +71,21 @@ export async function spawnChild(
   extraEnv: Record<string, string> = {},
 ) {
   const database = await databaseEnv(dir);
-  const proc = spawn(process.execPath, ["--import", "tsx", "--conditions=@agentwire/source", childScript], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? "",
-      ...database,
-      SIDE_EFFECT_DIR: dir,
-      CONTINUE_SCENARIO: scenario,
-      ...extraEnv,
+  const proc = spawn(
+    process.execPath,
+    ["--import", "tsx", "--conditions=@agentwire-chat/source", childScript],
+    {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH ?? "",
+        ...database,
+        SIDE_EFFECT_DIR: dir,
+        CONTINUE_SCENARIO: scenario,
+        ...extraEnv,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
     },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  );
   children.push(proc);
   let stderr = "";
   proc.stderr?.on("data", (chunk) => {

@@ -1,5 +1,5 @@
-import { RESTARTED } from "@agentwire/agents";
-import type { ServerFrame } from "@agentwire/protocol";
+import { RESTARTED } from "@agentwire-chat/agents";
+import type { ServerFrame } from "@agentwire-chat/protocol";
 import { describe, expect, it } from "vitest";
 import { until } from "../support/until.js";
 import { isDone } from "./chat-harness.js";

@@ -1,4 +1,4 @@
-import type { TurnUsage } from "@agentwire/protocol";
+import type { TurnUsage } from "@agentwire-chat/protocol";
 import { describe, expect, it } from "vitest";
 import {
   type Frame,

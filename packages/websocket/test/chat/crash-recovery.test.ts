@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { createProviderRegistry } from "@agentwire/agents";
-import { ScriptedProvider } from "@agentwire/agents/testing";
-import type { StoredMessage } from "@agentwire/protocol";
+import { createProviderRegistry } from "@agentwire-chat/agents";
+import { ScriptedProvider } from "@agentwire-chat/agents/testing";
+import type { StoredMessage } from "@agentwire-chat/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../../apps/server/src/config.js";
 import { type RunningServer, startServer } from "../../../../apps/server/src/start-server.js";
@@ -32,11 +32,15 @@ afterEach(async () => {
 
 /** Starts the child server process and resolves with its URL. */
 function spawnChild(dbPath: string): Promise<string> {
-  const proc = spawn(process.execPath, ["--import", "tsx", "--conditions=@agentwire/source", childScript], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? "", DATABASE_PATH: dbPath },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const proc = spawn(
+    process.execPath,
+    ["--import", "tsx", "--conditions=@agentwire-chat/source", childScript],
+    {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? "", DATABASE_PATH: dbPath },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   child = proc;
   let stderr = "";
   proc.stderr?.on("data", (chunk) => {

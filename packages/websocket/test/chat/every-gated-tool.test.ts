@@ -12,10 +12,10 @@ import {
   type ProviderRequest,
   parseMcpServersConfig,
   permissionClasses,
-} from "@agentwire/agents";
-import { ScriptedProvider, type ScriptedStep } from "@agentwire/agents/testing";
-import { contentText, type ServerFrame } from "@agentwire/protocol";
-import type { Repositories } from "@agentwire/storage";
+} from "@agentwire-chat/agents";
+import { ScriptedProvider, type ScriptedStep } from "@agentwire-chat/agents/testing";
+import { contentText, type ServerFrame } from "@agentwire-chat/protocol";
+import type { Repositories } from "@agentwire-chat/storage";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { turnToolbelt } from "../../src/chat/turn-toolbelt.js";
 import {

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ServerFrame } from "@agentwire/protocol";
-import { readTurnCheckpoint, type TurnRow } from "@agentwire/storage";
+import type { ServerFrame } from "@agentwire-chat/protocol";
+import { readTurnCheckpoint, type TurnRow } from "@agentwire-chat/storage";
 import { afterEach, describe, expect, it } from "vitest";
 import type { TurnCoordination } from "../../src/index.js";
 import { openTestStorage } from "../harness.js";

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import type { ServerFrame, StoredMessage } from "@agentwire/protocol";
+import type { ServerFrame, StoredMessage } from "@agentwire-chat/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../../apps/server/src/config.js";
 import { type RunningServer, startServer } from "../../../../apps/server/src/start-server.js";
@@ -33,16 +33,20 @@ type Frame = ServerFrame & { seq?: number; thread_id?: string };
 
 /** A real server process over `dbPath`, running the scenario; resolves with it and its URL. */
 function spawnChild(dbPath: string, scenario: KillScenario, crashInCommit = false) {
-  const proc = spawn(process.execPath, ["--import", "tsx", "--conditions=@agentwire/source", childScript], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? "",
-      DATABASE_PATH: dbPath,
-      KILL_SCENARIO: scenario,
-      ...(crashInCommit && { CRASH_IN_COMMIT: "1" }),
+  const proc = spawn(
+    process.execPath,
+    ["--import", "tsx", "--conditions=@agentwire-chat/source", childScript],
+    {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH ?? "",
+        DATABASE_PATH: dbPath,
+        KILL_SCENARIO: scenario,
+        ...(crashInCommit && { CRASH_IN_COMMIT: "1" }),
+      },
+      stdio: ["ignore", "pipe", "pipe"],
     },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  );
   children.push(proc);
   let stderr = "";
   proc.stderr?.on("data", (chunk) => {

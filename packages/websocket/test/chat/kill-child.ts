@@ -5,7 +5,7 @@
  * so it dies in the middle of the transaction. Prints `{"url": ...}` once it listens.
  */
 
-import { sqliteHandle } from "@agentwire/storage/sqlite";
+import { sqliteHandle } from "@agentwire-chat/storage/sqlite";
 import { loadConfig } from "../../../../apps/server/src/config.js";
 import { startServer } from "../../../../apps/server/src/start-server.js";
 import { createLogger } from "../../src/index.js";

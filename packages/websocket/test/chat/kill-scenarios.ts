@@ -3,8 +3,8 @@
  * restarted server build the same chat services from them, so a waiting turn can be answered after
  * the restart.
  */
-import { createProviderRegistry, type ProviderRequest } from "@agentwire/agents";
-import { ScriptedProvider, type ScriptedStep } from "@agentwire/agents/testing";
+import { createProviderRegistry, type ProviderRequest } from "@agentwire-chat/agents";
+import { ScriptedProvider, type ScriptedStep } from "@agentwire-chat/agents/testing";
 import { type ChatServices, createChatServices } from "../../src/index.js";
 import { echoTool } from "./test-tools.js";
 

@@ -1,7 +1,7 @@
-import type { ProviderRequest } from "@agentwire/agents";
-import type { ScriptedStep } from "@agentwire/agents/testing";
-import type { ServerFrame } from "@agentwire/protocol";
-import { MemoryFrameLog } from "@agentwire/storage";
+import type { ProviderRequest } from "@agentwire-chat/agents";
+import type { ScriptedStep } from "@agentwire-chat/agents/testing";
+import type { ServerFrame } from "@agentwire-chat/protocol";
+import { MemoryFrameLog } from "@agentwire-chat/storage";
 import { afterEach, describe, expect, it } from "vitest";
 import { until } from "../support/until.js";
 import { type ChatTestServer, expectWellFormedTurn, gate, isDone, startChatServer } from "./chat-harness.js";

@@ -6,8 +6,8 @@
 import { once } from "node:events";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createProviderRegistry, type Tool } from "@agentwire/agents";
-import type { ServerFrame } from "@agentwire/protocol";
+import { createProviderRegistry, type Tool } from "@agentwire-chat/agents";
+import type { ServerFrame } from "@agentwire-chat/protocol";
 import { loadConfig } from "../../../../apps/server/src/config.js";
 import { createChatServices } from "../../src/index.js";
 import {

@@ -7,8 +7,8 @@
 import { once } from "node:events";
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createProviderRegistry } from "@agentwire/agents";
-import type { ServerFrame } from "@agentwire/protocol";
+import { createProviderRegistry } from "@agentwire-chat/agents";
+import type { ServerFrame } from "@agentwire-chat/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../../apps/server/src/config.js";
 import { createChatServices } from "../../src/index.js";

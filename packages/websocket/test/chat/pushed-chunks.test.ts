@@ -6,7 +6,7 @@
  * frame per delta, order against the tool frames of every node, stop, provider failures, stalls,
  * slow-socket merging and resume.
  */
-import type { ServerFrame } from "@agentwire/protocol";
+import type { ServerFrame } from "@agentwire-chat/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { type TestClient, type TestServer, withTimeout } from "../harness.js";
 import { until } from "../support/until.js";

@@ -1,4 +1,4 @@
-import type { ScratchpadItem, ServerFrame } from "@agentwire/protocol";
+import type { ScratchpadItem, ServerFrame } from "@agentwire-chat/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ChatTestServer, expectWellFormedTurn, gate, isDone, startChatServer } from "./chat-harness.js";
 import { threadOf } from "./turn-helpers.js";

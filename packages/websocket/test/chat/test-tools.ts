@@ -1,5 +1,5 @@
 /** Small tools the chat-turn tests add to the toolbelt, each recording how it was run. */
-import { defineTool, type PermissionClass, type Tool } from "@agentwire/agents";
+import { defineTool, type PermissionClass, type Tool } from "@agentwire-chat/agents";
 import { z } from "zod";
 
 export type RecordingTool = Tool & { calls: unknown[] };

@@ -1,4 +1,4 @@
-import type { ThreadSummary } from "@agentwire/protocol";
+import type { ThreadSummary } from "@agentwire-chat/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ChatTestServer, isDone, startChatServer } from "./chat-harness.js";
 

@@ -1,5 +1,5 @@
 /** Helpers the chat-turn acceptance tests share: reading a turn's frames and rows. */
-import type { ServerFrame, StoredMessage } from "@agentwire/protocol";
+import type { ServerFrame, StoredMessage } from "@agentwire-chat/protocol";
 import { expect } from "vitest";
 import type { TestServer } from "../harness.js";
 

@@ -1,7 +1,7 @@
-import type { ProviderRequest } from "@agentwire/agents";
-import type { ScriptedStep } from "@agentwire/agents/testing";
-import type { ServerFrame } from "@agentwire/protocol";
-import { readSuspendedTurn } from "@agentwire/storage";
+import type { ProviderRequest } from "@agentwire-chat/agents";
+import type { ScriptedStep } from "@agentwire-chat/agents/testing";
+import type { ServerFrame } from "@agentwire-chat/protocol";
+import { readSuspendedTurn } from "@agentwire-chat/storage";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ChatTestServer, isDone, startChatServer } from "./chat-harness.js";
 import { finalRow, threadOf } from "./turn-helpers.js";

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Cluster, startCluster } from "@agentwire/cluster";
-import type { Storage, TurnRow } from "@agentwire/storage";
+import { type Cluster, startCluster } from "@agentwire-chat/cluster";
+import type { Storage, TurnRow } from "@agentwire-chat/storage";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logging/create-logger.js";

@@ -1,4 +1,4 @@
-import { RedisConnectionQuota } from "@agentwire/cluster";
+import { RedisConnectionQuota } from "@agentwire-chat/cluster";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { redisMissing, startRedis, type TestRedis } from "../support/redis-server.js";

@@ -1,5 +1,5 @@
-import { RedisFrameLog } from "@agentwire/cluster";
-import type { FrameSubscriber, LoggedFrame, StoredCheckpoint } from "@agentwire/storage";
+import { RedisFrameLog } from "@agentwire-chat/cluster";
+import type { FrameSubscriber, LoggedFrame, StoredCheckpoint } from "@agentwire-chat/storage";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { redisMissing, startRedis, type TestRedis } from "../support/redis-server.js";

@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ToolOutcome } from "@agentwire/agents";
-import { type Cluster, startCluster } from "@agentwire/cluster";
-import type { ServerFrame } from "@agentwire/protocol";
-import type { Storage } from "@agentwire/storage";
+import type { ToolOutcome } from "@agentwire-chat/agents";
+import { type Cluster, startCluster } from "@agentwire-chat/cluster";
+import type { ServerFrame } from "@agentwire-chat/protocol";
+import type { Storage } from "@agentwire-chat/storage";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logging/create-logger.js";

@@ -1,4 +1,4 @@
-import { RedisUserRateLimit } from "@agentwire/cluster";
+import { RedisUserRateLimit } from "@agentwire-chat/cluster";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { LocalUserRateLimit } from "../../src/ws/user-rate-limit.js";

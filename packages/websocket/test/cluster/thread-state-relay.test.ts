@@ -1,5 +1,5 @@
-import { RedisThreadStateRelay } from "@agentwire/cluster";
-import type { ServerFrame } from "@agentwire/protocol";
+import { RedisThreadStateRelay } from "@agentwire-chat/cluster";
+import type { ServerFrame } from "@agentwire-chat/protocol";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ThreadStates } from "../../src/chat/thread-states/thread-states.js";
 import { redisMissing, startRedis, type TestRedis } from "../support/redis-server.js";

@@ -1,4 +1,4 @@
-import { TurnLeases } from "@agentwire/cluster";
+import { TurnLeases } from "@agentwire-chat/cluster";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisMissing, startRedis, type TestRedis } from "../support/redis-server.js";

@@ -1,6 +1,6 @@
-import { RedisWorkflowUpdateRelay } from "@agentwire/cluster";
-import type { ServerFrame } from "@agentwire/protocol";
-import type { WorkflowRow } from "@agentwire/storage";
+import { RedisWorkflowUpdateRelay } from "@agentwire-chat/cluster";
+import type { ServerFrame } from "@agentwire-chat/protocol";
+import type { WorkflowRow } from "@agentwire-chat/storage";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { OpenWorkflows } from "../../src/index.js";
 import { redisMissing, startRedis, type TestRedis } from "../support/redis-server.js";

@@ -5,9 +5,9 @@ import {
   estimateTokens,
   type ProviderRequest,
   SUMMARIZER_SYSTEM_PROMPT,
-} from "@agentwire/agents";
-import type { ScriptedStep } from "@agentwire/agents/testing";
-import type { StoredMessage } from "@agentwire/protocol";
+} from "@agentwire-chat/agents";
+import type { ScriptedStep } from "@agentwire-chat/agents/testing";
+import type { StoredMessage } from "@agentwire-chat/protocol";
 import type { TestServer } from "../harness.js";
 
 export const USER = "local";

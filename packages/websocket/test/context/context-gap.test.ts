@@ -3,8 +3,8 @@
  * the real socket and the real `openai` client against a local Chat Completions server, with the
  * context settings read from the environment as the process reads them.
  */
-import { createProviderRegistry } from "@agentwire/agents";
-import type { ServerFrame, ServerFrameOf } from "@agentwire/protocol";
+import { createProviderRegistry } from "@agentwire-chat/agents";
+import type { ServerFrame, ServerFrameOf } from "@agentwire-chat/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../../apps/server/src/config.js";
 import { createChatServices } from "../../src/index.js";

@@ -1,4 +1,4 @@
-import type { ServerFrame, ServerFrameOf } from "@agentwire/protocol";
+import type { ServerFrame, ServerFrameOf } from "@agentwire-chat/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ChatTestServer, expectWellFormedTurn, isDone, startChatServer } from "../chat/chat-harness.js";
 import { threadOf } from "../chat/turn-helpers.js";

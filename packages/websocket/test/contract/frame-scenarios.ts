@@ -6,9 +6,9 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createWorkspaceTools, type ProviderRequest, type Tool } from "@agentwire/agents";
-import type { ScriptedStep } from "@agentwire/agents/testing";
-import type { ServerFrame } from "@agentwire/protocol";
+import { createWorkspaceTools, type ProviderRequest, type Tool } from "@agentwire-chat/agents";
+import type { ScriptedStep } from "@agentwire-chat/agents/testing";
+import type { ServerFrame } from "@agentwire-chat/protocol";
 import { type ChatTestServer, isDone, startChatServer } from "../chat/chat-harness.js";
 import type { TestClient } from "../harness.js";
 

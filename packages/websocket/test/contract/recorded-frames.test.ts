@@ -4,7 +4,7 @@
  * recorded one. With RECORD_FRAMES=1 (`pnpm fixtures:record`) it writes them instead.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { ServerFrame } from "@agentwire/protocol";
+import { ServerFrame } from "@agentwire-chat/protocol";
 import { describe, expect, it } from "vitest";
 import { expectWellFormedTurn } from "../chat/chat-harness.js";
 import { expectStartsEnded } from "../chat/turn-helpers.js";

@@ -2,9 +2,9 @@ import { spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { findMigrationsFolder } from "@agentwire/storage";
-import { openPostgres, pgSchema } from "@agentwire/storage/postgres";
-import { openDatabase } from "@agentwire/storage/sqlite";
+import { findMigrationsFolder } from "@agentwire-chat/storage";
+import { openPostgres, pgSchema } from "@agentwire-chat/storage/postgres";
+import { openDatabase } from "@agentwire-chat/storage/sqlite";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres-server.js";
@@ -149,13 +149,13 @@ describe("generated Postgres migrations", () => {
         // drizzle-kit puts "./" before --out, so an absolute path fails, yet it still exits 0.
         relative(root, out),
       ],
-      // The schema imports @agentwire/protocol: from its source, so no build is needed first.
+      // The schema imports @agentwire-chat/protocol: from its source, so no build is needed first.
       {
         cwd: root,
         encoding: "utf8",
         env: {
           ...process.env,
-          NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --conditions=@agentwire/source`,
+          NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --conditions=@agentwire-chat/source`,
         },
       },
     );

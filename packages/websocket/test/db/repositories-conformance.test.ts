@@ -1,7 +1,12 @@
-import type { LlmCallRecord } from "@agentwire/agents";
-import type { ExecutionTreeSnapshot, StoredToolCall, TurnUsage } from "@agentwire/protocol";
-import { type Repositories, readTurnCheckpoint, readTurnStart, type SuspendedTurn } from "@agentwire/storage";
-import { createPgRepositories, openPostgres } from "@agentwire/storage/postgres";
+import type { LlmCallRecord } from "@agentwire-chat/agents";
+import type { ExecutionTreeSnapshot, StoredToolCall, TurnUsage } from "@agentwire-chat/protocol";
+import {
+  type Repositories,
+  readTurnCheckpoint,
+  readTurnStart,
+  type SuspendedTurn,
+} from "@agentwire-chat/storage";
+import { createPgRepositories, openPostgres } from "@agentwire-chat/storage/postgres";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres-server.js";

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Repositories } from "@agentwire/storage";
-import { createPgRepositories, openPostgres } from "@agentwire/storage/postgres";
-import { createSqliteRepositories, openDatabase } from "@agentwire/storage/sqlite";
+import type { Repositories } from "@agentwire-chat/storage";
+import { createPgRepositories, openPostgres } from "@agentwire-chat/storage/postgres";
+import { createSqliteRepositories, openDatabase } from "@agentwire-chat/storage/sqlite";
 import type { TestPostgres } from "../support/postgres-server.js";
 
 /** The tables that hang off a thread, for reading what a cascade left behind. */

@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { LoggedFrame } from "@agentwire/storage";
+import type { LoggedFrame } from "@agentwire-chat/storage";
 import {
   type AgentwireDatabase,
   openDatabase,
   SqliteFrameLog,
   sqliteStorage,
-} from "@agentwire/storage/sqlite";
+} from "@agentwire-chat/storage/sqlite";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { until } from "../support/until.js";

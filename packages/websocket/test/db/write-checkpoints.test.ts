@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStorage, type Storage } from "@agentwire/storage";
+import { openStorage, type Storage } from "@agentwire-chat/storage";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres-server.js";
 import { skipMissingService } from "../support/skip-missing-service.js";

@@ -7,7 +7,7 @@
 import { verifyEvents } from "@ag-ui/client";
 import { type AGUIEvent, EventType } from "@ag-ui/core";
 import { EventSchema } from "@ag-ui/core/schemas";
-import type { ServerFrame } from "@agentwire/protocol";
+import type { ServerFrame } from "@agentwire-chat/protocol";
 import { from, lastValueFrom, toArray } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { AgUiProjection, NODE_ACTIVITY } from "../../src/edges/ag-ui/ag-ui-projection.js";

@@ -4,8 +4,8 @@
  */
 import { type IncomingMessage, request } from "node:http";
 import { type BaseEvent, EventType, HttpAgent, type Message } from "@ag-ui/client";
-import type { ProviderRequest } from "@agentwire/agents";
-import type { ScriptedStep } from "@agentwire/agents/testing";
+import type { ProviderRequest } from "@agentwire-chat/agents";
+import type { ScriptedStep } from "@agentwire-chat/agents/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ChatTestServer, gate, startChatServer } from "../chat/chat-harness.js";
 import { echoTool } from "../chat/test-tools.js";

@@ -1,4 +1,4 @@
-import type { ServerFrameOf } from "@agentwire/protocol";
+import type { ServerFrameOf } from "@agentwire-chat/protocol";
 import { describe, expect, it } from "vitest";
 import { TurnNodes } from "../../src/edges/turn-nodes.js";
 

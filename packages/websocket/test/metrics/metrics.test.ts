@@ -1,4 +1,4 @@
-import { defineTool, ok } from "@agentwire/agents";
+import { defineTool, ok } from "@agentwire-chat/agents";
 import Fastify from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";

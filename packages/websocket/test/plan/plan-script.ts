@@ -1,6 +1,6 @@
-import type { ProviderRequest } from "@agentwire/agents";
-import type { ScriptedStep } from "@agentwire/agents/testing";
-import { contentText } from "@agentwire/protocol";
+import type { ProviderRequest } from "@agentwire-chat/agents";
+import type { ScriptedStep } from "@agentwire-chat/agents/testing";
+import { contentText } from "@agentwire-chat/protocol";
 
 /** The planner's plan: two parallel research steps, then a step that writes from both. */
 export const plan = {

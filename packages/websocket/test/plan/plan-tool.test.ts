@@ -1,5 +1,5 @@
-import type { ProviderRequest } from "@agentwire/agents";
-import type { ServerFrame } from "@agentwire/protocol";
+import type { ProviderRequest } from "@agentwire-chat/agents";
+import type { ServerFrame } from "@agentwire-chat/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   type ChatTestServer,

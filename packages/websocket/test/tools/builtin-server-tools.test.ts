@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createMemoryTools, InMemoryPinStore, McpManager, type Tool } from "@agentwire/agents";
-import type { Repositories, Storage } from "@agentwire/storage";
+import { createMemoryTools, InMemoryPinStore, McpManager, type Tool } from "@agentwire-chat/agents";
+import type { Repositories, Storage } from "@agentwire-chat/storage";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   createBuiltinServerTools,

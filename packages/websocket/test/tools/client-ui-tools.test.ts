@@ -1,4 +1,4 @@
-import type { ServerFrame } from "@agentwire/protocol";
+import type { ServerFrame } from "@agentwire-chat/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ToolPolicyConfig, UIToolProxy } from "../../src/index.js";
 import { type ChatTestServer, expectWellFormedTurn, isDone, startChatServer } from "../chat/chat-harness.js";

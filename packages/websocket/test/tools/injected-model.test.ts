@@ -1,6 +1,6 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { userDirName } from "@agentwire/agents";
+import { userDirName } from "@agentwire-chat/agents";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createBuiltinServerTools, resolveToolPolicy } from "../../src/index.js";
 import { type ChatTestServer, expectWellFormedTurn, startChatServer } from "../chat/chat-harness.js";

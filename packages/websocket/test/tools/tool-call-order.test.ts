@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Tool } from "@agentwire/agents";
-import type { Repositories } from "@agentwire/storage";
+import type { Tool } from "@agentwire-chat/agents";
+import type { Repositories } from "@agentwire-chat/storage";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createBuiltinServerTools, resolveToolPolicy } from "../../src/index.js";
 import { type ChatTestServer, expectWellFormedTurn, startChatServer } from "../chat/chat-harness.js";

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ScriptedResponder } from "@agentwire/agents/testing";
-import type { ServerFrame, ServerFrameOf } from "@agentwire/protocol";
-import { contentText } from "@agentwire/protocol";
+import type { ScriptedResponder } from "@agentwire-chat/agents/testing";
+import type { ServerFrame, ServerFrameOf } from "@agentwire-chat/protocol";
+import { contentText } from "@agentwire-chat/protocol";
 import { isDone } from "../chat/chat-harness.js";
 import type { TestClient } from "../harness.js";
 

@@ -1,8 +1,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import type { Tool } from "@agentwire/agents";
-import type { Repositories } from "@agentwire/storage";
+import type { Tool } from "@agentwire-chat/agents";
+import type { Repositories } from "@agentwire-chat/storage";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   type BuiltinServerToolsOptions,

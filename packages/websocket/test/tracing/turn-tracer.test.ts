@@ -1,6 +1,6 @@
-import { defineTool, type ProviderRequest } from "@agentwire/agents";
-import type { ScriptedStep } from "@agentwire/agents/testing";
-import type { ServerFrame } from "@agentwire/protocol";
+import { defineTool, type ProviderRequest } from "@agentwire-chat/agents";
+import type { ScriptedStep } from "@agentwire-chat/agents/testing";
+import type { ServerFrame } from "@agentwire-chat/protocol";
 import { type HrTime, SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import {
   BasicTracerProvider,

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { FrameSubscriber, LoggedFrame } from "@agentwire/storage";
-import { createSqliteRepositories, openDatabase, SqliteFrameLog } from "@agentwire/storage/sqlite";
+import type { FrameSubscriber, LoggedFrame } from "@agentwire-chat/storage";
+import { createSqliteRepositories, openDatabase, SqliteFrameLog } from "@agentwire-chat/storage/sqlite";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 

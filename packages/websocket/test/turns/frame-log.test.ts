@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { FrameSubscriber, LoggedFrame } from "@agentwire/storage";
+import type { FrameSubscriber, LoggedFrame } from "@agentwire-chat/storage";
 import {
   type AgentwireDatabase,
   createSqliteRepositories,
   openDatabase,
   SqliteFrameLog,
-} from "@agentwire/storage/sqlite";
+} from "@agentwire-chat/storage/sqlite";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { RunningTurn } from "../../src/turns/running-turn.js";
 import { TurnRegistry } from "../../src/turns/turn-registry.js";

@@ -1,11 +1,11 @@
-import type { FrameSubscriber, LoggedFrame } from "@agentwire/storage";
-import { gated } from "@agentwire/storage";
+import type { FrameSubscriber, LoggedFrame } from "@agentwire-chat/storage";
+import { gated } from "@agentwire-chat/storage";
 import {
   type AgentwirePostgres,
   createPgRepositories,
   openPostgres,
   PostgresFrameLog,
-} from "@agentwire/storage/postgres";
+} from "@agentwire-chat/storage/postgres";
 import type pgTypes from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres-server.js";

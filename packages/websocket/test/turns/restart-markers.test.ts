@@ -1,5 +1,5 @@
-import type { Checkpoint, CheckpointLevel } from "@agentwire/agents";
-import type { ServerFrameOf } from "@agentwire/protocol";
+import type { Checkpoint, CheckpointLevel } from "@agentwire-chat/agents";
+import type { ServerFrameOf } from "@agentwire-chat/protocol";
 import { describe, expect, it } from "vitest";
 import { restartMarkers } from "../../src/turns/restart-markers.js";
 

@@ -1,6 +1,6 @@
-import { validateWorkflow } from "@agentwire/agents";
-import type { ScriptedStep } from "@agentwire/agents/testing";
-import type { ServerFrame } from "@agentwire/protocol";
+import { validateWorkflow } from "@agentwire-chat/agents";
+import type { ScriptedStep } from "@agentwire-chat/agents/testing";
+import type { ServerFrame } from "@agentwire-chat/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { expectWellFormedTurn, isDone } from "../chat/chat-harness.js";
 import { expectStartsEnded, finalRow, threadOf } from "../chat/turn-helpers.js";

@@ -1,6 +1,6 @@
-import { DESCRIBE_MAX_NODES, type ProviderRequest } from "@agentwire/agents";
-import type { ScriptedStep } from "@agentwire/agents/testing";
-import { contentText, type ServerFrame } from "@agentwire/protocol";
+import { DESCRIBE_MAX_NODES, type ProviderRequest } from "@agentwire-chat/agents";
+import type { ScriptedStep } from "@agentwire-chat/agents/testing";
+import { contentText, type ServerFrame } from "@agentwire-chat/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { ContextScopes } from "../../src/index.js";
 import { expectWellFormedTurn, isDone } from "../chat/chat-harness.js";

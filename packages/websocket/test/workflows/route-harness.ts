@@ -4,9 +4,9 @@ import {
   createProviderRegistry,
   type MediaGenerator,
   type NodeRegistry,
-} from "@agentwire/agents";
-import { ScriptedProvider, type ScriptedResponder, type ScriptedStep } from "@agentwire/agents/testing";
-import type { Repositories } from "@agentwire/storage";
+} from "@agentwire-chat/agents";
+import { ScriptedProvider, type ScriptedResponder, type ScriptedStep } from "@agentwire-chat/agents/testing";
+import type { Repositories } from "@agentwire-chat/storage";
 import {
   type ChatServices,
   createChatServices,

@@ -1,4 +1,4 @@
-import type { ServerFrame, StoredMessage } from "@agentwire/protocol";
+import type { ServerFrame, StoredMessage } from "@agentwire-chat/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { expectWellFormedTurn, gate, isDone } from "../chat/chat-harness.js";
 import { type RouteTestServer, startRouteServer, translateGraph } from "./route-harness.js";

@@ -1,6 +1,6 @@
-import type { ProviderRequest } from "@agentwire/agents";
-import type { ScriptedStep } from "@agentwire/agents/testing";
-import { contentText, type ServerFrameOf } from "@agentwire/protocol";
+import type { ProviderRequest } from "@agentwire-chat/agents";
+import type { ScriptedStep } from "@agentwire-chat/agents/testing";
+import { contentText, type ServerFrameOf } from "@agentwire-chat/protocol";
 import { afterEach, describe, expect, it } from "vitest";
 import { isDone } from "../chat/chat-harness.js";
 import type { TestClient } from "../harness.js";

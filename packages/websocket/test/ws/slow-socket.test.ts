@@ -1,5 +1,5 @@
-import type { ServerFrame } from "@agentwire/protocol";
-import type { LoggedFrame } from "@agentwire/storage";
+import type { ServerFrame } from "@agentwire-chat/protocol";
+import type { LoggedFrame } from "@agentwire-chat/storage";
 import type { FastifyBaseLogger } from "fastify";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-import type { ContentPart } from "@agentwire/protocol";
+import type { ContentPart } from "@agentwire-chat/protocol";
 import type {
   ContentBlockParam,
   ImageBlockParam,

@@ -5,7 +5,7 @@ import type {
   MessageStatus,
   StoredToolCall,
   TurnUsage,
-} from "@agentwire/protocol";
+} from "@agentwire-chat/protocol";
 import { bigint, boolean, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { jsonText } from "./json-text.js";
 import { threads } from "./threads.js";

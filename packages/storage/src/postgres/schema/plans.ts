@@ -1,5 +1,5 @@
-import type { ChatContext, Plan, PlanExecutionMode } from "@agentwire/protocol";
-import { PlanStatus } from "@agentwire/protocol";
+import type { ChatContext, Plan, PlanExecutionMode } from "@agentwire-chat/protocol";
+import { PlanStatus } from "@agentwire-chat/protocol";
 import { bigint, index, pgTable, text } from "drizzle-orm/pg-core";
 import { jsonText } from "./json-text.js";
 import { threads } from "./threads.js";

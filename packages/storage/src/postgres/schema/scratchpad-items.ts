@@ -1,4 +1,4 @@
-import { ScratchpadKind, ScratchpadStatus } from "@agentwire/protocol";
+import { ScratchpadKind, ScratchpadStatus } from "@agentwire-chat/protocol";
 import { bigint, index, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { jsonText } from "./json-text.js";
 import { threads } from "./threads.js";

@@ -1,4 +1,4 @@
-import { TurnStatus, type TurnUsage } from "@agentwire/protocol";
+import { TurnStatus, type TurnUsage } from "@agentwire-chat/protocol";
 import { bigint, index, integer, pgTable, text } from "drizzle-orm/pg-core";
 import type { SuspendedTurn } from "../../suspended-turn.js";
 import { jsonText } from "./json-text.js";

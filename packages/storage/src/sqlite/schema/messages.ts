@@ -5,7 +5,7 @@ import type {
   MessageStatus,
   StoredToolCall,
   TurnUsage,
-} from "@agentwire/protocol";
+} from "@agentwire-chat/protocol";
 import { integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { threads } from "./threads.js";
 import { turns } from "./turns.js";

@@ -1,4 +1,4 @@
-import { type ChatContext, type Plan, type PlanExecutionMode, PlanStatus } from "@agentwire/protocol";
+import { type ChatContext, type Plan, type PlanExecutionMode, PlanStatus } from "@agentwire-chat/protocol";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { threads } from "./threads.js";
 import { users } from "./users.js";

@@ -1,4 +1,4 @@
-import { ScratchpadKind, ScratchpadStatus } from "@agentwire/protocol";
+import { ScratchpadKind, ScratchpadStatus } from "@agentwire-chat/protocol";
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { threads } from "./threads.js";
 import { users } from "./users.js";

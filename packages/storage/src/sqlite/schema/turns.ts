@@ -1,4 +1,4 @@
-import { TurnStatus, type TurnUsage } from "@agentwire/protocol";
+import { TurnStatus, type TurnUsage } from "@agentwire-chat/protocol";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import type { SuspendedTurn } from "../../suspended-turn.js";
 import { threads } from "./threads.js";

@@ -1,4 +1,4 @@
-import type { SuspendedTurn, TurnRow } from "@agentwire/storage";
+import type { SuspendedTurn, TurnRow } from "@agentwire-chat/storage";
 import type { ThreadStateChange } from "../../turns/thread-state-notifier.js";
 
 /** The live state of a thread whose latest turn is active (running or waiting on the user). */

@@ -1,4 +1,4 @@
-import { type ServerFrame, threadLiveStateOnWire } from "@agentwire/protocol";
+import { type ServerFrame, threadLiveStateOnWire } from "@agentwire-chat/protocol";
 import type { ThreadStateChange, ThreadStateNotifier } from "../../turns/thread-state-notifier.js";
 
 /** A socket that asked for `thread_state` frames. */

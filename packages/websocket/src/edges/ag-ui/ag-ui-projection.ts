@@ -1,5 +1,5 @@
 import { type AGUIEvent, EventType, type Interrupt, type JsonPatchOperation } from "@ag-ui/core";
-import { preview, type ScratchpadItem, type ServerFrame, type ServerFrameOf } from "@agentwire/protocol";
+import { preview, type ScratchpadItem, type ServerFrame, type ServerFrameOf } from "@agentwire-chat/protocol";
 import { type TurnNode, TurnNodes } from "../turn-nodes.js";
 import { approvalInterruptId, questionInterruptId } from "./interrupt-ids.js";
 

@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
 import type { AGUIEvent } from "@ag-ui/core";
-import { AgentwireError, type ClientFrame, NotFoundError, type ServerFrame } from "@agentwire/protocol";
+import { AgentwireError, type ClientFrame, NotFoundError, type ServerFrame } from "@agentwire-chat/protocol";
 import type { FastifyInstance } from "fastify";
 import { EdgeConnection, type EdgeServer, type EdgeTransport } from "../edge-connection.js";
 import { AgUiProjection } from "./ag-ui-projection.js";

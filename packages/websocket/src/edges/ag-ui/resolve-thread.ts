@@ -1,4 +1,4 @@
-import type { Repositories } from "@agentwire/storage";
+import type { Repositories } from "@agentwire-chat/storage";
 
 const REQUEST_PREFIX = "ag-ui:";
 /** A threadId naming agentwire's own thread, e.g. one started on the native socket. */

@@ -1,5 +1,5 @@
 import { RunAgentInputSchema } from "@ag-ui/core/schemas";
-import { AgentwireError, isPrintable } from "@agentwire/protocol";
+import { AgentwireError, isPrintable } from "@agentwire-chat/protocol";
 import { parseInterruptId } from "./interrupt-ids.js";
 
 const DECISIONS = ["allow", "allow_for_thread", "deny"] as const;

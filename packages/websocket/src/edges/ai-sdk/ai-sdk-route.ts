@@ -1,4 +1,4 @@
-import { findTooDeep, MAX_JSON_DEPTH } from "@agentwire/protocol";
+import { findTooDeep, MAX_JSON_DEPTH } from "@agentwire-chat/protocol";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { RawData, WebSocket } from "ws";
 import { AI_SDK_SOCKET_PATH } from "../../http/guard-requests.js";

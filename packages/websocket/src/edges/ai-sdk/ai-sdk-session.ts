@@ -1,5 +1,5 @@
-import type { ErrorFrame, ServerFrame } from "@agentwire/protocol";
-import type { Repositories } from "@agentwire/storage";
+import type { ErrorFrame, ServerFrame } from "@agentwire-chat/protocol";
+import type { Repositories } from "@agentwire-chat/storage";
 import { titleOf } from "../../turns/begin-turn.js";
 import type { EdgeConnection } from "../edge-connection.js";
 import { lastUserText, nodesOf, pendingAnswers } from "./client-messages.js";

@@ -1,4 +1,4 @@
-import type { ClientFrame } from "@agentwire/protocol";
+import type { ClientFrame } from "@agentwire-chat/protocol";
 import { z } from "zod";
 import type { SendRequest, UiPart } from "./transport-request.js";
 import type { AgentwireNode } from "./ui-chunks.js";

@@ -1,4 +1,4 @@
-import type { ServerFrame, ServerFrameOf, TurnStatus } from "@agentwire/protocol";
+import type { ServerFrame, ServerFrameOf, TurnStatus } from "@agentwire-chat/protocol";
 import { type TurnNode, TurnNodes } from "../turn-nodes.js";
 import type { AgentwireMetadata, AgentwireNode, FinishReason, UiChunk } from "./ui-chunks.js";
 

@@ -1,4 +1,4 @@
-import type { BudgetReason, TurnStatus, TurnUsage } from "@agentwire/protocol";
+import type { BudgetReason, TurnStatus, TurnUsage } from "@agentwire-chat/protocol";
 import type { TurnNode } from "../turn-nodes.js";
 
 // The AI SDK's UI message chunks this edge sends, and the transport's server frames: the shapes of

@@ -1,4 +1,4 @@
-import type { McpServerStatus } from "@agentwire/protocol";
+import type { McpServerStatus } from "@agentwire-chat/protocol";
 import type { PermissionClass } from "../../../turn/permission-class.js";
 import { type AjvLogger, createAjv } from "../../create-ajv.js";
 import type { Tool } from "../../tool.js";

@@ -1,4 +1,4 @@
-import type { McpServerState, McpServerStatus } from "@agentwire/protocol";
+import type { McpServerState, McpServerStatus } from "@agentwire-chat/protocol";
 import { type McpRetry, mcpRetryDelayMs } from "./mcp-retry.js";
 import type { McpSession } from "./mcp-session.js";
 import type { BindMcpTool } from "./mcp-tool.js";

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { isPrintable } from "@agentwire/protocol";
+import { isPrintable } from "@agentwire-chat/protocol";
 
 /** A value or a reason the model can read; confinement never throws for bad input. */
 export type Checked<T> = { ok: true; value: T } | { ok: false; reason: string };

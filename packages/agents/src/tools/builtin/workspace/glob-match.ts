@@ -1,4 +1,4 @@
-import { isPrintable } from "@agentwire/protocol";
+import { isPrintable } from "@agentwire-chat/protocol";
 
 type Token =
   | { kind: "lit"; ch: string }
