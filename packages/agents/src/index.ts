@@ -62,7 +62,8 @@ export { applyScratchpadOps } from "./scratchpad/apply-scratchpad-ops.js";
 export { editScratchpadItem } from "./scratchpad/edit-scratchpad-item.js";
 export { renderScratchpad } from "./scratchpad/render-scratchpad.js";
 export { ScratchpadOpError } from "./scratchpad/scratchpad-store.js";
-export { createScratchpadUpdateTool } from "./scratchpad/scratchpad-update-tool.js";
+export { createScratchpadUpdateTool, SCRATCHPAD_UPDATE } from "./scratchpad/scratchpad-update-tool.js";
+export { FINISH_SUBTASK } from "./subtask/finish-subtask-tool.js";
 export { RUN_SUBTASK, runSubtaskTool } from "./subtask/run-subtask-tool.js";
 export { waitingCalls } from "./suspend/ask-deferred.js";
 export {
@@ -90,6 +91,7 @@ export {
   parseMcpServersConfig,
   searchBackendNames,
   userDirName,
+  WEB_SEARCH,
   type WebFetchOptions,
   WebSearchBackendConfig,
   type WebSearchOptions,
@@ -109,6 +111,7 @@ export type { SuspendedState } from "./turn/suspended-state.js";
 export { buildLlmCallRecord, type LlmCallRecord } from "./usage/llm-call-record.js";
 export { UsageAccumulator } from "./usage/usage-accumulator.js";
 export {
+  BUILD_WORKFLOW,
   createBuildWorkflowTool,
   createDefaultNodeRegistry,
   DESCRIBE_MAX_NODES,

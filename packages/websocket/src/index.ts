@@ -36,6 +36,7 @@ export {
   RepoMemoryStore,
   resolveToolPolicy,
   ruleFor,
+  serverToolNames,
   ToolPolicies,
   ToolPolicyConfig,
   ToolPolicyFile,

@@ -20,6 +20,9 @@ const description = [
   "Ids (s1, s2, …) are assigned by the scratchpad; the result tells you the new ones.",
 ].join(" ");
 
+/** The tool's name, reserved from client UI tools by the server. */
+export const SCRATCHPAD_UPDATE = "scratchpad_update";
+
 /**
  * scratchpad_update over one thread's store. The store is bound to the turn's user and thread by the
  * server, so nothing in the arguments can reach another thread. The changed items go out as a
@@ -27,7 +30,7 @@ const description = [
  */
 export function createScratchpadUpdateTool(store: ScratchpadStore): Tool {
   return defineTool({
-    name: "scratchpad_update",
+    name: SCRATCHPAD_UPDATE,
     description,
     args,
     permissionClass: "safe",

@@ -36,6 +36,9 @@ const BuildWorkflowArgs = z.object({
     ),
 });
 
+/** The tool's name, reserved from client UI tools by the server. */
+export const BUILD_WORKFLOW = "build_workflow";
+
 /**
  * `build_workflow {objective, mode?}` (editor context): plans a valid graph with the turn's model and
  * saves it. Editing, the model gets the current graph and answers with it changed; the result names
@@ -48,7 +51,7 @@ export function createBuildWorkflowTool(
 ): Tool<z.infer<typeof BuildWorkflowArgs>> {
   const maxRepairs = opts.maxRepairs ?? 2;
   return defineTool({
-    name: "build_workflow",
+    name: BUILD_WORKFLOW,
     description:
       "Edits the workflow in the editor (a graph of nodes that runs on each chat message), or designs a new one, " +
       "for an objective; checks it and saves it. mode edit (default when the workflow has nodes) keeps everything " +

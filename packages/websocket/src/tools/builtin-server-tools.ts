@@ -43,24 +43,6 @@ export type BuiltinServerToolsOptions = {
   workspaceLimits?: Partial<WorkspaceLimits>;
 };
 
-/** The names of the built-in server tools (client UI tools may not take them). */
-export const builtinServerToolNames: readonly string[] = [
-  "ask_user",
-  "run_subtask",
-  "finish_subtask",
-  "memory_list",
-  "memory_read",
-  "memory_write",
-  "list_files",
-  "read_file",
-  "write_file",
-  "delete_file",
-  "search_files",
-  "web_fetch",
-  "web_search",
-  "build_workflow",
-];
-
 /**
  * `ChatServices.serverTools` for production: per user, ask_user, run_subtask, the memory tools (over
  * SQLite), the workspace tools (list/read/write/delete/search, confined to `<workspaceRoot>/<user>`), web_fetch, web_search when a

@@ -1,6 +1,7 @@
 export * from "./builtin-server-tools.js";
 export * from "./mcp-pins-path.js";
 export * from "./repo-memory-store.js";
+export * from "./server-tool-names.js";
 export * from "./tool-call-routing.js";
 export * from "./tool-command-handlers.js";
 export * from "./tool-policies.js";

@@ -1,7 +1,7 @@
 import { createAjv, type Tool, type ToolContext, type ToolOutcome } from "@agentwire-chat/agents";
 import type { ClientToolSpec, ServerFrame, ToolResultData } from "@agentwire-chat/protocol";
 import type { CodeOptions, ValidateFunction } from "ajv";
-import { builtinServerToolNames } from "./builtin-server-tools.js";
+import { serverToolNames } from "./server-tool-names.js";
 import type { RoutedToolCall, ToolCallRouting } from "./tool-call-routing.js";
 import type { ToolScope } from "./tool-scope.js";
 
@@ -90,7 +90,7 @@ export class UIToolProxy {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#graceMs = options.reconnectGraceMs ?? 0;
     this.#maxSchemaBytes = options.maxSchemaBytes ?? DEFAULT_MAX_SCHEMA_BYTES;
-    this.#reserved = new Set([...builtinServerToolNames, ...(options.reservedNames ?? [])]);
+    this.#reserved = new Set([...serverToolNames, ...(options.reservedNames ?? [])]);
   }
 
   /**

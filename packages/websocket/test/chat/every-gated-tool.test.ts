@@ -25,6 +25,7 @@ import {
   createEditorTools,
   resolveToolPolicy,
   ruleFor,
+  serverToolNames,
   ToolPolicyConfig,
   UIToolProxy,
 } from "../../src/index.js";
@@ -333,6 +334,39 @@ describe("the gated tools", () => {
     await client.close();
     expect([...gated].sort()).toEqual(cases.map((c) => c.kind).sort());
     expect(gatedClasses).toEqual(["network", "workspace_write", "editor_mutate", "secrets"]);
+  });
+});
+
+describe("the names client UI tools may not take", () => {
+  it("hold every server tool a fully wired turn is offered, in either context", async () => {
+    const server = serverOf("allow");
+    const client = await editorSocket(server);
+    const [connectionId] = server.uiTools.connectionIds();
+    const workflow = await server.repos.workflows.create(USER, "Draft", { nodes: [], edges: [] });
+    const offered = new Set<string>();
+    for (const kind of contexts) {
+      const belt = await turnToolbelt(
+        server.chat,
+        {
+          userId: USER,
+          threadId: "reserved-listing",
+          chatContext: kind === "editor" ? { kind, workflow_id: workflow.id } : { kind },
+          connectionId: connectionId as string,
+          provider: "scripted",
+          model: "scripted-1",
+        },
+        true,
+        server.app.log,
+        server.repos,
+      );
+      for (const tool of belt.tools) offered.add(tool.name);
+    }
+    await client.close();
+    const serverTools = [...offered].filter((name) => name !== notifySpec.name && !name.includes("__"));
+    // The ones a hand-written list once missed are offered here, so this test covers them.
+    expect(serverTools).toEqual(expect.arrayContaining(["send_update", "create_plan", "scratchpad_update"]));
+    expect(serverTools.filter((name) => !serverToolNames.has(name))).toEqual([]);
+    expect(serverToolNames.has("finish_subtask")).toBe(true);
   });
 });
 

@@ -247,6 +247,11 @@ describe("client_tools_manifest", () => {
       { ...notifySpec, input_schema: { type: "object", properties: { a: { type: "nonsense" } } } },
     ],
     ["a server tool's name", { ...notifySpec, name: "read_file" }],
+    // Once missing from a hand-written list: such a manifest was taken and the tool silently dropped.
+    ["send_update's name", { ...notifySpec, name: "send_update" }],
+    ["create_plan's name", { ...notifySpec, name: "create_plan" }],
+    ["scratchpad_update's name", { ...notifySpec, name: "scratchpad_update" }],
+    ["finish_subtask's name", { ...notifySpec, name: "finish_subtask" }],
     ["an MCP-style name", { ...notifySpec, name: "files__read" }],
     [
       "a regular expression",
@@ -278,6 +283,7 @@ describe("client_tools_manifest", () => {
       const error = await client.next("error");
       expect(error).toMatchObject({ code: "bad_request", request_id: "m" });
       expect(error.message).toMatch(/client_tools_manifest: tool /);
+      expect(error.message).toContain(`tool ${(spec as { name: string }).name}:`);
       expect(uiTools.announced(uiConnectionIdOf(uiTools))).toEqual(["ui_show_graph"]);
     });
   }

@@ -6,6 +6,9 @@ import { bodyText, createGuardedGet, type GuardedGetOptions } from "./guarded-ge
 import type { SearchBackend, WebSearchBackendConfig } from "./search-backend.js";
 import { toSearchResults } from "./search-result-text.js";
 
+/** The tool's name, reserved from client UI tools by the server. */
+export const WEB_SEARCH = "web_search";
+
 /** Default and largest `limit` of web_search. */
 export const WEB_SEARCH_LIMITS = { default: 5, max: 20 } as const;
 
@@ -42,7 +45,7 @@ export function createWebSearchTool(options: WebSearchOptions): Tool {
   const fail = (message: string) => toolError(redact(message, backend.secrets));
 
   return defineTool({
-    name: "web_search",
+    name: WEB_SEARCH,
     description: `Search the web (${backend.name}). Returns up to \`limit\` results (default ${WEB_SEARCH_LIMITS.default}, at most ${WEB_SEARCH_LIMITS.max}) as {title, url, snippet}; use web_fetch to read a page.`,
     args: WebSearchArgs,
     permissionClass: "network",
