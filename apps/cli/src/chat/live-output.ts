@@ -1,21 +1,21 @@
-import { createLogUpdate } from "log-update";
+import { LiveRegion } from "./live-region.js";
 import { STATUS_REFRESH_MS } from "./status-lines.js";
 import type { TurnOutput } from "./turn-output.js";
 
 /**
- * A terminal's output: complete lines are written for good, above a live area that log-update owns and
- * redraws. The live area holds the answer's unfinished line and the status lines under it, so
- * nothing printed for good is ever overwritten, and the status never lands in the middle of the text.
+ * A terminal's output: complete lines are written for good, above a live region that is redrawn.
+ * The region holds the answer's unfinished line and the status lines under it, so nothing printed
+ * for good is ever overwritten, and the status never lands in the middle of the text.
  */
 export class LiveOutput implements TurnOutput {
-  private readonly log: ReturnType<typeof createLogUpdate>;
-  /** Text after the last newline: shown in the live area until its line ends. */
+  private readonly region: LiveRegion;
+  /** Text after the last newline: shown in the live region until its line ends. */
   private partial = "";
   private lines: (() => string[]) | undefined;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly stream: NodeJS.WriteStream) {
-    this.log = createLogUpdate(stream, { showCursor: false });
+    this.region = new LiveRegion(stream);
   }
 
   /** Columns of the terminal, for fitting status lines. */
@@ -25,16 +25,16 @@ export class LiveOutput implements TurnOutput {
 
   write(text: string): void {
     if (!text) return;
-    // Tabs would make log-update miscount the live area's width; spaces do not.
+    // A tab's width depends on its column; spaces keep the region's row count exact.
     const all = this.partial + text.replace(/\t/g, "    ");
     const cut = all.lastIndexOf("\n");
-    if (cut >= 0) {
-      this.writeForGood(all.slice(0, cut + 1));
-      this.partial = all.slice(cut + 1);
-    } else {
+    if (cut < 0) {
       this.partial = all;
+      this.draw();
+      return;
     }
-    this.draw();
+    this.partial = all.slice(cut + 1);
+    this.draw(all.slice(0, cut + 1));
   }
 
   start(lines: () => string[]): void {
@@ -52,23 +52,12 @@ export class LiveOutput implements TurnOutput {
     clearInterval(this.timer);
     this.timer = undefined;
     this.lines = undefined;
-    this.writeForGood(this.partial ? `${this.partial}\n` : "");
+    this.region.done(this.partial ? `${this.partial}\n` : "");
     this.partial = "";
-    this.log.done();
   }
 
-  /**
-   * Erases the live area and writes `text` where it was. Not log-update's persist(): that one cuts
-   * text taller than the terminal, and an answer may well be.
-   */
-  private writeForGood(text: string): void {
-    this.log.clear();
-    if (text) this.stream.write(text);
-  }
-
-  private draw(): void {
-    const live = [...(this.partial ? [this.partial] : []), ...(this.lines?.() ?? [])];
-    if (live.length === 0) this.log.clear();
-    else this.log(live.join("\n"));
+  /** Writes `above` for good (whole lines; the terminal wraps them) and redraws the region under it. */
+  private draw(above = ""): void {
+    this.region.draw([...(this.partial ? [this.partial] : []), ...(this.lines?.() ?? [])], above);
   }
 }

@@ -14,6 +14,8 @@ export const ROWS = 40;
 export type PtyRun = {
   /** Every line of the terminal (scrollback and screen), right-trimmed, without trailing blank lines. */
   screen(): string;
+  /** As `screen`, with each line the terminal wrapped at its right edge joined back into one. */
+  lines(): string;
   /**
    * Resolves with the screen once `test` holds for it; rejects, showing the screen, if the CLI exits
    * first or it takes longer than `failAfterMs` (a failure bound, not a wait).
@@ -27,8 +29,11 @@ export type PtyRun = {
   kill(): void;
 };
 
-/** Starts `agentwire <args>` from source in a 120×40 pseudo-terminal. */
-export function runInPty(args: string[]): PtyRun {
+/**
+ * Starts `agentwire <args>` from source in a 120×40 pseudo-terminal; `prelude`, a shell command, runs
+ * first in the same terminal (`seq 1 50` fills the screen, as a person's earlier commands do).
+ */
+export function runInPty(args: string[], prelude?: string): PtyRun {
   const terminal = new xterm.Terminal({
     cols: COLUMNS,
     rows: ROWS,
@@ -37,6 +42,7 @@ export function runInPty(args: string[]): PtyRun {
   });
   const command = [
     `stty cols ${COLUMNS} rows ${ROWS}`,
+    ...(prelude ? [prelude] : []),
     `exec ${[process.execPath, "--import", "tsx", "--conditions=@agentwire-chat/source", "apps/cli/src/main.ts", ...args].map(quote).join(" ")}`,
   ].join(" && ");
   // -q quiet, -f flush each write, -e the child's exit code, -c the command; no typescript file.
@@ -58,6 +64,18 @@ export function runInPty(args: string[]): PtyRun {
     for (let i = 0; i < buffer.length; i++) lines.push(buffer.getLine(i)?.translateToString(true) ?? "");
     return lines.join("\n").trimEnd();
   };
+  const joined = () => {
+    const buffer = terminal.buffer.active;
+    const lines: string[] = [];
+    for (let i = 0; i < buffer.length; i++) {
+      const row = buffer.getLine(i);
+      // A row the next one continues is full to the edge: untrimmed, so a space there stays between words.
+      const text = row?.translateToString(buffer.getLine(i + 1)?.isWrapped !== true) ?? "";
+      if (row?.isWrapped && lines.length > 0) lines[lines.length - 1] += text;
+      else lines.push(text);
+    }
+    return lines.join("\n").trimEnd();
+  };
   proc.stdout.on("data", (data: Buffer) => {
     terminal.write(data, () => {
       for (const check of waiters) check();
@@ -75,6 +93,7 @@ export function runInPty(args: string[]): PtyRun {
   });
   return {
     screen,
+    lines: joined,
     waitFor(test, failAfterMs = 10_000) {
       const holds =
         typeof test === "string"
