@@ -102,13 +102,16 @@ describe("agentwire chat", () => {
     expect(run.out()).toMatch(/^\? Part B asks: Size\?$/m);
   });
 
-  it("stops a turn whose question finds the input already ended, and says so", async () => {
+  it("leaves a turn whose question finds the input already ended waiting, and says how to answer it", async () => {
     server = await startChatServer([{ toolCalls: [{ name: "ask_user", args: { question: "colour?" } }] }]);
     const run = cli(["pick", "--url", server.wsUrl]);
     run.proc.stdin.end();
     expect(await run.exit).toBe(1);
-    expect(run.out()).toContain("? colour?\n> \n! no answer (input ended): stopping the turn\n");
-    expect(run.out()).toContain("■ stopped");
+    const thread = (await server.repos.threads.list("local"))[0];
+    expect(run.out()).toContain(
+      `? colour?\n> \n· the turn waits for your answer; to give it: agentwire chat --thread ${thread?.id}\n`,
+    );
+    expect(run.out()).not.toContain("■ stopped");
   });
 
   it("sends stop on Ctrl-C and exits 130 when the turn ends, without claiming 0 tokens", async () => {

@@ -164,6 +164,16 @@ export class ChatSession {
         stopping = true;
         if (prompting) lines.cancel();
       });
+      /**
+       * Ctrl-D (or the end of piped input) at a question or approval ends the session, not the turn:
+       * it waits on the server, to be answered later with `--thread`.
+       */
+      const leaveWaiting = (what: "answer" | "decision") => {
+        const thread = this.threadId ?? turn.thread ?? "ID";
+        show(`· the turn waits for your ${what}; to give it: agentwire chat --thread ${thread}\n`);
+        state.atLineStart = true;
+        finish(1);
+      };
       /** Asks at the prompt with the status area gone (nothing moves while the user types). */
       const prompt = async (text: string): Promise<string | undefined> => {
         output.stop();
@@ -187,18 +197,16 @@ export class ChatSession {
           const open = turn.tree?.questions.find((q) => q.toolCallId === frame.tool_call_id);
           if (open?.resolved) return;
           const answer = await prompt("> ");
-          if (answer !== undefined) {
-            turn.answer(answer, frame.tool_call_id).catch(failed);
-          } else if (!finished && !stopping) {
-            show("! no answer (input ended): stopping the turn\n");
-            state.failed = true;
-            stopping = true;
-            turn.stop().catch(failed);
-          }
+          if (answer !== undefined) turn.answer(answer, frame.tool_call_id).catch(failed);
+          else if (!finished && !stopping) leaveWaiting("answer");
         }
         if (frame.type === "tool_approval_request") {
           const args = terminalText(preview(frame.args, 120));
           const reply = await prompt(`? allow ${frame.tool_name} ${args}? [y]es / [t]hread / [n]o `);
+          if (reply === undefined) {
+            if (!finished && !stopping) leaveWaiting("decision");
+            return;
+          }
           const decision = reply?.startsWith("t")
             ? "allow_for_thread"
             : reply?.startsWith("y")
