@@ -43,6 +43,17 @@ export function buildPlan(root, dirs, targets = START_TARGETS) {
   return plan;
 }
 
+/**
+ * The entries of `plan` not built yet (no `dist`, or `isBuilt` says so), each depending only on others
+ * of them: what `pnpm agentwire` builds after `pnpm start`, so a build the running server uses is never
+ * rebuilt under it.
+ */
+export function unbuilt(plan, isBuilt = (entry) => existsSync(join(entry.dir, "dist"))) {
+  const missing = plan.filter((entry) => !isBuilt(entry));
+  const names = new Set(missing.map((entry) => entry.name));
+  return missing.map((entry) => ({ ...entry, deps: entry.deps.filter((d) => names.has(d)) }));
+}
+
 /** The workspace's package directories (pnpm-workspace.yaml's `packages/*` and `apps/*`). */
 export function workspaceDirs(root, listDir) {
   return ["packages", "apps"].flatMap((group) => listDir(join(root, group)).map((name) => join(group, name)));

@@ -1,16 +1,32 @@
-// `pnpm agentwire`: runs the built CLI (fast to start), building it and the packages it uses first
-// when there is no build. Build output goes to stderr: stdout is the command's own (a new token).
-import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+// `pnpm agentwire`: runs the built CLI (fast to start). Without a build of the CLI it builds the CLI,
+// and only those of its workspace packages that have no build yet: after `pnpm start` that is the CLI
+// alone, so the running server's `dist/` is never rewritten under it. Quietly: one line before, one
+// after, the compiler's output only when a build fails; all on stderr, since stdout is the command's.
+import { existsSync, readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 
-const needed = ["../dist/main.js", "../../../packages/websocket/dist/index.js"];
-if (!needed.every((path) => existsSync(new URL(path, import.meta.url)))) {
-  process.stderr.write("agentwire: no build of the CLI yet, building it first (once)\n");
-  const turbo = new URL("../../../node_modules/.bin/turbo", import.meta.url);
-  const built = spawnSync(turbo.pathname, ["run", "build", "--filter=@agentwire-chat/cli..."], {
-    stdio: ["ignore", 2, 2],
-    shell: process.platform === "win32",
-  });
-  if (built.status !== 0) process.exit(built.status ?? 1);
+if (!existsSync(new URL("../dist/main.js", import.meta.url))) {
+  const { buildInOrder, buildPlan, runPackageBuild, seconds, unbuilt, workspaceDirs } = await import(
+    "../../../scripts/start-build.mjs"
+  );
+  const root = fileURLToPath(new URL("../../..", import.meta.url));
+  const all = buildPlan(
+    root,
+    workspaceDirs(root, (dir) => readdirSync(dir)),
+    ["@agentwire-chat/cli"],
+  );
+  const plan = unbuilt(
+    all,
+    (entry) => entry.name !== "@agentwire-chat/cli" && existsSync(`${entry.dir}/dist`),
+  );
+  const names = plan.map((entry) => entry.name.replace("@agentwire-chat/", "")).join(", ");
+  process.stderr.write(`agentwire: no build of the CLI yet; building ${names} (once)\n`);
+  const result = await buildInOrder(plan, { run: runPackageBuild, log: () => {} });
+  if (!result.ok) {
+    process.stderr.write(result.output);
+    process.stderr.write(`agentwire: the build of ${result.failed} failed\n`);
+    process.exit(1);
+  }
+  process.stderr.write(`agentwire: built in ${seconds(result.ms)}\n`);
 }
 await import("../dist/main.js");

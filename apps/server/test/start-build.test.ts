@@ -7,8 +7,9 @@ import * as startBuild from "../../../scripts/start-build.mjs";
 
 type PlanEntry = { name: string; dir: string; deps: string[] };
 type BuildResult = { ok: true; ms: number } | { ok: false; failed: string; output: string };
-const { buildInOrder, buildPlan, runCommand, workspaceDirs } = startBuild as {
+const { buildInOrder, buildPlan, runCommand, unbuilt, workspaceDirs } = startBuild as {
   buildPlan(root: string, dirs: string[], targets?: string[]): PlanEntry[];
+  unbuilt(plan: PlanEntry[], isBuilt?: (entry: PlanEntry) => boolean): PlanEntry[];
   workspaceDirs(root: string, listDir: (dir: string) => string[]): string[];
   buildInOrder(
     plan: PlanEntry[],
@@ -97,5 +98,35 @@ describe("the first pnpm start's build", () => {
     });
     expect(result).toEqual({ ok: false, failed: "a", output: "tsc: error in a\n" });
     expect(lines).toEqual(["agentwire: [1/2] building a"]);
+  });
+});
+
+describe("pnpm agentwire's build of the CLI (apps/cli/scripts/run-built.mjs)", () => {
+  const dirs = () => workspaceDirs(root, (d) => readdirSync(d));
+
+  it("after pnpm start's build is the CLI alone: nothing the running server uses is rebuilt", () => {
+    const started = new Set(buildPlan(root, dirs()).map((e) => e.name));
+    const cli = buildPlan(root, dirs(), ["@agentwire-chat/cli"]);
+    // The CLI needs packages pnpm start built (the check would be empty without them).
+    expect(cli.filter((e) => started.has(e.name)).length).toBeGreaterThan(3);
+    const plan = unbuilt(cli, (entry) => started.has(entry.name));
+    expect(plan).toEqual([expect.objectContaining({ name: "@agentwire-chat/cli", deps: [] })]);
+  });
+
+  it("builds only packages without a dist, each waiting only on others it builds", () => {
+    dir = mkdtempSync(join(tmpdir(), "agentwire-start-build-"));
+    const at = (name: string) => join(dir as string, name);
+    for (const name of ["a", "b", "c"]) mkdirSync(at(name));
+    mkdirSync(join(at("a"), "dist"));
+    const plan: PlanEntry[] = [
+      { name: "a", dir: at("a"), deps: [] },
+      { name: "b", dir: at("b"), deps: ["a"] },
+      { name: "c", dir: at("c"), deps: ["a", "b"] },
+    ];
+    expect(unbuilt(plan)).toEqual([
+      { name: "b", dir: at("b"), deps: [] },
+      { name: "c", dir: at("c"), deps: ["b"] },
+    ]);
+    expect(unbuilt(plan, () => true)).toEqual([]);
   });
 });
