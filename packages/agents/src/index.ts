@@ -26,6 +26,7 @@ export type { LoopResult } from "./loop/loop-result.js";
 export { estimateTextTokens, estimateTokens, pruneHistory } from "./loop/prune-history.js";
 export type { RunLoopParams } from "./loop/run-loop-params.js";
 export { runUnifiedAgentLoop } from "./loop/run-unified-agent-loop.js";
+export type { ToolCrash } from "./loop/tool-crash.js";
 export { truncateResult } from "./loop/truncate-result.js";
 export {
   createOpenAIMediaGenerator,

@@ -5,6 +5,7 @@ import type { LoopEvent } from "../turn/loop-event.js";
 import type { LlmCallRecord } from "../usage/llm-call-record.js";
 import { ExclusiveLocks } from "./exclusive-locks.js";
 import { ParallelPermits } from "./parallel-permits.js";
+import type { ToolCrash } from "./tool-crash.js";
 
 /**
  * A consumer that takes events synchronously while nothing is on its way to it (the server's turn
@@ -32,6 +33,11 @@ export type LoopContext = {
    * results), at any depth, in order, so the server can persist the root level as the turn goes.
    */
   onMessage?: (message: ModelMessage, where: { depth: number; parentId: string | null }) => void;
+  /**
+   * Called when a tool throws, at any depth, with what the server logs; the model and clients get
+   * only `tool NAME failed (internal error, ref REF)`.
+   */
+  onToolCrash?: (crash: ToolCrash) => void;
   /** Clock for durations; defaults to `performance.now`. */
   now?: () => number;
   /** Where text chunks go directly when it can take them; absent, every event is yielded. */

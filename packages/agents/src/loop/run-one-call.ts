@@ -129,6 +129,12 @@ async function executeTool(
     const owner = { depth: level.depth, toolNames: level.toolNames };
     return toolCallOutcome(outcome, owner, { name: tool.name, id: toolCallId });
   } catch (error) {
-    return toolThrew(tool.name, error);
+    return toolThrew(level.ctx.onToolCrash, {
+      tool: tool.name,
+      toolCallId,
+      parentId: level.parentId,
+      depth: level.depth,
+      error,
+    });
   }
 }

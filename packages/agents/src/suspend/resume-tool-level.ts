@@ -67,7 +67,14 @@ export async function* resumeToolLevel(
             { depth: owner.depth, toolNames: owner.toolNames },
             { name: saved.name, id: saved.callId },
           ),
-        (error: unknown) => toolThrew(saved.name, error),
+        (error: unknown) =>
+          toolThrew(level.ctx.onToolCrash, {
+            tool: saved.name,
+            toolCallId: saved.callId,
+            parentId: owner.parentId,
+            depth: owner.depth,
+            error,
+          }),
       )
       .finally(() => channel.close());
     yield* channel.drain();

@@ -1,4 +1,5 @@
 import { type CallOutcome, errorOutcome, outputText } from "../loop/call-outcome.js";
+import { crashRef, type ToolCrash } from "../loop/tool-crash.js";
 import type { ToolOutcome } from "../tools/tool.js";
 import type { SuspendedLevel, SuspendedState } from "../turn/suspended-state.js";
 
@@ -37,7 +38,19 @@ export function toolCallOutcome(
   return { type: "suspend", suspension: below.suspension, nested };
 }
 
-/** The outcome of a tool that failed by throwing. */
-export function toolThrew(name: string, error: unknown): CallOutcome {
-  return errorOutcome(`${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+/**
+ * The outcome of a tool that failed by throwing: reported through `onToolCrash` under a fresh ref, and
+ * only its name and that ref go to the model and clients (the thrown text may hold internals or secrets).
+ */
+export function toolThrew(
+  onToolCrash: ((crash: ToolCrash) => void) | undefined,
+  call: Omit<ToolCrash, "ref">,
+): CallOutcome {
+  const ref = crashRef();
+  try {
+    onToolCrash?.({ ...call, ref });
+  } catch {
+    // Reporting must never turn a tool's failure into the turn's.
+  }
+  return errorOutcome(`tool ${call.tool} failed (internal error, ref ${ref})`);
 }

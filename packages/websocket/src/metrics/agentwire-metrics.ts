@@ -29,6 +29,7 @@ export class AgentwireMetrics implements TurnObserver, AdmissionObserver {
   private readonly firstToken: Histogram<"provider" | "model">;
   private readonly toolCalls: Counter<"tool">;
   private readonly toolErrors: Counter<"tool">;
+  private readonly toolCrashes: Counter<"tool">;
   private readonly budgetBreaches: Counter<"reason">;
   private readonly admissionWaits: Histogram;
   private readonly admissionRejections: Counter<"reason">;
@@ -173,6 +174,12 @@ export class AgentwireMetrics implements TurnObserver, AdmissionObserver {
       labelNames: ["tool"],
       registers,
     });
+    this.toolCrashes = new Counter({
+      name: "agentwire_tool_crashes_total",
+      help: "Tool calls where the tool threw (a bug; logged at error with its ref)",
+      labelNames: ["tool"],
+      registers,
+    });
     this.budgetBreaches = new Counter({
       name: "agentwire_budget_breaches_total",
       help: "Turn budgets breached, by reason",
@@ -202,6 +209,10 @@ export class AgentwireMetrics implements TurnObserver, AdmissionObserver {
     } else if (e.type === "budget_exceeded") {
       this.budgetBreaches.inc({ reason: e.reason });
     }
+  }
+
+  toolCrashed(tool: string): void {
+    this.toolCrashes.inc({ tool: toolLabel(tool) });
   }
 
   turnEnded(status: TurnStatus): void {

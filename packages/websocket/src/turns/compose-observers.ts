@@ -20,6 +20,9 @@ export function composeObservers(...observers: (TurnObserver | undefined)[]): Tu
     turnEnded: (status) => {
       for (const o of all) o.turnEnded(status);
     },
+    toolCrashed: (tool) => {
+      for (const o of all) o.toolCrashed?.(tool);
+    },
   };
 }
 

@@ -18,6 +18,7 @@ import {
   totalUsage,
 } from "./end-turn.js";
 import { handingOver, handOverTurn } from "./hand-over-turn.js";
+import { reportToolCrash } from "./report-tool-crash.js";
 import { rootRow } from "./root-row.js";
 import { checkpointStore } from "./store-checkpoint.js";
 import type { TurnRun } from "./turn-run.js";
@@ -76,6 +77,7 @@ async function drive(run: TurnRun, start: TurnStart): Promise<void> {
       queueWrite(run, () => storeRow(run, rootRow(message, turn.turnId, run.provider, run.model)));
     },
   });
+  ctx.onToolCrash = (crash) => reportToolCrash(run, crash);
   const checkpoint = checkpointStore(run, ctx);
   const relay = (event: TurnEvent) => {
     // Handing over: what the stopping loop still says (cut calls, their checkpoints) is not the

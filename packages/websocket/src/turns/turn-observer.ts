@@ -10,6 +10,8 @@ export interface TurnObserver {
   /** The segment stopped for a handover: the turn goes on, still `running`, on another instance. */
   turnHandedOver?(): void;
   turnEnded(status: TurnStatus): void;
+  /** A tool threw (a bug); the server has logged it under its ref. */
+  toolCrashed?(tool: string): void;
 }
 
 /** The turn segment a per-turn observer watches: a fresh turn, or one resumed after the user answered. */
