@@ -1,4 +1,4 @@
-import type { ToolCrash } from "@agentwire/agents";
+import type { ToolCrash } from "@agentwire-chat/agents";
 import type { TurnRun } from "./turn-run.js";
 
 /**

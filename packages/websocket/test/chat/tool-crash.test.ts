@@ -1,4 +1,4 @@
-import { defineTool, type Tool } from "@agentwire/agents";
+import { defineTool, type Tool } from "@agentwire-chat/agents";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AgentwireMetrics } from "../../src/index.js";
@@ -17,7 +17,7 @@ const SECRET = "sk-live-hunter2-do-not-leak";
 const crashing: Tool = defineTool({
   name: "crashy",
   description: "a tool with a bug",
-  permissionClass: "read",
+  permissionClass: "safe",
   args: z.object({}),
   async execute() {
     throw new Error(`connect to postgres://admin:${SECRET}@10.0.0.5/internal failed`);
