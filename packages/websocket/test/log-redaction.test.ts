@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createLogger, redactUrl } from "../src/index.js";
+import { redactText } from "../src/logging/redact-text.js";
 import { startTestServer, upgradeStatus } from "./harness.js";
 
 describe("log redaction", () => {
@@ -43,5 +44,22 @@ describe("log redaction", () => {
   it("redacts secret query values in URLs", () => {
     expect(redactUrl("/ws?api_key=abc&x=1")).toBe("/ws?api_key=[redacted]&x=1");
     expect(redactUrl("/ws?x=1&API_KEY=abc")).toBe("/ws?x=1&API_KEY=[redacted]");
+  });
+});
+
+describe("redactText (a thrown message or stack, before it is logged)", () => {
+  it.each([
+    [
+      "connect to postgres://admin:hunter2pw@db:5432/x failed",
+      "connect to postgres://[redacted]@db:5432/x failed",
+    ],
+    ["db password=hunter2 at /srv/x", "db password=[redacted] at /srv/x"],
+    ['{"api_key": "abc123secret"}', '{"api_key": "[redacted]"}'],
+    ["Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.x.y", "Authorization: Bearer [redacted]"],
+    ["sent Bearer abcdefgh12345678 upstream", "sent Bearer [redacted] upstream"],
+    ["key sk-live-0123456789abcdef leaked", "key [redacted] leaked"],
+    ["ENOENT: no such file, open '/srv/x'", "ENOENT: no such file, open '/srv/x'"],
+  ])("%s", (text, redacted) => {
+    expect(redactText(text)).toBe(redacted);
   });
 });

@@ -70,6 +70,11 @@ describe("a tool that throws", () => {
       depth: 0,
     });
     expect(String((line.err as { stack?: string }).stack)).toMatch(/\n\s+at /);
+    // The operator gets the message and stack, without the secret the bug echoed into them.
+    expect(String((line.err as { message?: string }).message)).toBe(
+      "connect to postgres://[redacted]@10.0.0.5/internal failed",
+    );
+    expect(lines[0]).not.toContain(SECRET);
 
     const text = await metrics.registry.metrics();
     expect(text).toMatch(/agentwire_tool_crashes_total\{tool="crashy"\} 1\b/);
