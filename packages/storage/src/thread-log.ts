@@ -311,6 +311,8 @@ export class LogMemory {
         const { afterSeq: _, ...stored } = queued;
         out.push(stored);
         thread.checkpoint = undefined;
+        // A waiting checkpoint kept the thread from eviction; its frames may all be delivered already.
+        this.touch(thread);
       }
       if (!thread.checkpoint) this.checkpointed.delete(thread);
     }
