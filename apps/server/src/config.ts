@@ -9,6 +9,7 @@ import {
   searchBackendNames,
   type WebSearchBackendConfig,
 } from "@agentwire-chat/agents";
+import { DEFAULT_FRAME_LOG_MEMORY_BYTES } from "@agentwire-chat/storage";
 import {
   type AdmissionLimits,
   admissionDefaults,
@@ -92,6 +93,13 @@ export const EnvSchema = z.object({
   TURN_RECOVERY: z.enum(["continue", "interrupt"]).default("continue"),
   /** A turn continued this many times is ended `interrupted` instead, so a turn that crashes the server cannot loop. */
   TURN_MAX_RECOVERIES: z.coerce.number().int().min(0).max(1_000).default(3),
+  /** Frames the frame log holds in memory (JSON length) before it forgets idle threads, least recently used first. */
+  FRAME_LOG_MEMORY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(64 * 1024)
+    .max(2 ** 40)
+    .default(DEFAULT_FRAME_LOG_MEMORY_BYTES),
   /** Set: every turn is traced to this OTLP/HTTP collector (the SDK reads the other OTEL_* variables). */
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalUrl,
@@ -257,6 +265,8 @@ export interface Config {
   cluster: { redisUrl: string; instanceId: string | undefined; leaseMs: number } | undefined;
   /** How long a SIGTERM lets running turns finish before interrupting them. */
   shutdownDrainMs: number;
+  /** FRAME_LOG_MEMORY_BYTES: above it the frame log forgets idle threads (their frames stay stored). */
+  frameLogMemoryBytes: number;
   /** What start-up does with a turn the previous process left running (TURN_RECOVERY, TURN_MAX_RECOVERIES). */
   turnRecovery: { mode: "continue" | "interrupt"; maxRecoveries: number };
   /** An OTLP endpoint set: turns are traced to `url` (the traces endpoint), as `instanceId` if set. */
@@ -380,6 +390,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ? { redisUrl: e.REDIS_URL, instanceId: e.INSTANCE_ID, leaseMs: e.TURN_LEASE_MS }
       : undefined,
     shutdownDrainMs: e.SHUTDOWN_DRAIN_MS,
+    frameLogMemoryBytes: e.FRAME_LOG_MEMORY_BYTES,
     turnRecovery: { mode: e.TURN_RECOVERY, maxRecoveries: e.TURN_MAX_RECOVERIES },
     tracing: tracingOf(e.OTEL_EXPORTER_OTLP_ENDPOINT, e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, e.INSTANCE_ID),
     admission: {

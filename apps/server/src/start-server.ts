@@ -9,6 +9,7 @@ import {
   createServer,
   type RecoveryCause,
   recoverInterruptedTurns,
+  registerFrameLogMetrics,
   type ServerLimitsInput,
 } from "@agentwire-chat/websocket";
 import type { FastifyInstance } from "fastify";
@@ -128,6 +129,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
         ...options.limits,
       },
       services: built.services,
+      frameLogMemory: { maxMemoryBytes: config.frameLogMemoryBytes },
       ...(cluster && { frameLog: cluster.frames, readiness: { redis: () => cluster.isReady() } }),
       // Per-user caps and rates counted in Redis, across every instance.
       ...(cluster && { connectionQuota: cluster.connectionQuota, userRateLimit: cluster.userRateLimit }),
@@ -135,6 +137,7 @@ export async function startServer(config: Config, options: StartServerOptions = 
       ...(built.metrics && { relayTimes: built.metrics.relayTimes }),
     });
     openSockets = countSockets;
+    if (built.metrics) registerFrameLogMetrics(built.metrics.registry, () => frames.memoryStats?.());
     await securityHeaders(app);
     const metrics =
       built.metrics && (await serveMetrics(app, built.metrics, config, repos.apiTokens, logger));

@@ -5,7 +5,7 @@ import type {
   MemoryFrameLogOptions,
   StoredCheckpoint,
 } from "@agentwire-chat/storage";
-import { dedupe, gated, MemoryFrameLog, type Pending, ThreadLog } from "@agentwire-chat/storage";
+import { bytesOf, dedupe, gated, MemoryFrameLog, type Pending, ThreadLog } from "@agentwire-chat/storage";
 import type { Redis } from "ioredis";
 
 export interface RedisFrameLogOptions extends MemoryFrameLogOptions {
@@ -127,6 +127,7 @@ export class RedisFrameLog extends MemoryFrameLog implements FrameLog {
     for (const subscriber of thread.subscribers.values())
       this.follow(threadId, dedupe(subscriber, thread.committedSeq), thread.committedSeq);
     thread.subscribers.clear();
+    this.memory.touch(thread);
   }
 
   async readAfter(threadId: string, afterSeq: number): Promise<LoggedFrame[]> {
@@ -248,6 +249,8 @@ export class RedisFrameLog extends MemoryFrameLog implements FrameLog {
         const [thread, frames, from] = ready[i] as [ThreadLog, Pending[], number];
         const to = ready[i + 1]?.[2] ?? framesEnd;
         const error = results.length === 0 ? new Error("no reply") : firstError(results, from, to);
+        // Delivered or dropped, they leave memory: Redis keeps no frames here for replay.
+        this.memory.freed(bytesOf(frames));
         // Never sent, so no client holds them; the turn hears of it through onError.
         if (error) {
           failed.add(thread.threadId);
@@ -356,6 +359,7 @@ export class RedisFrameLog extends MemoryFrameLog implements FrameLog {
       thread.endAfter = 0;
       thread.subscribers.clear();
     }
+    this.memory.touch(thread);
   }
 
   /** The stream's frames after `afterSeq` and whether its last entry ended the turn. */

@@ -1,4 +1,5 @@
 import type { UnstampedFrame } from "@agentwire-chat/protocol";
+import type { FrameLogMemoryStats } from "./memory-bound.js";
 
 /** One frame as the log holds it: its seq on the thread and its JSON text, encoded once (stored and sent as is). */
 export type LoggedFrame = {
@@ -80,6 +81,8 @@ export interface FrameLog {
   lastSeq(threadId: string): number;
   /** Resolves once everything appended so far (held frames aside) is committed and delivered. */
   flush(): Promise<void>;
+  /** The bytes of frames held in memory, their bound, and idle threads forgotten to keep it (the metrics read it). */
+  memoryStats?(): FrameLogMemoryStats;
   /** Commits what is pending (held frames aside) and stops; appends after this throw. */
   close(): void;
 }

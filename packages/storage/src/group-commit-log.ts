@@ -1,5 +1,6 @@
 import type { BatchStore, Maybe } from "./batch-store.js";
 import type { FrameLog, FrameSubscriber, LoggedFrame } from "./frame-log.js";
+import { bytesOf } from "./memory-bound.js";
 import { MemoryFrameLog, type MemoryFrameLogOptions } from "./memory-frame-log.js";
 import {
   batchesOf,
@@ -56,7 +57,10 @@ export class GroupCommitLog extends MemoryFrameLog implements FrameLog {
   }
 
   async claim(threadId: string, options: { turn?: boolean } = {}): Promise<void> {
-    const thread = await this.load(threadId);
+    let thread = await this.load(threadId);
+    // A commit ending between the load and here may have evicted it (see MemoryBound): a claim on the
+    // forgotten object would be lost. Checked right after the await, with nothing in between.
+    while (this.threads.get(threadId) !== thread) thread = await this.load(threadId);
     thread.touchedAt = this.now();
     if (options.turn !== false) thread.turnOpen = true;
   }
@@ -72,11 +76,14 @@ export class GroupCommitLog extends MemoryFrameLog implements FrameLog {
   handOff(threadId: string): void {
     // One instance: whoever continues the turn appends here, to the same subscribers (and claims again).
     const thread = this.threads.get(threadId);
-    if (thread) thread.turnOpen = false;
+    if (!thread) return;
+    thread.turnOpen = false;
+    this.memory.touch(thread);
   }
 
   async readAfter(threadId: string, afterSeq: number): Promise<LoggedFrame[]> {
     const thread = await this.load(threadId);
+    this.memory.touch(thread);
     return recentAfter(thread, afterSeq) ?? this.storedAfter(threadId, afterSeq, thread.committedSeq);
   }
 
@@ -90,7 +97,10 @@ export class GroupCommitLog extends MemoryFrameLog implements FrameLog {
     subscriber: FrameSubscriber,
     follow: boolean,
   ): Promise<{ replayed: number; lastSeq: number }> {
-    const thread = await this.load(threadId);
+    let thread = await this.load(threadId);
+    // As in claim: a subscriber set on an evicted thread's object would never hear of its next turn.
+    while (this.threads.get(threadId) !== thread) thread = await this.load(threadId);
+    this.memory.touch(thread);
     const recent = recentAfter(thread, afterSeq);
     if (recent) {
       // From memory, synchronously up to the subscription: no commit can deliver in between.
@@ -191,8 +201,10 @@ export class GroupCommitLog extends MemoryFrameLog implements FrameLog {
     try {
       this.store.settle?.();
       const now = this.now();
-      for (const [thread, frames] of written)
-        deliverCommitted(thread, frames, now, this.maxRecent, this.onError);
+      for (const [thread, frames] of written) {
+        this.memory.freed(deliverCommitted(thread, frames, now, this.maxRecent, this.onError));
+        this.memory.touch(thread);
+      }
     } catch (error) {
       for (const [thread] of written) this.onError(error, thread.threadId);
     }
@@ -256,6 +268,7 @@ export class GroupCommitLog extends MemoryFrameLog implements FrameLog {
           this.retryLater();
         } else {
           // Never sent, so no client holds them; the turn hears of it through onError.
+          this.memory.freed(bytesOf(frames));
           this.onError(error, thread.threadId);
         }
       }

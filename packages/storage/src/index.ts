@@ -5,6 +5,12 @@ export { findMigrationsFolder } from "./find-migrations-folder.js";
 export type { FrameLog, FrameSubscriber, LoggedFrame } from "./frame-log.js";
 export { logFrameErrors } from "./frame-log.js";
 export { GroupCommitLog, type GroupCommitLogOptions } from "./group-commit-log.js";
+export {
+  bytesOf,
+  DEFAULT_FRAME_LOG_MEMORY_BYTES,
+  type FrameLogMemoryStats,
+  MemoryBound,
+} from "./memory-bound.js";
 export { MemoryFrameLog, type MemoryFrameLogOptions } from "./memory-frame-log.js";
 export { toStoredMessage } from "./message-rows.js";
 export type {

@@ -1,10 +1,16 @@
 import type { UnstampedFrame } from "@agentwire-chat/protocol";
 import type { LoggedFrame } from "./frame-log.js";
+import { DEFAULT_FRAME_LOG_MEMORY_BYTES, type FrameLogMemoryStats } from "./memory-bound.js";
 import { defaultSchedule, LogMemory, type ThreadLog } from "./thread-log.js";
 
 export interface MemoryFrameLogOptions {
   /** A thread with nothing pending, held or subscribed leaves memory after this long (its frames stay stored). */
   idleMs?: number;
+  /**
+   * Frames held in memory (their JSON length) above which the least recently used idle threads are
+   * forgotten before the idle sweep would (default 64 MiB); a running turn's frames are never forgotten.
+   */
+  maxMemoryBytes?: number;
   /** A commit (or a subscriber) failed; the frames of that thread in that commit were not sent. Must not throw. */
   onError?: (error: unknown, threadId: string) => void;
   now?: () => number;
@@ -45,7 +51,7 @@ export abstract class MemoryFrameLog {
   constructor(options: MemoryFrameLogOptions) {
     this.onError = options.onError ?? (() => {});
     this.now = options.now ?? Date.now;
-    this.memory = new LogMemory(this.now);
+    this.memory = new LogMemory(this.now, options.maxMemoryBytes ?? DEFAULT_FRAME_LOG_MEMORY_BYTES);
     this.threads = this.memory.threads;
     this.scheduleCommit = options.schedule ?? defaultSchedule;
     this.memory.startSweeping(options.idleMs ?? 5 * 60_000);
@@ -87,6 +93,11 @@ export abstract class MemoryFrameLog {
     for (const f of thread.pending) bytes += f.json.length;
     for (const f of thread.recent) bytes += f.json.length;
     return { frames: thread.pending.length + thread.recent.length, bytes };
+  }
+
+  /** The bytes of frames held in memory, the bound on them, and the idle threads forgotten to keep it. */
+  memoryStats(): FrameLogMemoryStats {
+    return this.memory.bound.stats();
   }
 
   /** Resolves once everything appended so far (held frames aside) is committed and delivered. */
@@ -142,6 +153,8 @@ export abstract class MemoryFrameLog {
   protected commitEnded(): void {
     this.committing = false;
     this.memory.committed();
+    // Between commits: nothing is in flight, so every thread the bound may forget is fully stored.
+    this.memory.evictIdle();
     if (this.memory.hasCommittable()) this.schedule();
   }
 }

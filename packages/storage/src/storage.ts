@@ -12,6 +12,8 @@ export interface StorageLogger {
 export type FrameLogMemory = {
   /** Committed frames of a thread's latest turn kept for replay (default 20,000); older ones are read from disk. */
   maxRecentFrames?: number;
+  /** Frames held in memory, by their JSON length, above which idle threads are forgotten LRU first (default 64 MiB). */
+  maxMemoryBytes?: number;
 };
 
 /** Connections of a Postgres pool: open, idle, and queries waiting for one. */

@@ -1,5 +1,6 @@
 import type { UnstampedFrame } from "@agentwire-chat/protocol";
 import type { FrameSubscriber, LoggedFrame } from "./frame-log.js";
+import { bytesOf, MemoryBound } from "./memory-bound.js";
 
 /** A frame in flight; also handed out as the LoggedFrame itself (no copy per frame). */
 export type Pending = {
@@ -79,7 +80,8 @@ function stamp(thread: ThreadLog, frame: UnstampedFrame, seq: number): string {
 /**
  * Hands a commit's frames to the thread's subscribers and keeps them for replay: marks them committed,
  * remembers the latest turn's frames (at most `maxRecent`), and drops the subscribers once the ending
- * frame is out. A subscriber that throws is reported, never allowed to stop the others.
+ * frame is out. A subscriber that throws is reported, never allowed to stop the others. Returns the
+ * bytes of the frames memory let go (an older turn's, or those past `maxRecent`).
  */
 export function deliverCommitted(
   thread: ThreadLog,
@@ -87,10 +89,10 @@ export function deliverCommitted(
   now: number,
   maxRecent: number,
   onError: (error: unknown, threadId: string) => void,
-): void {
+): number {
   thread.committedSeq = (frames.at(-1) as LoggedFrame).seq;
   thread.touchedAt = now;
-  remember(thread, frames, maxRecent);
+  const freed = remember(thread, frames, maxRecent);
   for (const subscriber of thread.subscribers.values()) {
     try {
       subscriber.deliver(frames);
@@ -102,19 +104,28 @@ export function deliverCommitted(
     thread.endAfter = 0;
     thread.subscribers.clear();
   }
+  return freed;
 }
 
-function remember(thread: ThreadLog, frames: Pending[], maxRecent: number): void {
+/** Keeps the committed frames for replay; returns the bytes of those it lets go (each frame once). */
+function remember(thread: ThreadLog, frames: Pending[], maxRecent: number): number {
   const lastTurn = (frames.at(-1) as Pending).turnId;
+  let freed = 0;
   if (thread.recentTurnId !== lastTurn) {
     // Keep only the latest turn's frames (what the disk keeps too).
     const from = frames.findIndex((f) => f.turnId === lastTurn);
+    freed += bytesOf(thread.recent) + bytesOf(frames, 0, from);
     thread.recent = frames.slice(from);
     thread.recentTurnId = lastTurn;
   } else {
     for (const f of frames) thread.recent.push(f);
   }
-  if (thread.recent.length > maxRecent) thread.recent = thread.recent.slice(-maxRecent >> 1);
+  if (thread.recent.length > maxRecent) {
+    const keep = maxRecent >> 1;
+    freed += bytesOf(thread.recent, 0, thread.recent.length - keep);
+    thread.recent = thread.recent.slice(-keep);
+  }
+  return freed;
 }
 
 /** Committed frames after `afterSeq` held in memory, or undefined when memory does not reach back that far. */
@@ -241,16 +252,45 @@ export class LogMemory {
   private started = 0;
   private finished = 0;
   private flushWaiters: { after: number; resolve: () => void }[] = [];
+  /** The bytes held and the idle threads to forget first when they pass `maxBytes`. */
+  readonly bound: MemoryBound;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    maxBytes = Number.POSITIVE_INFINITY,
+  ) {
+    this.bound = new MemoryBound(maxBytes);
+  }
 
   /** Stamps the frame with the thread's next seq and queues it for the next commit. */
   queue(thread: ThreadLog, turnId: string, frame: UnstampedFrame): Pending {
     const seq = ++thread.lastSeq;
-    const entry: Pending = { seq, json: stamp(thread, frame, seq), turnId, at: performance.now() };
+    const json = stamp(thread, frame, seq);
+    const entry: Pending = { seq, json, turnId, at: performance.now() };
     thread.pending.push(entry);
     this.dirty.add(thread);
+    // The byte bound's whole cost on the append path: the JSON is built for the store anyway.
+    this.bound.bytes += json.length;
     return entry;
+  }
+
+  /** Frames of `bytes` left memory (dropped by a refused commit, or let go after delivery). */
+  freed(bytes: number): void {
+    this.bound.bytes -= bytes;
+  }
+
+  /** The thread was used (a delivery, a replay, its turn's end): the most recently used of the idle ones. */
+  touch(thread: ThreadLog): void {
+    if (!thread.turnOpen) this.bound.touch(thread);
+  }
+
+  /**
+   * Over the byte bound: forgets the least recently used idle threads until under it (their frames are
+   * stored; a replay reads them back). Call between commits, never during one.
+   */
+  evictIdle(): number {
+    if (this.bound.bytes <= this.bound.maxBytes) return 0;
+    return this.bound.evict(this.threads, idle);
   }
 
   /**
@@ -271,6 +311,8 @@ export class LogMemory {
         const { afterSeq: _, ...stored } = queued;
         out.push(stored);
         thread.checkpoint = undefined;
+        // A waiting checkpoint kept the thread from eviction; its frames may all be delivered already.
+        this.touch(thread);
       }
       if (!thread.checkpoint) this.checkpointed.delete(thread);
     }
@@ -306,14 +348,17 @@ export class LogMemory {
     thread.turnOpen = false;
     if (thread.committedSeq >= thread.lastSeq) thread.subscribers.clear();
     else thread.endAfter = thread.lastSeq;
+    this.touch(thread);
   }
 
   unsubscribe(threadId: string, subscriberId: string): void {
-    this.threads.get(threadId)?.subscribers.delete(subscriberId);
+    const thread = this.threads.get(threadId);
+    if (thread?.subscribers.delete(subscriberId)) this.touch(thread);
   }
 
   unsubscribeEverywhere(subscriberId: string): void {
-    for (const thread of this.threads.values()) thread.subscribers.delete(subscriberId);
+    for (const thread of this.threads.values())
+      if (thread.subscribers.delete(subscriberId)) this.touch(thread);
   }
 
   /** True when some thread has frames the next commit may take. */
@@ -392,14 +437,25 @@ export class LogMemory {
    */
   private sweep(cutoff: number): void {
     for (const [id, thread] of this.threads) {
-      if (
-        !thread.turnOpen &&
-        thread.touchedAt < cutoff &&
-        thread.pending.length === 0 &&
-        thread.subscribers.size === 0 &&
-        thread.heldFrom === 0
-      )
+      if (thread.touchedAt < cutoff && idle(thread)) {
         this.threads.delete(id);
+        this.bound.forget(thread);
+      }
     }
   }
+}
+
+/**
+ * Nothing of this process needs the thread in memory: no turn appending, nothing pending or held, no
+ * subscriber, no checkpoint waiting (frames in a running commit are taken out of `pending`: the sweep
+ * relies on `touchedAt`, eviction runs only between commits).
+ */
+function idle(thread: ThreadLog): boolean {
+  return (
+    !thread.turnOpen &&
+    thread.pending.length === 0 &&
+    thread.subscribers.size === 0 &&
+    thread.heldFrom === 0 &&
+    thread.checkpoint === undefined
+  );
 }

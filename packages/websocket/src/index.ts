@@ -25,6 +25,7 @@ export {
   mcpStatusRoute,
   metricsRoute,
   metricsTokenAccess,
+  registerFrameLogMetrics,
   registerMcpMetrics,
 } from "./metrics/index.js";
 export { type AgentwireServer, type CreateServerOptions, createServer } from "./server/create-server.js";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { FrameLog, Repositories, Storage } from "@agentwire-chat/storage";
+import type { FrameLog, FrameLogMemory, Repositories, Storage } from "@agentwire-chat/storage";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { type AuthSettings, LOCAL_USER_ID } from "../auth/resolve-user.js";
 import type { AgentwireServices } from "../commands/agentwire-services.js";
@@ -31,6 +31,8 @@ export interface CreateServerOptions {
   handlers?: CommandHandlers;
   /** The frame log; defaults to the single-instance one stored in `storage`. */
   frameLog?: FrameLog;
+  /** How much the default frame log keeps in memory (FRAME_LOG_MEMORY_BYTES); ignored with `frameLog`. */
+  frameLogMemory?: FrameLogMemory;
   /** More dependencies `/ready` reports beside the database (e.g. redis). */
   readiness?: ReadinessChecks;
   /** Counts each user's sockets against the cap; defaults to this process's count (a cluster's counts in Redis). */
@@ -75,7 +77,7 @@ export async function createServer(options: CreateServerOptions): Promise<Agentw
     },
   });
   const services: AgentwireServices = options.services ?? {};
-  const frames = options.frameLog ?? options.storage.createFrameLog(options.logger);
+  const frames = options.frameLog ?? options.storage.createFrameLog(options.logger, options.frameLogMemory);
   const handlers = limitTurnStarts(
     { ...commandTable(services), ...options.handlers },
     options.userRateLimit ?? new LocalUserRateLimit(),

@@ -64,6 +64,16 @@ let threadNo = 0;
 const newThread = () => `thread-${++threadNo}-${Date.now()}`;
 
 describe.skipIf(skip)("RedisFrameLog", () => {
+  it("counts a frame's bytes from append until its commit ends: Redis keeps none here for replay", async () => {
+    const log = instance();
+    const t = newThread();
+    await log.claim(t);
+    const a = log.append(t, "turn", chunk("a"));
+    expect(log.memoryStats().bytes).toBe(a.json.length);
+    await log.flush();
+    expect(log.memoryStats().bytes).toBe(0);
+  });
+
   it("the idle sweep leaves a thread whose turn runs here, however long it is silent", async () => {
     let clock = 0;
     const redis = new Redis(server!.url);
