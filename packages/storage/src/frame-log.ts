@@ -1,5 +1,4 @@
 import type { UnstampedFrame } from "@agentwire-chat/protocol";
-import type { FrameLogMemoryStats } from "./memory-bound.js";
 
 /** One frame as the log holds it: its seq on the thread and its JSON text, encoded once (stored and sent as is). */
 export type LoggedFrame = {
@@ -92,3 +91,6 @@ export function logFrameErrors(logger: { error(obj: object, msg: string): void }
   return (err: unknown, threadId: string) =>
     logger.error({ err, thread_id: threadId }, "frames could not be logged; not sent");
 }
+
+/** What a frame log holds in memory now, its bound, and how many idle threads it forgot to stay under it. */
+export type FrameLogMemoryStats = { bytes: number; maxBytes: number; evictions: number };

@@ -2,13 +2,12 @@
 // suspended turn, and `openStorage`, which loads a dialect (`./sqlite`, `./postgres`) only when chosen.
 export type { BatchStore, Maybe } from "./batch-store.js";
 export { findMigrationsFolder } from "./find-migrations-folder.js";
-export type { FrameLog, FrameSubscriber, LoggedFrame } from "./frame-log.js";
+export type { FrameLog, FrameLogMemoryStats, FrameSubscriber, LoggedFrame } from "./frame-log.js";
 export { logFrameErrors } from "./frame-log.js";
 export { GroupCommitLog, type GroupCommitLogOptions } from "./group-commit-log.js";
 export {
   bytesOf,
   DEFAULT_FRAME_LOG_MEMORY_BYTES,
-  type FrameLogMemoryStats,
   MemoryBound,
 } from "./memory-bound.js";
 export { MemoryFrameLog, type MemoryFrameLogOptions } from "./memory-frame-log.js";

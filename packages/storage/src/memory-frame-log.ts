@@ -1,6 +1,6 @@
 import type { UnstampedFrame } from "@agentwire-chat/protocol";
-import type { LoggedFrame } from "./frame-log.js";
-import { DEFAULT_FRAME_LOG_MEMORY_BYTES, type FrameLogMemoryStats } from "./memory-bound.js";
+import type { FrameLogMemoryStats, LoggedFrame } from "./frame-log.js";
+import { DEFAULT_FRAME_LOG_MEMORY_BYTES } from "./memory-bound.js";
 import { defaultSchedule, LogMemory, type ThreadLog } from "./thread-log.js";
 
 export interface MemoryFrameLogOptions {

@@ -253,13 +253,13 @@ export class LogMemory {
   private finished = 0;
   private flushWaiters: { after: number; resolve: () => void }[] = [];
   /** The bytes held and the idle threads to forget first when they pass `maxBytes`. */
-  readonly bound: MemoryBound;
+  readonly bound: MemoryBound<ThreadLog>;
 
   constructor(
     private readonly now: () => number = Date.now,
     maxBytes = Number.POSITIVE_INFINITY,
   ) {
-    this.bound = new MemoryBound(maxBytes);
+    this.bound = new MemoryBound<ThreadLog>(maxBytes);
   }
 
   /** Stamps the frame with the thread's next seq and queues it for the next commit. */
