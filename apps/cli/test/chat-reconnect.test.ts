@@ -7,7 +7,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { RunningServer } from "../../../apps/server/src/start-server.js";
 import {
   killHard,
   restartServer,
@@ -20,6 +19,7 @@ import {
   startChatServer,
 } from "../../../packages/websocket/test/chat/chat-harness.js";
 import { until } from "../../../packages/websocket/test/support/until.js";
+import type { RunningServer } from "../../server/src/start-server.js";
 import { runCliProcess } from "./support/cli-process.js";
 import { type PtyRun, runInPty } from "./support/pty-screen.js";
 

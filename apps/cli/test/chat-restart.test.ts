@@ -9,7 +9,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RESTART_DETAIL } from "@agentwire-chat/protocol";
 import { afterEach, describe, expect, it } from "vitest";
-import type { RunningServer } from "../../../apps/server/src/start-server.js";
 import {
   killHard,
   restartContinuing,
@@ -17,6 +16,7 @@ import {
 } from "../../../packages/client/test/support/crash-server.js";
 import { startTcpProxy, type TcpProxy } from "../../../packages/client/test/support/tcp-proxy.js";
 import type { ContinueScenario } from "../../../packages/websocket/test/chat/continue-scenarios.js";
+import type { RunningServer } from "../../server/src/start-server.js";
 import { runCliProcess } from "./support/cli-process.js";
 
 let child: ChildProcess | undefined;

@@ -3,12 +3,12 @@ import { openStorage, type Storage, type TurnRow } from "@agentwire-chat/storage
 import {
   type AgentwireServices,
   type CommandHandlers,
-  continueCrashedTurn,
-  continueOrEndTurn,
   createLogger,
   createServer,
   type RecoveryCause,
-  recoverInterruptedTurns,
+  recoverOrEndTurn,
+  recoverTurn,
+  recoverTurns,
   registerFrameLogMetrics,
   type ServerLimitsInput,
 } from "@agentwire-chat/websocket";
@@ -153,10 +153,10 @@ export async function startServer(config: Config, options: StartServerOptions = 
     // TURN_RECOVERY=continue: a turn whose process died continues here (after a restart, or with
     // Redis once the dead instance's lease lapsed); else, or when it cannot, it ends interrupted.
     const { mode, maxRecoveries } = config.turnRecovery;
-    const continueTurn =
+    const recover =
       chat && mode === "continue"
         ? (row: TurnRow, cause?: RecoveryCause) =>
-            continueCrashedTurn(chat, frames, repos, logger, row, maxRecoveries, cause)
+            recoverTurn(chat, frames, repos, logger, row, maxRecoveries, cause)
         : undefined;
     if (cluster && chat) {
       chat.coordination = cluster.leases;
@@ -192,8 +192,8 @@ export async function startServer(config: Config, options: StartServerOptions = 
         turns: chat.turns,
         repos,
         // Continued here, or ended: its user's subscribers see either, here and (through the relay) elsewhere.
-        recoverTurn: (turn, cause) =>
-          continueOrEndTurn(cluster.frames, repos, logger, turn, chat.threadStates, continueTurn, cause),
+        endLostTurn: (turn, cause) =>
+          recoverOrEndTurn(cluster.frames, repos, logger, turn, chat.threadStates, recover, cause),
         ...(uiTools && { uiTools }),
       });
     } else {
@@ -203,12 +203,12 @@ export async function startServer(config: Config, options: StartServerOptions = 
         throw new Error(
           "another agentwire instance runs on this database without REDIS_URL: set REDIS_URL on every instance to run several",
         );
-      const { continued, interrupted } = await recoverInterruptedTurns(
+      const { continued, interrupted } = await recoverTurns(
         frames,
         repos,
         logger,
         chat?.threadStates,
-        continueTurn,
+        recover,
       );
       if (continued > 0) logger.warn({ continued }, "turns left running by the previous process continue");
       if (interrupted > 0)

@@ -118,7 +118,7 @@ describe("the server process with a provider", { timeout: 60_000 }, () => {
     c.ws.close();
   });
 
-  it("runs a saved workflow (route 1) stored over HTTP", async () => {
+  it("runs a saved workflow (the workflow route) stored over HTTP", async () => {
     dir = mkdtempSync(join(tmpdir(), "agentwire-wf-proc-"));
     const { url: urlP } = spawnServer(join(dir, "w.db"));
     const url = await urlP;

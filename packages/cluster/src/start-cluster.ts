@@ -40,7 +40,7 @@ const LAPSE_MARGIN_MS = 20;
 /** Dead turns taken over at once (each a few round trips). */
 const TAKEOVERS_AT_ONCE = 32;
 
-/** A turn this instance runs (the server's `RunningTurn`): what a stop command and the dead-turn sweep look at. */
+/** A turn this instance runs (the server's `ActiveTurn`): what a stop command and the dead-turn sweep look at. */
 export type LocalTurn = {
   readonly turnId: string;
   readonly active: boolean;
@@ -55,10 +55,10 @@ export interface ClusterServeOptions {
   repos: Repositories;
   /**
    * Takes over a turn stored as running whose instance died, as a restart takes over its own (the
-   * server's `continueOrEndTurn`): continued here from its checkpoint (the row carries the freshest
+   * server's `recoverOrEndTurn`): continued here from its checkpoint (the row carries the freshest
    * one, read from Redis), or ended from the shared log; says which.
    */
-  recoverTurn: (turn: TurnRow, cause: { handedOver: boolean }) => Promise<"continued" | "interrupted">;
+  endLostTurn: (turn: TurnRow, cause: { handedOver: boolean }) => Promise<"continued" | "interrupted">;
   /** The client tool proxy: answers routed here resolve in it, and its own are routed from here. */
   uiTools?: RoutedToolProxy;
 }
@@ -329,7 +329,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       const checkpoint: unknown = typeof json === "string" ? JSON.parse(json) : undefined;
       // A rolling deploy's handover is not a crash: TURN_MAX_RECOVERIES bounds crashes alone.
       const handedOver = handed?.[1] === "1";
-      const outcome = await host.recoverTurn(checkpoint === undefined ? fresh : { ...fresh, checkpoint }, {
+      const outcome = await host.endLostTurn(checkpoint === undefined ? fresh : { ...fresh, checkpoint }, {
         handedOver,
       });
       taken = handedOver;

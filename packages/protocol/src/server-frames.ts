@@ -123,7 +123,7 @@ export const ErrorFrame = z.object({
   request_id: z.string().optional(),
   ...turnFields,
 });
-/** A saved workflow's run (route 1) as a whole. */
+/** A saved workflow's run (the workflow route) as a whole. */
 export const JobUpdateFrame = z.object({
   type: z.literal("job_update"),
   job_id: z.string(),

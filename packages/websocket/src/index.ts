@@ -7,10 +7,10 @@ export { type AuthSettings, createUserResolver, type StaticToken } from "./auth/
 export {
   type ChatServices,
   ContextScopes,
-  continueCrashedTurn,
   createChatServices,
   loadThreadContext,
   parseContextScopes,
+  recoverTurn,
 } from "./chat/index.js";
 export type { ThreadStateRelay } from "./chat/thread-states/thread-states.js";
 export type { AgentwireServices } from "./commands/agentwire-services.js";
@@ -47,19 +47,19 @@ export {
 export type { ToolCallRouting } from "./tools/tool-call-routing.js";
 export { createTurnTracer } from "./tracing/index.js";
 export {
+  ActiveTurn,
   AdmissionLimits,
   type AdmissionObserver,
   AdmissionQueue,
   type AdmissionRejection,
   AdmissionTicket,
   admissionDefaults,
-  type ContinueCrashedTurn,
-  continueOrEndTurn,
+  endLostTurn,
+  type RecoverTurn,
   type RecoveryCause,
   type RunningAdmission,
-  RunningTurn,
-  recoverInterruptedTurns,
-  recoverTurn,
+  recoverOrEndTurn,
+  recoverTurns,
   startAdmission,
   type TurnObserver,
   TurnRegistry,

@@ -70,7 +70,7 @@ export type MediaChatDefaults = { text?: string; provider?: string; model?: stri
 export type ParsedMediaOptions = { ok: true; value: MediaOptions } | { ok: false; error: MediaError };
 
 /**
- * Validates `chat_message.media_generation` for route 2. The chat text becomes the image prompt or
+ * Validates `chat_message.media_generation` for the media route. The chat text becomes the image prompt or
  * the speech input, and the message's provider/model apply, unless the options give their own.
  */
 export function parseMediaOptions(raw: unknown, chat: MediaChatDefaults = {}): ParsedMediaOptions {

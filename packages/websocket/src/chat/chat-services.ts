@@ -4,7 +4,7 @@ import type { ToolScope } from "../tools/tool-scope.js";
 import type { AdmissionQueue } from "../turns/admission-queue.js";
 import type { TurnObserver } from "../turns/turn-observer.js";
 import type { TurnRegistry } from "../turns/turn-registry.js";
-import type { TurnServices } from "../turns/turn-run.js";
+import type { TurnServices } from "../turns/turn-segment.js";
 import type { OpenWorkflows } from "../workflows/open-workflows.js";
 import type { ContextScopes } from "./context-scopes.js";
 import type { ThreadStates } from "./thread-states/thread-states.js";

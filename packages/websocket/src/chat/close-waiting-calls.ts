@@ -8,7 +8,7 @@ import {
 } from "@agentwire-chat/agents";
 import { storeRow } from "../turns/end-turn.js";
 import { rootRow } from "../turns/root-row.js";
-import type { TurnRun } from "../turns/turn-run.js";
+import type { TurnSegment } from "../turns/turn-segment.js";
 
 /** What a call that waited on the user returns when the turn is stopped instead of answered. */
 const CANCELLED = "cancelled";
@@ -20,7 +20,7 @@ const CANCELLED = "cancelled";
  * so every `start` has an `end` and the tree has no open node, and stores the root's tool rows (the
  * calls finished beside the pending ones and the cancelled ones) so the history stays paired.
  */
-export async function closeWaitingCalls(run: TurnRun, state: SuspendedState): Promise<void> {
+export async function closeWaitingCalls(run: TurnSegment, state: SuspendedState): Promise<void> {
   for (const call of waitingCalls(state)) {
     const end: ToolCallUpdateEvent = {
       type: "tool_call_update",

@@ -1,10 +1,9 @@
 export * from "./approval-gate.js";
-export type { ChatCommandHandler } from "./chat-command-handler.js";
 export type { ChatServices } from "./chat-services.js";
 export * from "./compose-toolbelt.js";
 export * from "./context-scopes.js";
-export { continueCrashedTurn } from "./continue-crashed-turn.js";
 export * from "./create-chat-services.js";
+export { recoverTurn } from "./recover-turn.js";
 export * from "./run-chat-agent.js";
 export * from "./thread-context.js";
 export * from "./thread-history.js";

@@ -15,7 +15,7 @@ import type { FrameLog } from "@agentwire-chat/storage";
 import { driveWhenAdmitted, reserveTurn } from "../turns/admit-turn.js";
 import { beginTurn, type StartedTurn } from "../turns/begin-turn.js";
 import { driveTurn } from "../turns/drive-turn.js";
-import type { TurnRun } from "../turns/turn-run.js";
+import type { TurnSegment } from "../turns/turn-segment.js";
 import { editorContextSection } from "../workflows/editor-context.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import type { ChatServices } from "./chat-services.js";
@@ -87,7 +87,7 @@ export type ChatLoopStartOptions = {
  */
 export function chatLoopStart(
   chat: ChatServices,
-  run: TurnRun,
+  run: TurnSegment,
   options: ChatLoopStartOptions,
 ): (ctx: LoopContext) => Promise<AsyncGenerator<LoopEvent, LoopResult>> {
   const { turn, logger, chatContext, memoryEnabled, repos } = run;

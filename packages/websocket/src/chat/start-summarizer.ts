@@ -1,7 +1,7 @@
 import type { CompressionJob, LoopContext, Provider, SideChannel } from "@agentwire-chat/agents";
 import type { FrameLog } from "@agentwire-chat/storage";
 import { appendOutsideTurn } from "../turns/append-outside-turn.js";
-import type { TurnRun } from "../turns/turn-run.js";
+import type { TurnSegment } from "../turns/turn-segment.js";
 import type { ChatServices } from "./chat-services.js";
 import { summarizerModel, summarizeThread } from "./summarize-thread.js";
 
@@ -22,7 +22,7 @@ export type SummarizerRun = {
  */
 export function startSummarizer(
   chat: Pick<ChatServices, "providers" | "context">,
-  run: TurnRun,
+  run: TurnSegment,
   turnModel: { provider: Provider; frames: FrameLog },
   ctx: LoopContext,
   input: SummarizerRun,

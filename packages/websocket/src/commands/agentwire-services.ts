@@ -9,11 +9,11 @@ import type { WorkflowServices } from "../workflows/workflow-services.js";
  * A service left out turns its commands and routes off (`unavailable`).
  */
 export interface AgentwireServices {
-  /** Chat turns (route 3) and the turn lifecycle every route runs on; absent: no chat command is served. */
+  /** Chat turns (the chat route) and the turn lifecycle every route runs on; absent: no chat command is served. */
   chat?: ChatServices;
-  /** Route 1 (saved workflows) and the workflows HTTP API; needs `chat`. */
+  /** The workflow route (saved workflows) and the workflows HTTP API; needs `chat`. */
   workflows?: WorkflowServices;
-  /** Route 2 (media generation) and `GET /api/assets/:id`; needs `chat`. */
+  /** The media route (media generation) and `GET /api/assets/:id`; needs `chat`. */
   media?: MediaServices;
   /** Client UI tools (editor context); absent: client_tools_manifest and tool_result answer `unavailable`. */
   uiTools?: UIToolProxy;

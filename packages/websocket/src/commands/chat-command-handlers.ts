@@ -1,16 +1,16 @@
 import type { ClientCommandName } from "@agentwire-chat/protocol";
-import type { ChatCommandHandler } from "../chat/chat-command-handler.js";
 import type { ChatServices } from "../chat/chat-services.js";
-import { handleAnswer } from "../chat/handle-answer.js";
-import { handleContinueTurn } from "../chat/handle-continue-turn.js";
-import { handlePlanDecision } from "../chat/handle-plan-decision.js";
-import { handleResumeChat } from "../chat/handle-resume-chat.js";
-import { handleStop } from "../chat/handle-stop.js";
-import { handleToolApprovalResponse } from "../chat/handle-tool-approval-response.js";
-import { handleSubscribeThreads } from "../chat/thread-states/handle-subscribe-threads.js";
 import type { CommandHandler, CommandHandlers } from "../ws/command-router.js";
 import type { AgentwireServices } from "./agentwire-services.js";
+import type { ChatCommandHandler } from "./chat-command-handler.js";
+import { handleAnswer } from "./handle-answer.js";
 import { chatMessageHandler } from "./handle-chat-message.js";
+import { handleContinueTurn } from "./handle-continue-turn.js";
+import { handlePlanDecision } from "./handle-plan-decision.js";
+import { handleResumeChat } from "./handle-resume-chat.js";
+import { handleStop } from "./handle-stop.js";
+import { handleSubscribeThreads } from "./handle-subscribe-threads.js";
+import { handleToolApprovalResponse } from "./handle-tool-approval-response.js";
 
 /** The chat turn's entries of the command table, bound to the chat services (and the routes' own). */
 export function chatCommandHandlers(services: AgentwireServices & { chat: ChatServices }): CommandHandlers {

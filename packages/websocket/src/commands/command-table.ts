@@ -1,8 +1,8 @@
-import { toolCommandHandlers } from "../tools/tool-command-handlers.js";
 import type { CommandHandlers } from "../ws/command-router.js";
-import { handlePing } from "../ws/handle-ping.js";
 import type { AgentwireServices } from "./agentwire-services.js";
 import { chatCommandHandlers } from "./chat-command-handlers.js";
+import { handlePing } from "./handle-ping.js";
+import { toolCommandHandlers } from "./tool-command-handlers.js";
 
 /**
  * The command table of the services actually present, each handler bound to its services: chat

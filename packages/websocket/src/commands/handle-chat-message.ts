@@ -7,8 +7,8 @@ import type { CommandHandler } from "../ws/command-router.js";
 import type { AgentwireServices } from "./agentwire-services.js";
 
 /**
- * `chat_message`: routes to the saved-workflow runner (route 1), media generation (route 2), or the
- * unified chat agent (route 3). Each route is given its own services and answers `unavailable` itself
+ * `chat_message`: routes to the saved-workflow runner (the workflow route), media generation (the media route), or the
+ * unified chat agent (the chat route). Each route is given its own services and answers `unavailable` itself
  * when they are absent; every route's turn runs on the chat services' turn lifecycle.
  */
 export function chatMessageHandler(

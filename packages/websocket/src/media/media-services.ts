@@ -1,6 +1,6 @@
 import type { MediaGenerator } from "@agentwire-chat/agents";
 
-/** Route 2 (media generation) and `GET /api/assets/:id`; absent, route 2 answers `unavailable`. */
+/** The media route (media generation) and `GET /api/assets/:id`; absent, the media route answers `unavailable`. */
 export type MediaServices = {
   generators: MediaGenerator[];
   /** Assets are written under `<dataDir>/assets/<user>/<id>`. */

@@ -12,13 +12,13 @@ import type { AssetRow } from "@agentwire-chat/storage";
 import { beginTurn } from "../turns/begin-turn.js";
 import { driveTurn, type TurnSource, type TurnSourceResult } from "../turns/drive-turn.js";
 import { countedUsage } from "../turns/end-turn.js";
-import type { TurnRun, TurnServices } from "../turns/turn-run.js";
+import type { TurnSegment, TurnServices } from "../turns/turn-segment.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import { AssetTooLargeError, assetUrl, DEFAULT_MAX_ASSET_BYTES, storeAsset } from "./asset-store.js";
 import type { MediaServices } from "./media-services.js";
 
 /**
- * Route 2: `chat_message {media_generation: {mode: "image"|"speech", ...}}`. Options and the
+ * The media route: `chat_message {media_generation: {mode: "image"|"speech", ...}}`. Options and the
  * provider's capability are checked before anything is stored (`bad_request` naming the field or the
  * provider); then a turn stores the user message, generates through the provider's MediaGenerator,
  * writes each file under the data directory with an `assets` row, and stores the assistant message
@@ -61,7 +61,7 @@ export async function runMediaTurn(
 
 /** The media turn as a source of the turn driver: generates, stores the assets, returns the answer. */
 async function* generation(
-  run: TurnRun,
+  run: TurnSegment,
   media: MediaServices,
   options: MediaOptions,
   ctx: LoopContext,

@@ -3,7 +3,6 @@ export * from "./mcp-pins-path.js";
 export * from "./repo-memory-store.js";
 export * from "./server-tool-names.js";
 export * from "./tool-call-routing.js";
-export * from "./tool-command-handlers.js";
 export * from "./tool-policies.js";
 export * from "./tool-policy.js";
 export * from "./tool-policy-file.js";

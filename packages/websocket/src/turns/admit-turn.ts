@@ -3,7 +3,7 @@ import { AgentwireError } from "@agentwire-chat/protocol";
 import type { AdmissionQueue, AdmissionTicket } from "./admission-queue.js";
 import { endTurn } from "./end-turn.js";
 import { handingOver, handOverTurn } from "./hand-over-turn.js";
-import type { TurnRun } from "./turn-run.js";
+import type { TurnSegment } from "./turn-segment.js";
 
 /**
  * A new turn's place in the admission queue, taken before anything is stored: a full queue refuses
@@ -28,7 +28,7 @@ export function reserveTurn(
  * wall clock included, counts from admission.
  */
 export function driveWhenAdmitted(
-  run: TurnRun,
+  run: TurnSegment,
   ticket: AdmissionTicket | undefined,
   drive: () => Promise<void>,
 ): void {
@@ -46,7 +46,7 @@ export function driveWhenAdmitted(
 }
 
 async function waitThenDrive(
-  run: TurnRun,
+  run: TurnSegment,
   ticket: AdmissionTicket,
   drive: () => Promise<void>,
 ): Promise<void> {

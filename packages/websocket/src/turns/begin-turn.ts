@@ -13,7 +13,7 @@ import type { TurnStartRecord } from "@agentwire-chat/storage";
 import { storeRow } from "./end-turn.js";
 import type { TurnConnection } from "./turn-connection.js";
 import { localCoordination } from "./turn-coordination.js";
-import { type TurnRun, type TurnServices, turnRunOf } from "./turn-run.js";
+import { type TurnSegment, type TurnServices, turnSegmentOf } from "./turn-segment.js";
 import { ownThread, watchTurn } from "./watch-turn.js";
 
 /**
@@ -65,7 +65,7 @@ export async function beginTurn(
   }
   services.threadStates?.changed({ userId, threadId: thread.id, state: "running" });
   watchTurn(conn, turn);
-  const run = turnRunOf(services, turn, repos, conn.logger, {
+  const run = turnSegmentOf(services, turn, repos, conn.logger, {
     ...who,
     tree: new ExecutionTreeBuilder(),
     chatContext,
@@ -83,7 +83,7 @@ export async function beginTurn(
 }
 
 /** A turn begun by `beginTurn`, with the user's message as stored. */
-export type StartedTurn = TurnRun & { userRow: StoredMessage };
+export type StartedTurn = TurnSegment & { userRow: StoredMessage };
 
 /** A thread's title from its first message. */
 export function titleOf(content: ChatMessageData["content"]): string {

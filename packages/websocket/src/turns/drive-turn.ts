@@ -21,7 +21,7 @@ import { handingOver, handOverTurn } from "./hand-over-turn.js";
 import { reportToolCrash } from "./report-tool-crash.js";
 import { rootRow } from "./root-row.js";
 import { checkpointStore } from "./store-checkpoint.js";
-import type { TurnRun } from "./turn-run.js";
+import type { TurnSegment } from "./turn-segment.js";
 
 /** What a turn's source yields: the agent loop's events, or a workflow run's job and node updates. */
 export type TurnEvent = LoopEvent | WorkflowFrame;
@@ -51,14 +51,14 @@ export type DriveOptions = {
  * the end suspends the turn or ends it (final message, tree, usage, status, the one `done`), or
  * hands it over to another instance (a rolling deploy). Never throws.
  */
-export function driveTurn(run: TurnRun, start: TurnStart, options: DriveOptions = {}): Promise<void> {
+export function driveTurn(run: TurnSegment, start: TurnStart, options: DriveOptions = {}): Promise<void> {
   run.turn.continuable = options.continuable ?? true;
   const driving = drive(run, start);
   run.turn.driving = driving;
   return driving;
 }
 
-async function drive(run: TurnRun, start: TurnStart): Promise<void> {
+async function drive(run: TurnSegment, start: TurnStart): Promise<void> {
   const { turn, repos, tree, observer } = run;
   let finalAssistant: Extract<ModelMessage, { role: "assistant" }> | undefined;
   const ctx = createLoopContext(run.limits, {

@@ -1,7 +1,7 @@
 import { type LoopResult, UsageAccumulator } from "@agentwire-chat/agents";
 import type { EndedTurnStatus, ErrorCode, StoredMessage, TurnUsage } from "@agentwire-chat/protocol";
 import type { NewMessage, SuspendedTurn } from "@agentwire-chat/storage";
-import type { TurnRun } from "./turn-run.js";
+import type { TurnSegment } from "./turn-segment.js";
 
 /** How a turn ended (every route reports its end this way): the status it is stored and sent with. */
 export type TurnResult = Pick<LoopResult, "usage" | "error"> & {
@@ -12,7 +12,7 @@ export type TurnResult = Pick<LoopResult, "usage" | "error"> & {
 
 /** Stores one row of the thread, sends it as a `message` frame and returns it as stored. */
 export async function storeRow(
-  run: TurnRun,
+  run: TurnSegment,
   row: NewMessage,
   echo: { request_id?: string } = {},
 ): Promise<StoredMessage> {
@@ -27,7 +27,7 @@ export async function storeRow(
  * in order, and the driver waits for them before it sends the loop's next frame, so the frames keep
  * the order the loop gave them on either database.
  */
-export function queueWrite(run: TurnRun, write: () => Promise<unknown>): void {
+export function queueWrite(run: TurnSegment, write: () => Promise<unknown>): void {
   const writes = (run.writes ?? Promise.resolve()).then(write);
   // settleWrites reports the failure; until it is awaited the rejection must not count as unhandled.
   writes.catch(() => {});
@@ -35,7 +35,7 @@ export function queueWrite(run: TurnRun, write: () => Promise<unknown>): void {
 }
 
 /** Waits for the queued writes; rejects with the first that failed. */
-export async function settleWrites(run: TurnRun): Promise<void> {
+export async function settleWrites(run: TurnSegment): Promise<void> {
   while (run.writes) {
     const writes = run.writes;
     await writes;
@@ -47,7 +47,7 @@ export async function settleWrites(run: TurnRun): Promise<void> {
  * Stores the suspension, then lets the frames that ask the user out: the log held them since the
  * question, so no client sees a question the database cannot answer after a crash.
  */
-export async function suspendTurn(run: TurnRun, saved: SuspendedTurn): Promise<void> {
+export async function suspendTurn(run: TurnSegment, saved: SuspendedTurn): Promise<void> {
   const { turn, repos } = run;
   await settleWrites(run);
   turn.status = "waiting_user";
@@ -70,7 +70,7 @@ export async function suspendTurn(run: TurnRun, saved: SuspendedTurn): Promise<v
  * turn row, then sends the frames every turn ends with. Never throws: if the database fails, the
  * client still gets an `internal` error and a clean end.
  */
-export async function endTurn(run: TurnRun, result: TurnResult, text: string): Promise<void> {
+export async function endTurn(run: TurnSegment, result: TurnResult, text: string): Promise<void> {
   try {
     await settleWrites(run);
     await finish(run, result, text);
@@ -83,7 +83,7 @@ export async function endTurn(run: TurnRun, result: TurnResult, text: string): P
 }
 
 /** Gives up the turn's claim on its thread across instances; a failure only logs (the lease lapses). */
-async function releaseClaim(run: TurnRun): Promise<void> {
+async function releaseClaim(run: TurnSegment): Promise<void> {
   try {
     await run.coordination.release(run.turn.threadId, run.turn.turnId);
   } catch (error) {
@@ -91,7 +91,7 @@ async function releaseClaim(run: TurnRun): Promise<void> {
   }
 }
 
-async function finish(run: TurnRun, result: TurnResult, text: string): Promise<void> {
+async function finish(run: TurnSegment, result: TurnResult, text: string): Promise<void> {
   const { turn, repos } = run;
   const { status } = result;
   const usage = totalUsage(run, result.usage);
@@ -122,7 +122,7 @@ async function finish(run: TurnRun, result: TurnResult, text: string): Promise<v
 }
 
 /** The frames every turn ends with (usage, idle, the one `done`); the turn leaves the registry. */
-function endFrames(run: TurnRun, usage: TurnUsage, status: EndedTurnStatus): void {
+function endFrames(run: TurnSegment, usage: TurnUsage, status: EndedTurnStatus): void {
   const { turn } = run;
   turn.emit({ type: "usage", ...usage });
   turn.emit({ type: "agent_state", state: "idle" });
@@ -136,7 +136,7 @@ function endFrames(run: TurnRun, usage: TurnUsage, status: EndedTurnStatus): voi
 }
 
 /** The usage of every segment of the turn so far plus this one. */
-export function totalUsage(run: TurnRun, usage: TurnUsage): TurnUsage {
+export function totalUsage(run: TurnSegment, usage: TurnUsage): TurnUsage {
   if (!run.usageBefore) return usage;
   const acc = new UsageAccumulator();
   acc.merge(run.usageBefore);

@@ -1,6 +1,6 @@
+import type { ActiveTurn } from "./active-turn.js";
 import { settleWrites } from "./end-turn.js";
-import type { RunningTurn } from "./running-turn.js";
-import type { TurnRun } from "./turn-run.js";
+import type { TurnSegment } from "./turn-segment.js";
 
 /**
  * The abort reason of a rolling deploy's handover: not a user's stop, not an interruption. The turn
@@ -9,7 +9,7 @@ import type { TurnRun } from "./turn-run.js";
 export const HANDOVER = "handover";
 
 /** True once the turn was aborted to be handed over (and its route can continue from a checkpoint). */
-export function handingOver(turn: RunningTurn): boolean {
+export function handingOver(turn: ActiveTurn): boolean {
   return turn.abort.signal.aborted && turn.abort.signal.reason === HANDOVER && turn.continuable;
 }
 
@@ -19,7 +19,7 @@ export function handingOver(turn: RunningTurn): boolean {
  * commit holds both), its row stays `running`, and only then is its lease given up, so the instance
  * that takes it over reads that checkpoint. Nothing ends the turn here: no final message, no `done`.
  */
-export async function handOverTurn(run: TurnRun): Promise<void> {
+export async function handOverTurn(run: TurnSegment): Promise<void> {
   const { turn } = run;
   try {
     await settleWrites(run);

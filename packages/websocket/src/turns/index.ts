@@ -1,3 +1,4 @@
+export * from "./active-turn.js";
 export * from "./admission-limits.js";
 export * from "./admission-queue.js";
 export * from "./admit-turn.js";
@@ -8,9 +9,8 @@ export * from "./end-turn.js";
 export * from "./event-loop-lag.js";
 export * from "./hand-over-turn.js";
 export * from "./recover-turns.js";
-export * from "./running-turn.js";
 export * from "./start-admission.js";
 export type { TurnConnection } from "./turn-connection.js";
 export type { ObservedTurn, TurnObserver, TurnObserverFactory } from "./turn-observer.js";
 export * from "./turn-registry.js";
-export type { TurnRun, TurnServices } from "./turn-run.js";
+export type { TurnSegment, TurnServices } from "./turn-segment.js";

@@ -1,9 +1,9 @@
 import { defaultBudgetLimits } from "@agentwire-chat/agents";
 import type { FrameLog, Repositories, TurnRow } from "@agentwire-chat/storage";
 import type { FastifyBaseLogger } from "fastify";
+import { ActiveTurn } from "./active-turn.js";
 import { endTurn } from "./end-turn.js";
 import { partialAnswer, rebuildTurn } from "./rebuild-turn.js";
-import { RunningTurn } from "./running-turn.js";
 import type { ThreadStateNotifier } from "./thread-state-notifier.js";
 import { localCoordination } from "./turn-coordination.js";
 import { TurnRegistry } from "./turn-registry.js";
@@ -12,50 +12,49 @@ import { TurnRegistry } from "./turn-registry.js";
 export type RecoveryCause = { handedOver?: boolean };
 
 /** Continues a turn the previous process left running; false when it cannot (it is then ended). */
-export type ContinueCrashedTurn = (row: TurnRow, cause?: RecoveryCause) => Promise<boolean>;
+export type RecoverTurn = (row: TurnRow, cause?: RecoveryCause) => Promise<boolean>;
 
 /**
  * At start-up no turn of this database can still be running: the process that ran it is gone. Each
- * one is continued from its last checkpoint when `continueTurn` can (TURN_RECOVERY=continue), else
- * ended from its frame log (see recoverTurn). Returns how many were continued and how many ended.
+ * one is continued from its last checkpoint when `recover` can (TURN_RECOVERY=continue), else
+ * ended from its frame log (see endLostTurn). Returns how many were continued and how many ended.
  */
-export async function recoverInterruptedTurns(
+export async function recoverTurns(
   log: FrameLog,
   repos: Repositories,
   logger: FastifyBaseLogger,
   threadStates?: ThreadStateNotifier,
-  continueTurn?: ContinueCrashedTurn,
+  recover?: RecoverTurn,
 ): Promise<{ continued: number; interrupted: number }> {
   const rows = await repos.turns.listRunning();
   let continued = 0;
   for (const row of rows)
-    if ((await continueOrEndTurn(log, repos, logger, row, threadStates, continueTurn)) === "continued")
-      continued++;
+    if ((await recoverOrEndTurn(log, repos, logger, row, threadStates, recover)) === "continued") continued++;
   await log.flush();
   return { continued, interrupted: rows.length - continued };
 }
 
 /**
- * Takes over one turn whose process is gone: continued from its checkpoint when `continueTurn` can,
- * else ended (recoverTurn). A continuation that fails to start ends it like any other that cannot continue.
+ * Takes over one turn whose process is gone: continued from its checkpoint when `recover` can,
+ * else ended (endLostTurn). A continuation that fails to start ends it like any other that cannot continue.
  */
-export async function continueOrEndTurn(
+export async function recoverOrEndTurn(
   log: FrameLog,
   repos: Repositories,
   logger: FastifyBaseLogger,
   row: TurnRow,
   threadStates?: ThreadStateNotifier,
-  continueTurn?: ContinueCrashedTurn,
+  recover?: RecoverTurn,
   cause?: RecoveryCause,
 ): Promise<"continued" | "interrupted"> {
-  if (continueTurn) {
+  if (recover) {
     try {
-      if (await continueTurn(row, cause)) return "continued";
+      if (await recover(row, cause)) return "continued";
     } catch (err) {
       logger.error({ err, thread_id: row.threadId, turn_id: row.id }, "could not continue a crashed turn");
     }
   }
-  await recoverTurn(log, repos, logger, row, threadStates);
+  await endLostTurn(log, repos, logger, row, threadStates);
   return "interrupted";
 }
 
@@ -67,7 +66,7 @@ export async function continueOrEndTurn(
  * ones in the thread's log, `resume_chat` replays them like any turn's, and subscribers of its user
  * (on any instance, through the notifier) see the thread go idle.
  */
-export async function recoverTurn(
+export async function endLostTurn(
   log: FrameLog,
   repos: Repositories,
   logger: FastifyBaseLogger,
@@ -77,7 +76,7 @@ export async function recoverTurn(
   await log.claim(row.threadId);
   const { frames, tree, lastAt, usage, calls } = await rebuildTurn(log, repos, row);
   tree.interrupt(lastAt);
-  const turn = new RunningTurn(log, row.threadId, row.userId, row.id);
+  const turn = new ActiveTurn(log, row.threadId, row.userId, row.id);
   await endTurn(
     {
       turn,

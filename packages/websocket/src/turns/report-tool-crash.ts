@@ -1,12 +1,12 @@
 import type { ToolCrash } from "@agentwire-chat/agents";
 import { redactText } from "../logging/redact-text.js";
-import type { TurnRun } from "./turn-run.js";
+import type { TurnSegment } from "./turn-segment.js";
 
 /**
  * Logs a tool that threw at `error` (tool, user, thread, turn, tree node, the ref the model and
  * clients were given, and the stack, secrets in them redacted) and counts it; the operator finds the line by its ref.
  */
-export function reportToolCrash(run: TurnRun, crash: ToolCrash): void {
+export function reportToolCrash(run: TurnSegment, crash: ToolCrash): void {
   const { turn } = run;
   const thrown = crash.error instanceof Error ? crash.error : new Error(String(crash.error));
   // The operator needs the message and stack to find the bug, not a secret the bug echoed into them.

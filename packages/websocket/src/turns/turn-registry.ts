@@ -1,6 +1,6 @@
 import type { FrameLog } from "@agentwire-chat/storage";
+import { ActiveTurn } from "./active-turn.js";
 import { HANDOVER } from "./hand-over-turn.js";
-import { RunningTurn } from "./running-turn.js";
 
 export type TurnRegistryOptions = {
   /** How long an ended turn stays visible to `get` (observers, tools that finish late). */
@@ -10,7 +10,7 @@ export type TurnRegistryOptions = {
 
 /** The turns of this process, one per thread: active (running or waiting on the user) or recently ended. */
 export class TurnRegistry {
-  private readonly turns = new Map<string, RunningTurn>();
+  private readonly turns = new Map<string, ActiveTurn>();
   /**
    * When each thread's turn ended, oldest end first (a Map keeps insertion order): each lookup and end
    * forgets those ended longer ago than `keepEndedMs`. Without it an ended turn stayed until its
@@ -28,22 +28,22 @@ export class TurnRegistry {
   }
 
   /** Starts a turn on a thread, or returns undefined when one is already active there (busy). */
-  start(log: FrameLog, threadId: string, userId: string, turnId: string): RunningTurn | undefined {
+  start(log: FrameLog, threadId: string, userId: string, turnId: string): ActiveTurn | undefined {
     if (this.get(threadId)?.active) return undefined;
-    const turn = new RunningTurn(log, threadId, userId, turnId);
+    const turn = new ActiveTurn(log, threadId, userId, turnId);
     this.ended.delete(threadId);
     this.turns.set(threadId, turn);
     return turn;
   }
 
   /** The active or recently ended turn of a thread (check `active`). */
-  get(threadId: string): RunningTurn | undefined {
+  get(threadId: string): ActiveTurn | undefined {
     this.forgetEnded();
     return this.turns.get(threadId);
   }
 
   /** Marks a turn ended; its frames stay in the log for `resume_chat`. */
-  finish(turn: RunningTurn): void {
+  finish(turn: ActiveTurn): void {
     if (this.turns.get(turn.threadId) !== turn) return;
     this.ended.delete(turn.threadId);
     this.ended.set(turn.threadId, this.now());
@@ -65,7 +65,7 @@ export class TurnRegistry {
   }
 
   /** Turns not yet ended (running or waiting on the user). */
-  active(): RunningTurn[] {
+  active(): ActiveTurn[] {
     return [...this.turns.values()].filter((t) => t.active);
   }
 

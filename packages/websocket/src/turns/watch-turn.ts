@@ -1,9 +1,9 @@
 import { AgentwireError } from "@agentwire-chat/protocol";
-import type { RunningTurn } from "./running-turn.js";
+import type { ActiveTurn } from "./active-turn.js";
 import type { TurnConnection } from "./turn-connection.js";
 
 /** Makes the connection a watcher of the turn's thread (the socket's close unsubscribes it everywhere). */
-export function watchTurn(conn: TurnConnection, turn: RunningTurn): void {
+export function watchTurn(conn: TurnConnection, turn: ActiveTurn): void {
   turn.watch({ id: conn.subscriber.id, userId: conn.userId, deliver: conn.subscriber.deliver });
 }
 

@@ -9,18 +9,18 @@ import type { WorkflowRow } from "@agentwire-chat/storage";
 import { beginTurn } from "../turns/begin-turn.js";
 import { driveTurn, type TurnSource } from "../turns/drive-turn.js";
 import { countedUsage } from "../turns/end-turn.js";
-import type { TurnRun, TurnServices } from "../turns/turn-run.js";
+import type { TurnSegment, TurnServices } from "../turns/turn-segment.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import type { WorkflowServices } from "./workflow-services.js";
 
-/** What route 1 runs a turn with: the turn lifecycle, and the providers its LLM nodes default to. */
+/** What the workflow route runs a turn with: the turn lifecycle, and the providers its LLM nodes default to. */
 export type WorkflowTurnServices = TurnServices & {
   providers: ProviderRegistry;
   defaults: { provider?: string | undefined; model?: string | undefined };
 };
 
 /**
- * Route 1: `chat_message {workflow_target:"workflow", workflow_id}` runs that saved workflow as a turn
+ * The workflow route: `chat_message {workflow_target:"workflow", workflow_id}` runs that saved workflow as a turn
  * on the thread. The chat text is the run's input; job_update/node_update frames are relayed through
  * the turn (seq-stamped, replayable); `stop` aborts it; the run has the turn's budget (its wall clock
  * and LLM calls); the output text is stored as the final assistant message.
@@ -71,7 +71,7 @@ type WorkflowJob = {
 };
 
 /** The workflow run as a source of the turn driver: its frames, then the output text as the answer. */
-async function* workflowRun(run: TurnRun, job: WorkflowJob, ctx: LoopContext): TurnSource {
+async function* workflowRun(run: TurnSegment, job: WorkflowJob, ctx: LoopContext): TurnSource {
   const { turn, limits } = run;
   const { workflow: row, registry, input } = job;
   run.logger.info({ workflow_id: row.id }, "workflow turn started");

@@ -1,4 +1,4 @@
 import type { NodeRegistry } from "@agentwire-chat/agents";
 
-/** Route 1 (saved workflows) and the workflows HTTP API; absent, route 1 answers `unavailable`. */
+/** The workflow route (saved workflows) and the workflows HTTP API; absent, the workflow route answers `unavailable`. */
 export type WorkflowServices = { registry: NodeRegistry };

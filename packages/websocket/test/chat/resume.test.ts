@@ -3,7 +3,7 @@ import type { ScriptedStep } from "@agentwire-chat/agents/testing";
 import type { ServerFrame } from "@agentwire-chat/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { RunningTurn } from "../../src/index.js";
+import type { ActiveTurn } from "../../src/index.js";
 import type { TestClient } from "../harness.js";
 import { type ChatTestServer, expectWellFormedTurn, gate, isDone, startChatServer } from "./chat-harness.js";
 
@@ -84,7 +84,7 @@ afterAll(async () => {
 });
 
 /** Resolves once the server's turn has emitted the frame with `seq` (a server-side observer, no socket). */
-function emitted(turn: RunningTurn, seq: number): Promise<void> {
+function emitted(turn: ActiveTurn, seq: number): Promise<void> {
   if (turn.lastSeq >= seq) return Promise.resolve();
   return new Promise((resolve) => {
     const id = `observer-${seq}-${Math.random()}`;

@@ -63,7 +63,7 @@ describe.skipIf(skip)("the dead-turn sweep", () => {
     await cluster.serve({
       turns: new TurnRegistry(),
       repos,
-      recoverTurn: async (row) => {
+      endLostTurn: async (row) => {
         recovered.push(row);
         return "interrupted";
       },

@@ -9,7 +9,7 @@ import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logging/create-logger.js";
 import { UIToolProxy } from "../../src/tools/ui-tool-proxy.js";
-import { continueOrEndTurn } from "../../src/turns/recover-turns.js";
+import { recoverOrEndTurn } from "../../src/turns/recover-turns.js";
 import { TurnRegistry } from "../../src/turns/turn-registry.js";
 import { openTestStorage } from "../harness.js";
 import { redisMissing, startRedis, type TestRedis } from "../support/redis-server.js";
@@ -57,7 +57,7 @@ async function node(name: string, reconnectGraceMs = 5_000): Promise<Node> {
   await cluster.serve({
     turns: new TurnRegistry(),
     repos,
-    recoverTurn: (turn) => continueOrEndTurn(cluster.frames, repos, logger, turn),
+    endLostTurn: (turn) => recoverOrEndTurn(cluster.frames, repos, logger, turn),
     uiTools: proxy,
   });
   return { cluster, proxy };

@@ -86,7 +86,7 @@ async function startMediaServer(extra: MediaGenerator[] = [], maxAssetBytes?: nu
 const assetIds = (text: string) =>
   [...text.matchAll(/\/api\/assets\/([0-9a-f-]+)/g)].map((m) => m[1] as string);
 
-describe("route 2: media generation", () => {
+describe("the media route: media generation", () => {
   it("generates an image, stores it under the data directory and serves it to its owner only", async () => {
     server = await startMediaServer();
     const alice = await server.createToken("alice");

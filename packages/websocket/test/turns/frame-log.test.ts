@@ -9,7 +9,7 @@ import {
   SqliteFrameLog,
 } from "@agentwire-chat/storage/sqlite";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { RunningTurn } from "../../src/turns/running-turn.js";
+import type { ActiveTurn } from "../../src/turns/active-turn.js";
 import { TurnRegistry } from "../../src/turns/turn-registry.js";
 import { until } from "../support/until.js";
 
@@ -295,7 +295,7 @@ describe("TurnRegistry", () => {
     const reg = new TurnRegistry({ keepEndedMs: 50, now: () => now });
     const log = openLog();
     const turns = Array.from({ length: 100 }, (_, i) => reg.start(log, `th${i}`, "u1", `t${i}`));
-    const end = (t: RunningTurn | undefined) => {
+    const end = (t: ActiveTurn | undefined) => {
       if (!t) return;
       t.status = "complete";
       reg.finish(t);

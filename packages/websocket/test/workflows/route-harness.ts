@@ -26,7 +26,7 @@ export type RouteTestServer = TestServer & {
 export type RouteServerOptions = Omit<TestServerOptions, "limits" | "services" | "handlers"> & {
   /** Turn budget limits (not the socket limits). */
   limits?: Partial<BudgetLimits>;
-  /** Route 1, the workflows API and build_workflow (default true). */
+  /** The workflow route, the workflows API and build_workflow (default true). */
   workflows?: boolean;
   /** The tool policy (e.g. `editorMutate: "ask"` to gate build_workflow). */
   policy?: Partial<ToolPolicyConfig>;

@@ -20,7 +20,7 @@ async function saveTranslate(s: RouteTestServer, userId = "local") {
   return await s.repos.workflows.create(userId, "Translate", translateGraph);
 }
 
-describe("route 1: a saved workflow as a chat turn", () => {
+describe("the workflow route: a saved workflow as a chat turn", () => {
   it("runs the workflow with the chat text and relays its frames, seq-stamped, ending like any turn", async () => {
     server = await startRouteServer([{ text: ["Bon", "jour"], usage: { inputTokens: 5, outputTokens: 2 } }]);
     const wf = await saveTranslate(server);
@@ -219,7 +219,7 @@ describe("route 1: a saved workflow as a chat turn", () => {
     ).toHaveLength(1);
   });
 
-  it("a bare workflow_id goes to the chat agent; without workflow services route 1 is unavailable", async () => {
+  it("a bare workflow_id goes to the chat agent; without workflow services the workflow route is unavailable", async () => {
     server = await startRouteServer([{ text: "agent answer" }], { workflows: false });
     const client = await server.connect();
     client.command("chat_message", { content: "Hi", workflow_id: "w1" });

@@ -3,7 +3,7 @@ import { threads } from "./threads.js";
 import { users } from "./users.js";
 
 /**
- * A generated file (route 2: an image or a speech clip). The bytes live on disk at `path` (under the
+ * A generated file (the media route: an image or a speech clip). The bytes live on disk at `path` (under the
  * server's data directory), served by `GET /api/assets/:id` to the owner only.
  */
 export const assets = sqliteTable(

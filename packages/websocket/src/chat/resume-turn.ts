@@ -13,12 +13,12 @@ import {
 import { AgentwireError, type ExecutionTreeSnapshot } from "@agentwire-chat/protocol";
 import type { Repositories } from "@agentwire-chat/storage";
 import { readSuspendedTurn, type SuspendedTurn } from "@agentwire-chat/storage";
+import type { ActiveTurn } from "../turns/active-turn.js";
 import { driveWhenAdmitted } from "../turns/admit-turn.js";
 import { driveTurn } from "../turns/drive-turn.js";
 import { endTurn } from "../turns/end-turn.js";
-import type { RunningTurn } from "../turns/running-turn.js";
 import { localCoordination } from "../turns/turn-coordination.js";
-import { type TurnRun, turnRunOf } from "../turns/turn-run.js";
+import { type TurnSegment, turnSegmentOf } from "../turns/turn-segment.js";
 import { watchTurn } from "../turns/watch-turn.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import type { ChatServices } from "./chat-services.js";
@@ -27,7 +27,7 @@ import { openDurations, treeAfterWait } from "./open-calls.js";
 import { turnToolbelt } from "./turn-toolbelt.js";
 
 /** `tree`: the saved tree with the wait counted in its open calls' durations (see `treeAfterWait`). */
-export type WaitingTurn = { turn: RunningTurn; saved: SuspendedTurn; tree: ExecutionTreeSnapshot };
+export type WaitingTurn = { turn: ActiveTurn; saved: SuspendedTurn; tree: ExecutionTreeSnapshot };
 
 /**
  * The thread's turn that waits on the user, active in this process or (after a restart) only in
@@ -54,9 +54,9 @@ export async function waitingTurn(
   return { turn, saved, tree };
 }
 
-/** A TurnRun that continues a saved turn (its tree, usage and budget counters carried over). */
-function runOf(conn: ConnectionContext, chat: ChatServices, { turn, saved, tree }: WaitingTurn): TurnRun {
-  return turnRunOf(chat, turn, conn.repos, conn.logger, {
+/** A TurnSegment that continues a saved turn (its tree, usage and budget counters carried over). */
+function runOf(conn: ConnectionContext, chat: ChatServices, { turn, saved, tree }: WaitingTurn): TurnSegment {
+  return turnSegmentOf(chat, turn, conn.repos, conn.logger, {
     provider: saved.provider,
     model: saved.model,
     // The scope the turn began in, kept in the suspension: its budget still applies.
@@ -73,7 +73,7 @@ function runOf(conn: ConnectionContext, chat: ChatServices, { turn, saved, tree 
  * Resumes a waiting turn with the answer to its pending call; `answer` may be computed from the
  * turn's unwrapped toolbelt (an approved tool, which the resumed loop then runs as the call).
  */
-export async function continueTurn(
+export async function resumeTurn(
   conn: ConnectionContext,
   chat: ChatServices,
   waiting: WaitingTurn,
@@ -110,7 +110,7 @@ export async function continueTurn(
     const belt = await turnToolbelt(chat, scope, saved.memoryEnabled, run.logger, run.repos);
     if (belt.guidance !== undefined) ctx.guidance = belt.guidance;
     const given = await answer(belt.unwrapped);
-    const context = await resumedContextReport(run.repos, conn.userId, turn.threadId, chat, ctx);
+    const context = await currentContextReport(run.repos, conn.userId, turn.threadId, chat, ctx);
     return resumeUnifiedAgentLoop({
       ...(context && { context }),
       provider,
@@ -143,7 +143,7 @@ export async function stopWaitingTurn(
  * The root's `context_usage` numbers for a resumed turn, from the thread's summary and scratchpad as
  * they are now (the turn may have changed its scratchpad before it waited); none without context settings.
  */
-export async function resumedContextReport(
+export async function currentContextReport(
   repos: Repositories,
   userId: string,
   threadId: string,

@@ -1,9 +1,9 @@
 import type { ChatMessageData } from "@agentwire-chat/protocol";
 import { AgentwireError } from "@agentwire-chat/protocol";
+import { repoPlanStore } from "../chat/plan-tools.js";
+import { runChatAgent } from "../chat/run-chat-agent.js";
 import { ownThread } from "../turns/watch-turn.js";
 import type { ChatCommandHandler } from "./chat-command-handler.js";
-import { repoPlanStore } from "./plan-tools.js";
-import { runChatAgent } from "./run-chat-agent.js";
 
 const APPROVED = "Approved the plan.";
 const REVISE = "Please revise the plan.";

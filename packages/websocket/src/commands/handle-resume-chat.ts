@@ -1,8 +1,8 @@
 import { type ChatResumedFrame, chatResumedStatusOnWire } from "@agentwire-chat/protocol";
-import type { RunningTurn } from "../turns/running-turn.js";
+import { waitingTurn } from "../chat/resume-turn.js";
+import type { ActiveTurn } from "../turns/active-turn.js";
 import { ownThread } from "../turns/watch-turn.js";
 import type { ChatCommandHandler } from "./chat-command-handler.js";
-import { waitingTurn } from "./continue-turn.js";
 
 /**
  * `resume_chat`: replays every logged frame of the thread's last turn after `last_seq`, exactly once
@@ -13,7 +13,7 @@ import { waitingTurn } from "./continue-turn.js";
 export const handleResumeChat: ChatCommandHandler<"resume_chat"> = async (frame, conn, chat) => {
   const thread = await ownThread(conn, frame.data.thread_id);
   const found = chat.turns.get(thread.id);
-  let turn: RunningTurn | undefined = found?.active ? found : undefined;
+  let turn: ActiveTurn | undefined = found?.active ? found : undefined;
   if (!turn) {
     const waiting = await waitingTurn(conn, chat, thread.id);
     if (waiting) {

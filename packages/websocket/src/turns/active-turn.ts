@@ -13,7 +13,7 @@ export interface FrameSink {
  * frame log it appends to. A turn does not end when a socket goes away; it ends when its runner
  * finishes it.
  */
-export class RunningTurn {
+export class ActiveTurn {
   readonly abort = new AbortController();
   /** `running` or `waiting_user` while active; how it ended afterwards. */
   status: TurnStatus = "running";

@@ -1,6 +1,6 @@
 import type { ClientCommandName, ClientFrameOf } from "@agentwire-chat/protocol";
+import type { ChatServices } from "../chat/chat-services.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
-import type { ChatServices } from "./chat-services.js";
 
 /**
  * Handles one chat command with the chat services it is given (the command table binds them);

@@ -10,18 +10,18 @@ import {
   type TurnStartRecord,
 } from "@agentwire-chat/storage";
 import type { FastifyBaseLogger } from "fastify";
+import type { ActiveTurn } from "../turns/active-turn.js";
 import { driveWhenAdmitted } from "../turns/admit-turn.js";
 import { driveTurn } from "../turns/drive-turn.js";
 import { storeRow } from "../turns/end-turn.js";
 import { partialAnswer, rebuildTurn } from "../turns/rebuild-turn.js";
 import type { RecoveryCause } from "../turns/recover-turns.js";
 import { restartMarkers } from "../turns/restart-markers.js";
-import type { RunningTurn } from "../turns/running-turn.js";
 import { localCoordination } from "../turns/turn-coordination.js";
-import { type TurnRun, turnRunOf } from "../turns/turn-run.js";
+import { type TurnSegment, turnSegmentOf } from "../turns/turn-segment.js";
 import type { ChatServices } from "./chat-services.js";
-import { resumedContextReport } from "./continue-turn.js";
 import { type ApprovedPlan, repoPlanStore } from "./plan-tools.js";
+import { currentContextReport } from "./resume-turn.js";
 import { chatLoopStart } from "./run-chat-agent.js";
 import { turnToolbelt } from "./turn-toolbelt.js";
 
@@ -44,7 +44,7 @@ const NO_CONNECTION = "recovered";
  * when another instance holds the thread's lease: the caller ends the turn as interrupted. A turn its
  * instance handed over (a rolling deploy) is neither bounded nor counted: it did not crash anything.
  */
-export async function continueCrashedTurn(
+export async function recoverTurn(
   chat: ChatServices,
   log: FrameLog,
   repos: Repositories,
@@ -66,7 +66,7 @@ export async function continueCrashedTurn(
   if (!turn) return false;
   const coordination = chat.coordination ?? localCoordination;
   let claimed = false;
-  let run: TurnRun;
+  let run: TurnSegment;
   try {
     // With Redis: the thread's lease, renewed while the turn runs here, so no other instance takes it too.
     claimed = await coordination.claim(row.threadId, row.id, () => turn.abort.abort("lease_lost"));
@@ -93,7 +93,7 @@ export async function continueCrashedTurn(
     };
     const belt = await turnToolbelt(chat, scope, saved.memoryEnabled, run.logger, repos);
     if (belt.guidance !== undefined) ctx.guidance = belt.guidance;
-    const context = await resumedContextReport(repos, row.userId, row.threadId, chat, ctx);
+    const context = await currentContextReport(repos, row.userId, row.threadId, chat, ctx);
     return continueFromCheckpoint({
       ...(context && { context }),
       provider,
@@ -144,9 +144,9 @@ async function prepare(
   row: TurnRow,
   runsWith: RunsWith,
   saved: TurnCheckpoint | undefined,
-  turn: RunningTurn,
+  turn: ActiveTurn,
   counted: boolean,
-): Promise<TurnRun> {
+): Promise<TurnSegment> {
   // The log's claim, the rebuild's reads and the recovery's count, in one wait (a takeover is mostly
   // round trips). Counted before any work: a turn that crashes the server again is bounded.
   const [, { frames, tree, usage }] = await Promise.all([
@@ -154,7 +154,7 @@ async function prepare(
     rebuildTurn(log, repos, row),
     counted && repos.turns.update(row.userId, row.id, { recoveries: row.recoveries + 1 }),
   ]);
-  const run = turnRunOf(chat, turn, repos, logger, {
+  const run = turnSegmentOf(chat, turn, repos, logger, {
     provider: runsWith.provider,
     model: runsWith.model,
     chatContext: runsWith.chatContext,

@@ -1,8 +1,8 @@
 import { USER_STOP } from "@agentwire-chat/agents";
 import { AgentwireError } from "@agentwire-chat/protocol";
+import { stopWaitingTurn, waitingTurn } from "../chat/resume-turn.js";
 import { ownThread } from "../turns/watch-turn.js";
 import type { ChatCommandHandler } from "./chat-command-handler.js";
-import { stopWaitingTurn, waitingTurn } from "./continue-turn.js";
 
 /** `stop`: aborts the thread's running turn (provider request and tools) or ends the one waiting on the user. */
 export const handleStop: ChatCommandHandler<"stop"> = async (frame, conn, chat) => {

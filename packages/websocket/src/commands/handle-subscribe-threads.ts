@@ -1,5 +1,5 @@
-import type { ChatCommandHandler } from "../chat-command-handler.js";
-import { liveStateOfTurn } from "./live-state-of-turn.js";
+import { liveStateOfTurn } from "../chat/thread-states/live-state-of-turn.js";
+import type { ChatCommandHandler } from "./chat-command-handler.js";
 
 /**
  * `subscribe_threads`: from now on this socket gets `thread_state` for every change of its user's

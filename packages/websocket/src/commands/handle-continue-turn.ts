@@ -6,17 +6,17 @@ import {
 } from "@agentwire-chat/agents";
 import { AgentwireError, type StoredMessage } from "@agentwire-chat/protocol";
 import { readTurnCheckpoint, type TurnCheckpoint, type TurnRow } from "@agentwire-chat/storage";
+import type { ChatServices } from "../chat/chat-services.js";
+import { currentContextReport } from "../chat/resume-turn.js";
+import { turnToolbelt } from "../chat/turn-toolbelt.js";
+import type { ActiveTurn } from "../turns/active-turn.js";
 import { driveWhenAdmitted, reserveTurn } from "../turns/admit-turn.js";
 import { driveTurn } from "../turns/drive-turn.js";
-import type { RunningTurn } from "../turns/running-turn.js";
 import { localCoordination } from "../turns/turn-coordination.js";
-import { type TurnRun, turnRunOf } from "../turns/turn-run.js";
+import { type TurnSegment, turnSegmentOf } from "../turns/turn-segment.js";
 import { ownThread, watchTurn } from "../turns/watch-turn.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import type { ChatCommandHandler } from "./chat-command-handler.js";
-import type { ChatServices } from "./chat-services.js";
-import { resumedContextReport } from "./continue-turn.js";
-import { turnToolbelt } from "./turn-toolbelt.js";
 
 /** The ends `continue_turn` takes a turn on from. */
 const CONTINUABLE = new Set(["budget_exceeded", "iteration_limit"]);
@@ -51,7 +51,7 @@ export const handleContinueTurn: ChatCommandHandler<"continue_turn"> = async (fr
   if (!provider)
     throw new AgentwireError("bad_request", `provider "${saved.provider}" is no longer configured`);
   const ticket = reserveTurn(chat.admission, conn.userId);
-  let run: TurnRun;
+  let run: TurnSegment;
   try {
     run = await reopen(conn, chat, row, saved);
   } catch (error) {
@@ -69,7 +69,7 @@ export const handleContinueTurn: ChatCommandHandler<"continue_turn"> = async (fr
   const start = async (ctx: LoopContext) => {
     const belt = await turnToolbelt(chat, scope, saved.memoryEnabled, run.logger, run.repos);
     if (belt.guidance !== undefined) ctx.guidance = belt.guidance;
-    const context = await resumedContextReport(run.repos, conn.userId, thread.id, chat, ctx);
+    const context = await currentContextReport(run.repos, conn.userId, thread.id, chat, ctx);
     return continueFromCheckpoint({
       ...(context && { context }),
       provider,
@@ -93,7 +93,7 @@ async function reopen(
   chat: ChatServices,
   row: TurnRow,
   saved: TurnCheckpoint,
-): Promise<TurnRun> {
+): Promise<TurnSegment> {
   const turn = chat.turns.start(conn.frames, row.threadId, conn.userId, row.id);
   if (!turn) throw new AgentwireError("busy", BUSY);
   const coordination = chat.coordination ?? localCoordination;
@@ -118,16 +118,16 @@ function opened(
   chat: ChatServices,
   row: TurnRow,
   saved: TurnCheckpoint,
-  turn: RunningTurn,
+  turn: ActiveTurn,
   final: StoredMessage | undefined,
-): TurnRun {
+): TurnSegment {
   chat.threadStates.changed({ userId: conn.userId, threadId: row.threadId, state: "running" });
   watchTurn(conn, turn);
   const detail = `continued after ${row.status} with a fresh budget`;
   turn.emit({ type: "agent_state", state: "resumed", detail });
   // A crash before the continuation's first step continues from here, on the fresh budget too.
   turn.checkpoint(JSON.stringify(saved));
-  return turnRunOf(chat, turn, conn.repos, conn.logger, {
+  return turnSegmentOf(chat, turn, conn.repos, conn.logger, {
     provider: saved.provider,
     model: saved.model,
     chatContext: saved.chatContext,

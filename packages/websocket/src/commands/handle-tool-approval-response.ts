@@ -1,8 +1,8 @@
 import { AgentwireError } from "@agentwire-chat/protocol";
+import type { ChatServices } from "../chat/chat-services.js";
+import { resumeTurn, type WaitingTurn, waitingTurn } from "../chat/resume-turn.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import type { ChatCommandHandler } from "./chat-command-handler.js";
-import type { ChatServices } from "./chat-services.js";
-import { continueTurn, type WaitingTurn, waitingTurn } from "./continue-turn.js";
 
 /**
  * `tool_approval_response`: `allow` runs the gated call, `allow_for_thread` also allows later calls of
@@ -23,7 +23,7 @@ export const handleToolApprovalResponse: ChatCommandHandler<"tool_approval_respo
     throw new AgentwireError("not_found", "no pending approval with that id");
   if (decision === "allow_for_thread")
     await conn.repos.toolGrants.grant(conn.userId, waiting.turn.threadId, suspension.toolName);
-  await continueTurn(conn, chat, waiting, async (tools) => {
+  await resumeTurn(conn, chat, waiting, async (tools) => {
     if (decision === "deny") {
       return { content: `The user declined to run ${suspension.toolName}.`, isError: true };
     }

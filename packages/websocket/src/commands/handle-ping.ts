@@ -1,4 +1,4 @@
-import type { CommandHandler } from "./command-router.js";
+import type { CommandHandler } from "../ws/command-router.js";
 
 /** `ping` → `pong`, echoing the request_id. */
 export const handlePing: CommandHandler<"ping"> = (frame, ctx) => {

@@ -2,8 +2,8 @@ import type { BudgetLimits, BudgetUsed, Checkpoint, ExecutionTreeBuilder } from 
 import type { ChatContext, TurnUsage } from "@agentwire-chat/protocol";
 import type { Repositories } from "@agentwire-chat/storage";
 import type { FastifyBaseLogger } from "fastify";
+import type { ActiveTurn } from "./active-turn.js";
 import { turnObserverOf } from "./compose-observers.js";
-import type { RunningTurn } from "./running-turn.js";
 import type { ThreadStateNotifier } from "./thread-state-notifier.js";
 import { localCoordination, type TurnCoordination } from "./turn-coordination.js";
 import type { TurnObserver, TurnObserverFactory } from "./turn-observer.js";
@@ -25,8 +25,8 @@ export interface TurnServices {
 }
 
 /** Everything one segment of a turn (a fresh start, or a resume after an answer) runs with, on any route. */
-export type TurnRun = {
-  turn: RunningTurn;
+export type TurnSegment = {
+  turn: ActiveTurn;
   registry: TurnRegistry;
   repos: Repositories;
   logger: FastifyBaseLogger;
@@ -49,8 +49,8 @@ export type TurnRun = {
 };
 
 /** What differs between a turn's segments: who answers, in which context, the tree it builds on, what it carries over. */
-export type TurnSegment = Pick<
-  TurnRun,
+export type SegmentSetup = Pick<
+  TurnSegment,
   | "provider"
   | "model"
   | "chatContext"
@@ -61,14 +61,14 @@ export type TurnSegment = Pick<
   | "checkpoint"
 > & { resumed: boolean };
 
-/** The TurnRun of one segment of a turn, on every route: a start, a resume, a continue, a crash's continuation. */
-export function turnRunOf(
+/** The TurnSegment of one segment of a turn, on every route: a start, a resume, a continue, a crash's continuation. */
+export function turnSegmentOf(
   services: TurnServices,
-  turn: RunningTurn,
+  turn: ActiveTurn,
   repos: Repositories,
   logger: FastifyBaseLogger,
-  segment: TurnSegment,
-): TurnRun {
+  segment: SegmentSetup,
+): TurnSegment {
   const { resumed, ...own } = segment;
   const { threadId, turnId } = turn;
   return {

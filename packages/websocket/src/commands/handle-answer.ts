@@ -1,7 +1,7 @@
 import { AgentwireError } from "@agentwire-chat/protocol";
+import { resumeTurn, waitingTurn } from "../chat/resume-turn.js";
 import { ownThread } from "../turns/watch-turn.js";
 import type { ChatCommandHandler } from "./chat-command-handler.js";
-import { continueTurn, waitingTurn } from "./continue-turn.js";
 
 /** `answer`: the user's reply to a pending `question`; the suspended turn continues where it was, at any depth. */
 export const handleAnswer: ChatCommandHandler<"answer"> = async (frame, conn, chat) => {
@@ -14,5 +14,5 @@ export const handleAnswer: ChatCommandHandler<"answer"> = async (frame, conn, ch
       "data.tool_call_id: no pending question with that id on this thread",
     );
   }
-  await continueTurn(conn, chat, waiting, async () => frame.data.answer);
+  await resumeTurn(conn, chat, waiting, async () => frame.data.answer);
 };

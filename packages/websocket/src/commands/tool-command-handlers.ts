@@ -1,8 +1,8 @@
 import type { ClientCommandName, ClientFrameOf } from "@agentwire-chat/protocol";
 import { AgentwireError } from "@agentwire-chat/protocol";
+import type { UIToolProxy } from "../tools/ui-tool-proxy.js";
 import type { CommandHandler, CommandHandlers } from "../ws/command-router.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
-import type { UIToolProxy } from "./ui-tool-proxy.js";
 
 /** Handles one client-tool command with the proxy it is given (the command table binds it). */
 export type ToolCommandHandler<C extends ClientCommandName> = (
