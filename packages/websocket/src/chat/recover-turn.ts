@@ -1,5 +1,5 @@
-import { continueFromCheckpoint, type LoopContext } from "@agentwire-chat/agents";
-import { RESTART_DETAIL } from "@agentwire-chat/protocol";
+import { continueFromCheckpoint, type LoopContext, type Provider } from "@agentwire-chat/agents";
+import { AgentwireError, RESTART_DETAIL, type ServerFrame } from "@agentwire-chat/protocol";
 import {
   type FrameLog,
   type Repositories,
@@ -10,15 +10,12 @@ import {
   type TurnStartRecord,
 } from "@agentwire-chat/storage";
 import type { FastifyBaseLogger } from "fastify";
-import type { ActiveTurn } from "../turns/active-turn.js";
-import { driveWhenAdmitted } from "../turns/admit-turn.js";
-import { driveTurn } from "../turns/drive-turn.js";
 import { storeRow } from "../turns/end-turn.js";
+import { openTurn, type TurnOpening } from "../turns/open-turn.js";
 import { partialAnswer, rebuildTurn } from "../turns/rebuild-turn.js";
 import type { RecoveryCause } from "../turns/recover-turns.js";
 import { restartMarkers } from "../turns/restart-markers.js";
-import { localCoordination } from "../turns/turn-coordination.js";
-import { type TurnSegment, turnSegmentOf } from "../turns/turn-segment.js";
+import type { TurnSegment } from "../turns/turn-segment.js";
 import type { ChatServices } from "./chat-services.js";
 import { type ApprovedPlan, repoPlanStore } from "./plan-tools.js";
 import { currentContextReport } from "./resume-turn.js";
@@ -32,7 +29,7 @@ type RunsWith = TurnStartRecord["start"];
 const NO_CONNECTION = "recovered";
 
 /**
- * Continues, in this process, a chat turn whose process died (this one's predecessor, or with Redis a
+ * Recovers, in this process, a chat turn whose process died (this one's predecessor, or with Redis a
  * dead instance whose lease lapsed), from the checkpoint its frame log stored: the same turn and
  * thread log (its frames follow the stored ones), its tree rebuilt from them, usage and budget
  * carried over. A turn cut off before its first checkpoint (still queued, or in its first model
@@ -62,61 +59,88 @@ export async function recoverTurn(
   if (!provider) return false;
   const plan = saved ? undefined : await approvedPlan(repos, row, runsWith);
   if (plan === null) return false;
-  const turn = chat.turns.start(log, row.threadId, row.userId, row.id);
-  if (!turn) return false;
-  const coordination = chat.coordination ?? localCoordination;
-  let claimed = false;
-  let run: TurnSegment;
+  let frames: ServerFrame[] = [];
+  const opening: TurnOpening = {
+    verb: counted ? "recover" : "hand over",
+    log,
+    repos,
+    threadId: row.threadId,
+    userId: row.userId,
+    turnId: row.id,
+    logger,
+    // Before every new turn, yet not past the server's limits: a dead instance's turns all recover
+    // at once, and the streams already running here must keep their pace.
+    admission: "ahead",
+    rows: async () => {
+      // The rebuild's reads and the recovery's count in one wait (a takeover is mostly round trips);
+      // counted before any work, so a turn that crashes the server again is bounded.
+      const [rebuilt] = await Promise.all([
+        rebuildTurn(log, repos, row),
+        counted && repos.turns.update(row.userId, row.id, { recoveries: row.recoveries + 1 }),
+      ]);
+      frames = rebuilt.frames;
+      return {
+        provider: runsWith.provider,
+        model: runsWith.model,
+        chatContext: runsWith.chatContext,
+        memoryEnabled: runsWith.memoryEnabled,
+        tree: rebuilt.tree,
+        usageBefore: rebuilt.usage,
+        ...(saved && { budgetUsed: saved.budgetUsed, checkpoint: saved.state }),
+        resumed: true,
+      };
+    },
+    begin: (run) => closeCutCall(run, log, row, runsWith, saved, frames, counted),
+    start: (run) =>
+      saved
+        ? (ctx: LoopContext) => fromCheckpoint(chat, run, ctx, provider, saved)
+        : chatLoopStart(chat, run, {
+            provider,
+            connectionId: NO_CONNECTION,
+            frames: log,
+            rerun: true,
+            ...(plan && { approvedPlan: plan }),
+          }),
+  };
   try {
-    // With Redis: the thread's lease, renewed while the turn runs here, so no other instance takes it too.
-    claimed = await coordination.claim(row.threadId, row.id, () => turn.abort.abort("lease_lost"));
-    if (!claimed) {
-      chat.turns.finish(turn);
-      return false;
-    }
-    run = await prepare(chat, log, repos, logger, row, runsWith, saved, turn, counted);
+    await openTurn(chat, opening);
+    return true;
   } catch (error) {
-    // Not left registered: the turn is ended as interrupted instead, and the thread takes new turns.
-    chat.turns.finish(turn);
-    turn.status = "error";
-    if (claimed) await coordination.release(row.threadId, row.id).catch(() => undefined);
+    // Another instance holds the thread (or this process runs a turn there): the caller leaves it be.
+    if (error instanceof AgentwireError && error.code === "busy") return false;
     throw error;
   }
-  const fromCheckpoint = async (ctx: LoopContext, saved: TurnCheckpoint) => {
-    const scope = {
-      userId: row.userId,
-      threadId: row.threadId,
-      chatContext: saved.chatContext,
-      connectionId: NO_CONNECTION,
-      provider: saved.provider,
-      model: saved.model,
-    };
-    const belt = await turnToolbelt(chat, scope, saved.memoryEnabled, run.logger, repos);
-    if (belt.guidance !== undefined) ctx.guidance = belt.guidance;
-    const context = await currentContextReport(repos, row.userId, row.threadId, chat, ctx);
-    return continueFromCheckpoint({
-      ...(context && { context }),
-      provider,
-      tools: belt.tools,
-      ctx,
-      checkpoint: saved.state,
-      model: saved.model,
-      signal: turn.abort.signal,
-    });
+}
+
+/** The loop of a recovered turn, from its checkpoint. */
+async function fromCheckpoint(
+  chat: ChatServices,
+  run: TurnSegment,
+  ctx: LoopContext,
+  provider: Provider,
+  saved: TurnCheckpoint,
+) {
+  const { turn, repos } = run;
+  const scope = {
+    userId: turn.userId,
+    threadId: turn.threadId,
+    chatContext: saved.chatContext,
+    connectionId: NO_CONNECTION,
+    provider: saved.provider,
+    model: saved.model,
   };
-  const start = saved
-    ? (ctx: LoopContext) => fromCheckpoint(ctx, saved)
-    : chatLoopStart(chat, run, {
-        provider,
-        connectionId: NO_CONNECTION,
-        frames: log,
-        rerun: true,
-        ...(plan && { approvedPlan: plan }),
-      });
-  // Before every new turn, yet not past the server's limits: a dead instance's turns all continue
-  // at once, and the streams already running here must keep their pace.
-  driveWhenAdmitted(run, chat.admission?.reserveAhead(row.userId), () => driveTurn(run, start));
-  return true;
+  const belt = await turnToolbelt(chat, scope, saved.memoryEnabled, run.logger, repos);
+  if (belt.guidance !== undefined) ctx.guidance = belt.guidance;
+  const context = await currentContextReport(repos, turn.userId, turn.threadId, chat, ctx);
+  return continueFromCheckpoint({
+    ...(context && { context }),
+    provider,
+    tools: belt.tools,
+    ctx,
+    checkpoint: saved.state,
+    model: saved.model,
+    signal: turn.abort.signal,
+  });
 }
 
 /** The approved plan a turn started with (undefined: none), or null when it is no longer stored. */
@@ -132,38 +156,19 @@ async function approvedPlan(
 }
 
 /**
- * The continued turn's run, its tree and usage rebuilt from the log and ledger; counts the
- * recovery, closes the cut model call's text as an interrupted row and says `resumed`, all in one
- * commit before any new work.
+ * The recovered turn's first frames, all in one commit before any new work: the cut model call's
+ * text closed as an interrupted row, `resumed`, and a restart marker for each subtask cut mid-stream.
  */
-async function prepare(
-  chat: ChatServices,
+async function closeCutCall(
+  run: TurnSegment,
   log: FrameLog,
-  repos: Repositories,
-  logger: FastifyBaseLogger,
   row: TurnRow,
   runsWith: RunsWith,
   saved: TurnCheckpoint | undefined,
-  turn: ActiveTurn,
+  frames: ServerFrame[],
   counted: boolean,
-): Promise<TurnSegment> {
-  // The log's claim, the rebuild's reads and the recovery's count, in one wait (a takeover is mostly
-  // round trips). Counted before any work: a turn that crashes the server again is bounded.
-  const [, { frames, tree, usage }] = await Promise.all([
-    log.claim(row.threadId),
-    rebuildTurn(log, repos, row),
-    counted && repos.turns.update(row.userId, row.id, { recoveries: row.recoveries + 1 }),
-  ]);
-  const run = turnSegmentOf(chat, turn, repos, logger, {
-    provider: runsWith.provider,
-    model: runsWith.model,
-    chatContext: runsWith.chatContext,
-    memoryEnabled: runsWith.memoryEnabled,
-    tree,
-    usageBefore: usage,
-    ...(saved && { budgetUsed: saved.budgetUsed, checkpoint: saved.state }),
-    resumed: true,
-  });
+): Promise<void> {
+  const { turn } = run;
   const partial = partialAnswer(frames);
   if (partial) {
     const who = { provider: runsWith.provider, model: runsWith.model };
@@ -188,5 +193,4 @@ async function prepare(
   await log.flush();
   if (counted) run.logger.warn({ recoveries: row.recoveries + 1 }, "turn continues after a restart");
   else run.logger.info("turn continues after its instance handed it over");
-  return run;
 }

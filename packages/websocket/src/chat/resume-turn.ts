@@ -14,12 +14,9 @@ import { AgentwireError, type ExecutionTreeSnapshot } from "@agentwire-chat/prot
 import type { Repositories } from "@agentwire-chat/storage";
 import { readSuspendedTurn, type SuspendedTurn } from "@agentwire-chat/storage";
 import type { ActiveTurn } from "../turns/active-turn.js";
-import { driveWhenAdmitted } from "../turns/admit-turn.js";
-import { driveTurn } from "../turns/drive-turn.js";
 import { endTurn } from "../turns/end-turn.js";
-import { localCoordination } from "../turns/turn-coordination.js";
-import { type TurnSegment, turnSegmentOf } from "../turns/turn-segment.js";
-import { watchTurn } from "../turns/watch-turn.js";
+import { openTurn } from "../turns/open-turn.js";
+import { type SegmentSetup, turnSegmentOf } from "../turns/turn-segment.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import type { ChatServices } from "./chat-services.js";
 import { closeWaitingCalls } from "./close-waiting-calls.js";
@@ -47,16 +44,15 @@ export async function waitingTurn(
   if (!saved) return undefined;
   const tree = treeAfterWait(saved);
   if (live) return live.turnId === row.id ? { turn: live, saved, tree } : undefined;
-  const turn = chat.turns.start(conn.frames, threadId, conn.userId, row.id);
+  const turn = chat.turns.start(conn.frames, threadId, conn.userId, row.id, "waiting_user");
   if (!turn) return undefined;
-  turn.status = "waiting_user";
   await turn.log.claim(threadId);
   return { turn, saved, tree };
 }
 
-/** A TurnSegment that continues a saved turn (its tree, usage and budget counters carried over). */
-function runOf(conn: ConnectionContext, chat: ChatServices, { turn, saved, tree }: WaitingTurn): TurnSegment {
-  return turnSegmentOf(chat, turn, conn.repos, conn.logger, {
+/** What a segment after a wait runs with: the saved turn's tree, usage and budget counters carried over. */
+function setupOf({ saved, tree }: WaitingTurn): SegmentSetup {
+  return {
     provider: saved.provider,
     model: saved.model,
     // The scope the turn began in, kept in the suspension: its budget still applies.
@@ -66,12 +62,13 @@ function runOf(conn: ConnectionContext, chat: ChatServices, { turn, saved, tree 
     usageBefore: saved.usage,
     budgetUsed: saved.budgetUsed,
     resumed: true,
-  });
+  };
 }
 
 /**
- * Resumes a waiting turn with the answer to its pending call; `answer` may be computed from the
- * turn's unwrapped toolbelt (an approved tool, which the resumed loop then runs as the call).
+ * Resumes a waiting turn with the answer to its pending call, through `openTurn`; `answer` may be
+ * computed from the turn's unwrapped toolbelt (an approved tool, which the resumed loop then runs as
+ * the call). Two answers on two instances: the thread's lease lets one resume; the other is `busy`.
  */
 export async function resumeTurn(
   conn: ConnectionContext,
@@ -83,48 +80,56 @@ export async function resumeTurn(
   const provider = chat.providers.get(saved.provider);
   if (!provider)
     throw new AgentwireError("bad_request", `provider "${saved.provider}" is no longer configured`);
-  const coordination = chat.coordination ?? localCoordination;
-  // Two answers on two instances: the lease lets one continue; the other is busy.
-  if (!(await coordination.claim(turn.threadId, turn.turnId, () => turn.abort.abort("lease_lost"))))
-    throw new AgentwireError("busy", "the turn is already continuing elsewhere");
-  await turn.log.claim(turn.threadId);
-  turn.status = "running";
-  watchTurn(conn, turn);
-  // The checkpoint from before the wait is stale now: until the resumed loop stores one, a crash interrupts.
-  await conn.repos.turns.update(conn.userId, turn.turnId, {
-    status: "running",
-    suspendedState: null,
-    checkpoint: null,
-  });
-  chat.threadStates.changed({ userId: conn.userId, threadId: turn.threadId, state: "running" });
-  const run = runOf(conn, chat, waiting);
+  const { userId } = conn;
   const scope = {
-    userId: conn.userId,
+    userId,
     threadId: turn.threadId,
     chatContext: saved.chatContext,
     connectionId: conn.connectionId,
     provider: saved.provider,
     model: saved.model,
   };
-  const start = async (ctx: LoopContext) => {
-    const belt = await turnToolbelt(chat, scope, saved.memoryEnabled, run.logger, run.repos);
-    if (belt.guidance !== undefined) ctx.guidance = belt.guidance;
-    const given = await answer(belt.unwrapped);
-    const context = await currentContextReport(run.repos, conn.userId, turn.threadId, chat, ctx);
-    return resumeUnifiedAgentLoop({
-      ...(context && { context }),
-      provider,
-      tools: belt.tools,
-      ctx,
-      state: saved.state,
-      answer: given,
-      model: saved.model,
-      openFor: openDurations(waiting.tree),
-      signal: turn.abort.signal,
-    });
-  };
-  // A resumed turn never queues, but holds a live slot until it ends or waits on the user again.
-  driveWhenAdmitted(run, chat.admission?.admitNow(conn.userId), () => driveTurn(run, start));
+  await openTurn(chat, {
+    verb: "resume",
+    log: turn.log,
+    repos: conn.repos,
+    threadId: turn.threadId,
+    userId,
+    turnId: turn.turnId,
+    logger: conn.logger,
+    waiting: turn,
+    conn,
+    // A resumed turn never queues, but holds a live slot until it ends or waits on the user again.
+    admission: "now",
+    rows: async () => {
+      // The checkpoint from before the wait is stale now: until the resumed loop stores one, a crash interrupts.
+      await conn.repos.turns.update(userId, turn.turnId, {
+        status: "running",
+        suspendedState: null,
+        checkpoint: null,
+      });
+      return setupOf(waiting);
+    },
+    undoRows: () =>
+      conn.repos.turns.update(userId, turn.turnId, { status: "waiting_user", suspendedState: saved }),
+    start: (run) => async (ctx: LoopContext) => {
+      const belt = await turnToolbelt(chat, scope, saved.memoryEnabled, run.logger, run.repos);
+      if (belt.guidance !== undefined) ctx.guidance = belt.guidance;
+      const given = await answer(belt.unwrapped);
+      const context = await currentContextReport(run.repos, userId, turn.threadId, chat, ctx);
+      return resumeUnifiedAgentLoop({
+        ...(context && { context }),
+        provider,
+        tools: belt.tools,
+        ctx,
+        state: saved.state,
+        answer: given,
+        model: saved.model,
+        openFor: openDurations(waiting.tree),
+        signal: turn.abort.signal,
+      });
+    },
+  });
 }
 
 /** Ends a waiting turn without resuming it (the user stopped it): partial answer kept, status stopped. */
@@ -134,7 +139,7 @@ export async function stopWaitingTurn(
   waiting: WaitingTurn,
 ): Promise<void> {
   waiting.turn.abort.abort(USER_STOP);
-  const run = runOf(conn, chat, waiting);
+  const run = turnSegmentOf(chat, waiting.turn, conn.repos, conn.logger, setupOf(waiting));
   await closeWaitingCalls(run, waiting.saved.state);
   await endTurn(run, { status: "stopped", usage: new UsageAccumulator().snapshot() }, waiting.saved.text);
 }

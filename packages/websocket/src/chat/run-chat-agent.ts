@@ -12,9 +12,7 @@ import {
 import type { ChatMessageData, StoredMessage } from "@agentwire-chat/protocol";
 import { AgentwireError } from "@agentwire-chat/protocol";
 import type { FrameLog } from "@agentwire-chat/storage";
-import { driveWhenAdmitted, reserveTurn } from "../turns/admit-turn.js";
-import { beginTurn, type StartedTurn } from "../turns/begin-turn.js";
-import { driveTurn } from "../turns/drive-turn.js";
+import { startTurn } from "../turns/start-turn.js";
 import type { TurnSegment } from "../turns/turn-segment.js";
 import { editorContextSection } from "../workflows/editor-context.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
@@ -44,27 +42,23 @@ export async function runChatAgent(
   const resolved = chat.providers.resolve({ provider: data.provider, model: data.model }, defaults);
   if (!resolved.ok) throw new AgentwireError("bad_request", resolved.message);
   const who = { provider: resolved.provider.id, model: resolved.model };
-  // Synchronously, before anything is stored: a full admission queue refuses the turn (`overloaded`).
-  const ticket = reserveTurn(chat.admission, conn.userId);
-  let run: StartedTurn;
-  try {
-    // A chat turn cut off before its first step runs again from its message: its start is stored.
-    const plan = options.approvedPlan;
-    run = await beginTurn(conn, chat, data, who, requestId, plan ? { planId: plan.plan.id } : {});
-  } catch (error) {
-    ticket?.release();
-    throw error;
-  }
   const plan = options.approvedPlan;
-  const start = chatLoopStart(chat, run, {
-    provider: resolved.provider,
-    connectionId: conn.connectionId,
-    frames: conn.frames,
-    ...(data.thread_id === undefined && { newThreadRow: run.userRow }),
-    ...(plan && { approvedPlan: plan }),
+  await startTurn(conn, chat, data, {
+    who,
+    requestId,
+    // A chat turn cut off before its first step runs again from its message: its start is stored.
+    rerun: plan ? { planId: plan.plan.id } : {},
+    admission: "queue",
+    // The expensive work (tools, context, the provider request) only once the turn is admitted.
+    start: (run) =>
+      chatLoopStart(chat, run, {
+        provider: resolved.provider,
+        connectionId: conn.connectionId,
+        frames: conn.frames,
+        ...(data.thread_id === undefined && { newThreadRow: run.userRow }),
+        ...(plan && { approvedPlan: plan }),
+      }),
   });
-  // The expensive work above (tools, context, the provider request) only once the turn is admitted.
-  driveWhenAdmitted(run, ticket, () => driveTurn(run, start));
 }
 
 export type ChatLoopStartOptions = {

@@ -9,9 +9,9 @@ import {
 } from "@agentwire-chat/agents";
 import { AgentwireError, type ChatMessageData, contentText } from "@agentwire-chat/protocol";
 import type { AssetRow } from "@agentwire-chat/storage";
-import { beginTurn } from "../turns/begin-turn.js";
-import { driveTurn, type TurnSource, type TurnSourceResult } from "../turns/drive-turn.js";
+import type { TurnSource, TurnSourceResult } from "../turns/drive-turn.js";
 import { countedUsage } from "../turns/end-turn.js";
+import { startTurn } from "../turns/start-turn.js";
 import type { TurnSegment, TurnServices } from "../turns/turn-segment.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import { AssetTooLargeError, assetUrl, DEFAULT_MAX_ASSET_BYTES, storeAsset } from "./asset-store.js";
@@ -53,10 +53,15 @@ export async function runMediaTurn(
     );
   }
   const who = { provider: providerId, model: options.model ?? "default" };
-  const run = await beginTurn(conn, services.turns, data, who, requestId);
-  // The socket's frame queue must not wait for the generation: `stop` has to get through.
-  // No checkpoint to continue from: a shutdown interrupts it.
-  void driveTurn(run, async (ctx) => generation(run, media, options, ctx), { continuable: false });
+  // The socket's frame queue does not wait for the generation (the driver runs on): `stop` gets through.
+  await startTurn(conn, services.turns, data, {
+    who,
+    requestId,
+    admission: "none",
+    start: (run) => async (ctx) => generation(run, media, options, ctx),
+    // No checkpoint to continue from: a shutdown interrupts it.
+    drive: { continuable: false },
+  });
 }
 
 /** The media turn as a source of the turn driver: generates, stores the assets, returns the answer. */

@@ -36,7 +36,7 @@ export type TurnSource = AsyncGenerator<TurnEvent, TurnSourceResult>;
  * Builds the turn's source (toolbelt, history...) and returns it unstarted; the driver iterates it
  * directly, so a chunk passes through no wrapper generator of the driver's own.
  */
-type TurnStart = (ctx: LoopContext) => Promise<TurnSource>;
+export type TurnStart = (ctx: LoopContext) => Promise<TurnSource>;
 
 /** How a route's turns may be driven. */
 export type DriveOptions = {

@@ -27,10 +27,20 @@ export class TurnRegistry {
     this.now = options.now ?? Date.now;
   }
 
-  /** Starts a turn on a thread, or returns undefined when one is already active there (busy). */
-  start(log: FrameLog, threadId: string, userId: string, turnId: string): ActiveTurn | undefined {
+  /**
+   * Registers a turn on a thread, or returns undefined when one is already active there (busy); a
+   * turn found waiting on the user in the database is registered as it is, `waiting_user`.
+   */
+  start(
+    log: FrameLog,
+    threadId: string,
+    userId: string,
+    turnId: string,
+    status: "running" | "waiting_user" = "running",
+  ): ActiveTurn | undefined {
     if (this.get(threadId)?.active) return undefined;
     const turn = new ActiveTurn(log, threadId, userId, turnId);
+    turn.status = status;
     this.ended.delete(threadId);
     this.turns.set(threadId, turn);
     return turn;

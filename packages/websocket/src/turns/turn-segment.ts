@@ -3,6 +3,7 @@ import type { ChatContext, TurnUsage } from "@agentwire-chat/protocol";
 import type { Repositories } from "@agentwire-chat/storage";
 import type { FastifyBaseLogger } from "fastify";
 import type { ActiveTurn } from "./active-turn.js";
+import type { AdmissionQueue } from "./admission-queue.js";
 import { turnObserverOf } from "./compose-observers.js";
 import type { ThreadStateNotifier } from "./thread-state-notifier.js";
 import { localCoordination, type TurnCoordination } from "./turn-coordination.js";
@@ -20,6 +21,8 @@ export interface TurnServices {
   coordination?: TurnCoordination | undefined;
   /** Told when a turn starts, waits on the user, resumes or ends (`thread_state` frames). */
   threadStates?: ThreadStateNotifier | undefined;
+  /** The server's turn admission (its limits on running and queued turns); absent: no limits. */
+  admission?: AdmissionQueue | undefined;
   /** A context scope's limits for its turns (its budget overrides); absent: `limits`. */
   scopes?: { limitsFor(limits: BudgetLimits, kind: string): BudgetLimits } | undefined;
 }

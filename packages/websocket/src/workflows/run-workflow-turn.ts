@@ -6,9 +6,9 @@ import {
 } from "@agentwire-chat/agents";
 import { AgentwireError, type ChatMessageData, contentText } from "@agentwire-chat/protocol";
 import type { WorkflowRow } from "@agentwire-chat/storage";
-import { beginTurn } from "../turns/begin-turn.js";
-import { driveTurn, type TurnSource } from "../turns/drive-turn.js";
+import type { TurnSource } from "../turns/drive-turn.js";
 import { countedUsage } from "../turns/end-turn.js";
+import { startTurn } from "../turns/start-turn.js";
 import type { TurnSegment, TurnServices } from "../turns/turn-segment.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import type { WorkflowServices } from "./workflow-services.js";
@@ -48,20 +48,20 @@ export async function runWorkflowTurn(
     text: contentText(data.content),
     ...(resolved.ok && { provider: resolved.provider.id, model: resolved.model }),
   };
-  const run = await beginTurn(
-    conn,
-    turns,
-    data,
-    {
-      provider: resolved.ok ? resolved.provider.id : "workflow",
-      model: resolved.ok ? resolved.model : row.id,
-    },
-    requestId,
-  );
+  const who = {
+    provider: resolved.ok ? resolved.provider.id : "workflow",
+    model: resolved.ok ? resolved.model : row.id,
+  };
   const job = { workflow: row, registry: workflows.registry, input };
-  // The socket's frame queue must not wait for the run: `stop` has to get through.
-  // No checkpoint to continue from: a shutdown interrupts it.
-  void driveTurn(run, async (ctx) => workflowRun(run, job, ctx), { continuable: false });
+  // The socket's frame queue does not wait for the run (the driver runs on): `stop` gets through.
+  await startTurn(conn, turns, data, {
+    who,
+    requestId,
+    admission: "none",
+    start: (run) => async (ctx) => workflowRun(run, job, ctx),
+    // No checkpoint to continue from: a shutdown interrupts it.
+    drive: { continuable: false },
+  });
 }
 
 type WorkflowJob = {

@@ -1,6 +1,6 @@
 import type { ErrorFrame, ServerFrame } from "@agentwire-chat/protocol";
 import type { Repositories } from "@agentwire-chat/storage";
-import { titleOf } from "../../turns/begin-turn.js";
+import { titleOf } from "../../turns/start-turn.js";
 import type { EdgeConnection } from "../edge-connection.js";
 import { lastUserText, nodesOf, pendingAnswers } from "./client-messages.js";
 import type { SendRequest, TransportRequest } from "./transport-request.js";
