@@ -2,7 +2,7 @@ import { PassThrough } from "node:stream";
 import type { AGUIEvent } from "@ag-ui/core";
 import { AgentwireError, type ClientFrame, NotFoundError, type ServerFrame } from "@agentwire-chat/protocol";
 import type { FastifyInstance } from "fastify";
-import { EdgeConnection, type EdgeServer, type EdgeTransport } from "../edge-connection.js";
+import { EdgeConnection, type EdgeServer, type EdgeTransport } from "../../ws/edge-connection.js";
 import { AgUiProjection } from "./ag-ui-projection.js";
 import { agUiRequestId, resolveAgUiThread } from "./resolve-thread.js";
 import { type AgUiRunRequest, readRunInput } from "./run-input.js";

@@ -1,14 +1,14 @@
 import type { ClientFrame, ErrorFrame, ServerFrame } from "@agentwire-chat/protocol";
 import type { FrameLog, Repositories } from "@agentwire-chat/storage";
 import type { FastifyBaseLogger } from "fastify";
-import { CloseCode } from "../ws/close-codes.js";
-import type { CommandRouter } from "../ws/command-router.js";
-import { Connection, type SocketLike } from "../ws/connection.js";
-import type { ConnectionContext } from "../ws/connection-context.js";
-import type { ConnectionRegistry } from "../ws/connection-registry.js";
-import { FrameGate, type FrameVerdict } from "../ws/frame-gate.js";
-import type { RelayTimes } from "../ws/relay-times.js";
-import type { ServerSettings } from "../ws/server-settings.js";
+import { CloseCode } from "./close-codes.js";
+import type { CommandRouter } from "./command-router.js";
+import { Connection, type SocketLike } from "./connection.js";
+import type { ConnectionContext } from "./connection-context.js";
+import type { ConnectionRegistry } from "./connection-registry.js";
+import { FrameGate, type FrameVerdict } from "./frame-gate.js";
+import type { RelayTimes } from "./relay-times.js";
+import type { ServerSettings } from "./server-settings.js";
 
 /** What every edge shares with `/ws`: the server's settings, storage, open connections and command router. */
 export interface EdgeServer {
