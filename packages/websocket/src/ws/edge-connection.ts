@@ -1,6 +1,6 @@
 import type { ClientFrame, ErrorFrame, ServerFrame } from "@agentwire-chat/protocol";
 import type { FrameLog, Repositories } from "@agentwire-chat/storage";
-import type { FastifyBaseLogger } from "fastify";
+import type { FastifyBaseLogger, FastifyRequest } from "fastify";
 import { CloseCode } from "./close-codes.js";
 import type { CommandRouter } from "./command-router.js";
 import { Connection, type SocketLike } from "./connection.js";
@@ -9,8 +9,9 @@ import type { ConnectionRegistry } from "./connection-registry.js";
 import { FrameGate, type FrameVerdict } from "./frame-gate.js";
 import type { RelayTimes } from "./relay-times.js";
 import type { ServerSettings } from "./server-settings.js";
+import type { Admission, UpgradeChecks } from "./upgrade-checks.js";
 
-/** What every edge shares with `/ws`: the server's settings, storage, open connections and command router. */
+/** What every edge, `/ws` among them, is served with: the server's settings, storage, open connections and command router. */
 export interface EdgeServer {
   settings: ServerSettings;
   repos: Repositories;
@@ -27,35 +28,52 @@ export interface EdgeServer {
  */
 export type EdgeTransport = Omit<SocketLike, "send" | "ping"> & { ping?(): void };
 
-export interface EdgeConnectionOptions {
-  id: string;
-  userId: string;
-  /** Carries connection_id and user_id. */
-  logger: FastifyBaseLogger;
-  transport: EdgeTransport;
-  /**
-   * Each frame a nested `/ws` socket would get, parsed, in its order: replies and the frames of every
-   * thread this connection watches (a turn it started or resumed). Errors answering a `command` are
-   * that call's result instead.
-   */
-  onFrame(frame: ServerFrame): void;
-}
+/**
+ * Where a connection's frames go. A `/ws` socket gets each as its JSON, nested text only if its client
+ * offered to render it; another edge gets every frame parsed, to project onto its own protocol.
+ */
+export type EdgeOutput =
+  | { socket: SocketLike; nested: boolean }
+  | {
+      transport: EdgeTransport;
+      /**
+       * Each frame a nested `/ws` socket would get, parsed, in its order: replies and the frames of every
+       * thread this connection watches (a turn it started or resumed). Errors answering a `command` are
+       * that call's result instead.
+       */
+      onFrame(frame: ServerFrame): void;
+    };
+
+export type EdgeConnectionOptions = EdgeOutput & {
+  /** The authenticated request the connection came in on: its id and user are the connection's. */
+  request: FastifyRequest;
+  /** The edge's name, logged on each of its lines; `/ws` has none. */
+  edge?: string;
+  /** The checks the socket passed before its upgrade: its place under the per-user cap is given back on close. */
+  upgrade?: UpgradeChecks;
+};
 
 /**
- * An in-process client of the native command router, for a protocol served beside `/ws` (the AI SDK's
- * socket, AG-UI's SSE). Commands go through the same router and handlers as a socket's, under the
- * same user, so auth scoping, limits, busy rules and durability hold unchanged; the frames a native
- * socket would get (nested text included) are handed to `onFrame` to be projected, and the native
- * connection's backpressure applies to the edge's transport. There is no second turn lifecycle.
+ * One client connection of any edge (`/ws`, the AI SDK's socket, AG-UI's SSE) as the native command
+ * router sees it: its id and user (the request's), its logger, its place among the server's
+ * connections and, for an upgraded socket, under the user's cap, all given back by `closed`.
+ *
+ * For a protocol served beside `/ws` it is an in-process client: commands go through the same router
+ * and handlers as a socket's, under the same user, so auth scoping, limits, busy rules and durability
+ * hold unchanged; the frames a native socket would get (nested text included) are handed to `onFrame`
+ * to be projected, and the native connection's backpressure applies to the edge's transport. There is
+ * no second turn lifecycle.
  */
 export class EdgeConnection {
   readonly id: string;
   readonly userId: string;
+  /** Carries connection_id and user_id (and the edge's name). */
   readonly logger: FastifyBaseLogger;
   private readonly connection: Connection;
   private readonly context: ConnectionContext;
   private readonly server: EdgeServer;
   private readonly gate: FrameGate;
+  private readonly admission: Admission | undefined;
   private readonly abort = new AbortController();
   private queue: Promise<unknown> = Promise.resolve();
   private requests = 0;
@@ -64,52 +82,39 @@ export class EdgeConnection {
 
   constructor(server: EdgeServer, options: EdgeConnectionOptions) {
     const { limits } = server.settings;
-    this.id = options.id;
-    this.userId = options.userId;
-    this.logger = options.logger;
+    const { request } = options;
+    this.id = request.id;
+    this.userId = request.userId;
+    this.logger = request.log.child({
+      connection_id: request.id,
+      user_id: request.userId,
+      ...(options.edge !== undefined && { edge: options.edge }),
+    });
     this.server = server;
     this.gate = new FrameGate(limits);
-    const onFrame = options.onFrame;
-    const transport = options.transport;
-    // The native connection writes JSON; the edge reads it back as frames (committed frames arrive as
-    // their logged JSON, so parsing here is the one cost of a projection).
-    const socket: SocketLike = {
-      get readyState() {
-        return transport.readyState;
-      },
-      get bufferedAmount() {
-        return transport.bufferedAmount;
-      },
-      send: (json) => onFrame(JSON.parse(json) as ServerFrame),
-      close: (code, reason) => transport.close(code, reason),
-      terminate: () => transport.terminate(),
-      ping: () => (transport.ping ? transport.ping() : this.connection.markAlive()),
-      ...(transport.cork && { cork: () => transport.cork?.() }),
-      ...(transport.uncork && { uncork: () => transport.uncork?.() }),
-      ...(transport.onceDrain && { onceDrain: (listener: () => void) => transport.onceDrain?.(listener) }),
-    };
+    this.admission = options.upgrade?.upgraded(request);
     this.connection = new Connection({
-      id: options.id,
-      userId: options.userId,
-      socket,
-      logger: options.logger,
+      id: this.id,
+      userId: this.userId,
+      socket: "socket" in options ? options.socket : this.projecting(options.transport, options.onFrame),
+      logger: this.logger,
       sendSoftLimitBytes: limits.sendSoftLimitBytes,
       ...(limits.sendMergeThresholdBytes !== undefined && {
         sendMergeThresholdBytes: limits.sendMergeThresholdBytes,
       }),
       sendHardLimitBytes: limits.sendHardLimitBytes,
-      nested: true,
+      nested: "socket" in options ? options.nested : true,
       relayTimes: server.relayTimes,
     });
     const connection = this.connection;
     this.context = {
-      connectionId: options.id,
-      userId: options.userId,
-      logger: options.logger,
+      connectionId: this.id,
+      userId: this.userId,
+      logger: this.logger,
       repos: server.repos,
       settings: server.settings,
       frames: server.frames,
-      subscriber: { id: options.id, deliver: (frames) => connection.deliver(frames) },
+      subscriber: { id: this.id, deliver: (frames) => connection.deliver(frames) },
       connections: server.registry,
       signal: this.abort.signal,
       send: (frame) => {
@@ -124,22 +129,55 @@ export class EdgeConnection {
     server.registry.add(connection);
   }
 
+  /**
+   * The native connection writes JSON; the edge reads it back as frames (committed frames arrive as
+   * their logged JSON, so parsing here is the one cost of a projection).
+   */
+  private projecting(transport: EdgeTransport, onFrame: (frame: ServerFrame) => void): SocketLike {
+    return {
+      get readyState() {
+        return transport.readyState;
+      },
+      get bufferedAmount() {
+        return transport.bufferedAmount;
+      },
+      send: (json) => onFrame(JSON.parse(json) as ServerFrame),
+      close: (code, reason) => transport.close(code, reason),
+      terminate: () => transport.terminate(),
+      ping: () => (transport.ping ? transport.ping() : this.connection.markAlive()),
+      ...(transport.cork && { cork: () => transport.cork?.() }),
+      ...(transport.uncork && { uncork: () => transport.uncork?.() }),
+      ...(transport.onceDrain && { onceDrain: (listener: () => void) => transport.onceDrain?.(listener) }),
+    };
+  }
+
   /** Aborted when the transport closes (a turn outlives it; a wait of this connection should not). */
   get signal(): AbortSignal {
     return this.abort.signal;
   }
 
   /**
-   * Counts one client frame against the socket's frame rate limit, as `/ws` does: `refuse` means
-   * answer `rate_limited` in the edge's form; on `close` the transport has been closed 1008.
+   * Counts one client frame against the socket's frame rate limit: `refuse` means answer
+   * `rate_limited` in the edge's form, `close` means `closeRateLimited`.
    */
   admit(): FrameVerdict {
-    const verdict = this.gate.admit();
-    if (verdict === "close") {
-      this.logger.warn("rate limit exceeded repeatedly; closing");
-      this.connection.close(CloseCode.policyViolation, "rate limit exceeded");
-    }
-    return verdict;
+    return this.gate.admit();
+  }
+
+  /** Closes the transport 1008: the client went on past the frame rate limit. */
+  closeRateLimited(): void {
+    this.logger.warn("rate limit exceeded repeatedly; closing");
+    this.connection.close(CloseCode.policyViolation, "rate limit exceeded");
+  }
+
+  /** Sends a frame outside the log (a reply), respecting backpressure; false when it was not sent. */
+  send(frame: ServerFrame): boolean {
+    return this.context.send(frame);
+  }
+
+  /** Hands one client frame's text to the command router, which parses and checks it. */
+  dispatch(text: string): Promise<void> {
+    return this.server.router.dispatch(text, this.context);
   }
 
   /**
@@ -156,7 +194,7 @@ export class EdgeConnection {
       const current: { requestId: string; error?: ErrorFrame } = { requestId };
       this.current = current;
       try {
-        await this.server.router.dispatch(text, this.context);
+        await this.dispatch(text);
       } finally {
         this.current = undefined;
       }
@@ -171,11 +209,15 @@ export class EdgeConnection {
     this.connection.markAlive();
   }
 
-  /** Call when the transport has closed: stops watching every thread and leaves the server's connections. */
+  /**
+   * Call when the transport has closed: stops watching every thread, leaves the server's connections
+   * and gives back the socket's place under the user's cap.
+   */
   closed(): void {
     this.server.registry.remove(this.connection);
     this.server.frames.unsubscribeEverywhere(this.id);
     this.connection.markClosed();
     this.abort.abort();
+    this.admission?.release();
   }
 }

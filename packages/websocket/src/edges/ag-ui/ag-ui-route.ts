@@ -51,9 +51,8 @@ export async function agUiRoute(app: FastifyInstance, opts: { server: EdgeServer
       onceDrain: (listener) => stream.once("drain", listener),
     };
     const edge = new EdgeConnection(server, {
-      id: request.id,
-      userId,
-      logger: request.log.child({ connection_id: request.id, user_id: userId, edge: "ag-ui" }),
+      request,
+      edge: "ag-ui",
       transport,
       onFrame: (frame) => (early ? early.push(frame) : write(projection.push(frame))),
     });
