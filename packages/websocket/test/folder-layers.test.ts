@@ -13,6 +13,8 @@ describe("the folders of packages/websocket", () => {
     expect(reaches("turns", "ws")).toBe(false);
     expect(reaches("ws", "server")).toBe(false);
     expect(reaches("commands", "server")).toBe(false);
+    // Every edge builds its connection from ws/'s EdgeConnection; /ws knows none of the other edges.
+    expect(reaches("ws", "edges")).toBe(false);
     expect(reaches("server", "ws") && reaches("server", "commands") && reaches("chat", "turns")).toBe(true);
   });
 

@@ -25,6 +25,7 @@ import { workflowsRoutes } from "../http/workflows-routes.js";
 import { type CommandHandlers, CommandRouter } from "../ws/command-router.js";
 import { type ConnectionQuota, LocalConnectionQuota } from "../ws/connection-quota.js";
 import { ConnectionRegistry } from "../ws/connection-registry.js";
+import type { EdgeServer } from "../ws/edge-connection.js";
 import type { RelayTimes } from "../ws/relay-times.js";
 import type { ServerSettings } from "../ws/server-settings.js";
 import { wsRoute } from "../ws/ws-route.js";
@@ -131,6 +132,15 @@ async function agentwirePlugin(app: FastifyInstance, opts: AgentwirePluginOption
     });
   });
 
+  // What every edge's connections are served with, /ws's included.
+  const edges: EdgeServer = {
+    settings,
+    repos: opts.repos,
+    frames: opts.frames,
+    registry,
+    router,
+    relayTimes: opts.relayTimes,
+  };
   await app.register(healthRoutes, { checks: opts.readiness });
   await app.register(async (api) => {
     api.addHook("onRequest", authenticate(resolveUser));
@@ -151,17 +161,7 @@ async function agentwirePlugin(app: FastifyInstance, opts: AgentwirePluginOption
     await api.register(memoryRoutes, { repos: opts.repos });
     const { chat, workflows, media } = opts.services;
     if (chat) await api.register(providersRoutes, { providers: chat.providers, defaults: chat.defaults });
-    if (chat) {
-      const edge = {
-        settings,
-        repos: opts.repos,
-        frames: opts.frames,
-        registry,
-        router,
-        relayTimes: opts.relayTimes,
-      };
-      await api.register(agUiRoute, { server: edge });
-    }
+    if (chat) await api.register(agUiRoute, { server: edges });
     if (workflows)
       await api.register(workflowsRoutes, {
         repos: opts.repos,
@@ -171,13 +171,8 @@ async function agentwirePlugin(app: FastifyInstance, opts: AgentwirePluginOption
     if (media) await api.register(assetsRoutes, { repos: opts.repos });
   });
   const sockets = {
-    settings,
-    repos: opts.repos,
-    registry,
+    ...edges,
     quota: opts.connectionQuota ?? new LocalConnectionQuota(),
-    frames: opts.frames,
-    relayTimes: opts.relayTimes,
-    router,
     resolveUser,
     hostAllowed,
     isShuttingDown: () => shuttingDown,

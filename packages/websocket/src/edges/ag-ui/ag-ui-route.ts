@@ -2,7 +2,7 @@ import { PassThrough } from "node:stream";
 import type { AGUIEvent } from "@ag-ui/core";
 import { AgentwireError, type ClientFrame, NotFoundError, type ServerFrame } from "@agentwire-chat/protocol";
 import type { FastifyInstance } from "fastify";
-import { EdgeConnection, type EdgeServer, type EdgeTransport } from "../edge-connection.js";
+import { EdgeConnection, type EdgeServer, type EdgeTransport } from "../../ws/edge-connection.js";
 import { AgUiProjection } from "./ag-ui-projection.js";
 import { agUiRequestId, resolveAgUiThread } from "./resolve-thread.js";
 import { type AgUiRunRequest, readRunInput } from "./run-input.js";
@@ -51,9 +51,8 @@ export async function agUiRoute(app: FastifyInstance, opts: { server: EdgeServer
       onceDrain: (listener) => stream.once("drain", listener),
     };
     const edge = new EdgeConnection(server, {
-      id: request.id,
-      userId,
-      logger: request.log.child({ connection_id: request.id, user_id: userId, edge: "ag-ui" }),
+      request,
+      edge: "ag-ui",
       transport,
       onFrame: (frame) => (early ? early.push(frame) : write(projection.push(frame))),
     });

@@ -3,14 +3,16 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { RawData, WebSocket } from "ws";
 import { AI_SDK_SOCKET_PATH } from "../../http/guard-requests.js";
 import { CloseCode } from "../../ws/close-codes.js";
-import { type UpgradeCheckOptions, upgradeChecks } from "../../ws/upgrade-checks.js";
+import { EdgeConnection } from "../../ws/edge-connection.js";
+import { upgradeChecks } from "../../ws/upgrade-checks.js";
+import type { WsRouteOptions } from "../../ws/ws-route.js";
 import { rawToText, socketLike } from "../../ws/ws-socket.js";
-import { EdgeConnection, type EdgeServer } from "../edge-connection.js";
 import { AiSdkSession } from "./ai-sdk-session.js";
 import { requestIdOf, TransportRequest } from "./transport-request.js";
 import type { TransportResponse } from "./ui-chunks.js";
 
-export type AiSdkRouteOptions = UpgradeCheckOptions & EdgeServer;
+/** The same as `/ws`'s: the socket passes the same checks and reaches the same router. */
+export type AiSdkRouteOptions = WsRouteOptions;
 
 /**
  * `GET /ws/ai-sdk`: the AI SDK's `WebSocketChatTransport` protocol over an edge connection, with the
@@ -23,24 +25,19 @@ export async function aiSdkRoute(app: FastifyInstance, opts: AiSdkRouteOptions) 
     AI_SDK_SOCKET_PATH,
     { websocket: true, onRequest: checks.onRequest, preHandler: checks.preHandler },
     (socket: WebSocket, request: FastifyRequest) => {
-      const logger = request.log.child({
-        connection_id: request.id,
-        user_id: request.userId,
-        edge: "ai-sdk",
-      });
-      const admission = checks.upgraded(request);
       const { send: _send, ...transport } = socketLike(socket);
       const write = (response: TransportResponse) => {
         if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(response));
       };
       let session: AiSdkSession | undefined;
       const edge = new EdgeConnection(opts, {
-        id: request.id,
-        userId: request.userId,
-        logger,
+        request,
+        edge: "ai-sdk",
+        upgrade: checks,
         transport,
         onFrame: (frame) => session?.onFrame(frame),
       });
+      const { logger } = edge;
       session = new AiSdkSession({ edge, repos: opts.repos, send: write });
       const current = session;
       // Requests are handled one after another, so their answers keep the order they were sent in.
@@ -49,7 +46,10 @@ export async function aiSdkRoute(app: FastifyInstance, opts: AiSdkRouteOptions) 
 
       socket.on("message", (data: RawData, isBinary: boolean) => {
         const verdict = edge.admit();
-        if (verdict === "close") return;
+        if (verdict === "close") {
+          edge.closeRateLimited();
+          return;
+        }
         const value = isBinary ? undefined : parseJson(rawToText(data));
         const requestId = requestIdOf(value);
         if (verdict === "refuse") {
@@ -75,7 +75,6 @@ export async function aiSdkRoute(app: FastifyInstance, opts: AiSdkRouteOptions) 
       socket.on("pong", () => edge.markAlive());
       socket.on("close", (code: number) => {
         edge.closed();
-        admission?.release();
         logger.info({ code }, "connection closed");
       });
     },

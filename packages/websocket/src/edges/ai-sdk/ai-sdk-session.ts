@@ -1,7 +1,7 @@
 import type { ErrorFrame, ServerFrame } from "@agentwire-chat/protocol";
 import type { Repositories } from "@agentwire-chat/storage";
 import { titleOf } from "../../turns/start-turn.js";
-import type { EdgeConnection } from "../edge-connection.js";
+import type { EdgeConnection } from "../../ws/edge-connection.js";
 import { lastUserText, nodesOf, pendingAnswers } from "./client-messages.js";
 import type { SendRequest, TransportRequest } from "./transport-request.js";
 import { TurnProjection } from "./turn-projection.js";
