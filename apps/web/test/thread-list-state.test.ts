@@ -30,8 +30,6 @@ describe("thread list live state", () => {
   });
 
   it("says when the list does not know the thread (made in another tab)", () => {
-    expect(
-      withThreadState(threads, { thread_id: "t9", state: "running" }),
-    ).toBeUndefined();
+    expect(withThreadState(threads, { thread_id: "t9", state: "running" })).toBeUndefined();
   });
 });

@@ -1,4 +1,9 @@
-import type { StoredMessage, ThreadListing, ThreadStateFrame, ThreadTurnState } from "@agentwire-chat/protocol";
+import type {
+  StoredMessage,
+  ThreadListing,
+  ThreadStateFrame,
+  ThreadTurnState,
+} from "@agentwire-chat/protocol";
 
 /** A thread's live state as `thread_state` says it, in turn words (`waiting_user`). */
 export type ThreadState = Omit<ThreadStateFrame, "type" | "state"> & { state: ThreadTurnState };

@@ -1,3 +1,4 @@
+export { AgentState } from "./agent-state.js";
 export { AgentwireError, NotFoundError, toAgentwireError } from "./agentwire-error.js";
 export {
   AnswerData,
@@ -95,7 +96,6 @@ export {
 } from "./server-frames.js";
 export { BEARER_PROTOCOL_PREFIX, PROTOCOL_V1, PROTOCOL_V1_NESTED } from "./subprotocols.js";
 export { NodeCost, ThreadUsage, TurnCost } from "./thread-usage.js";
-export { AgentState } from "./agent-state.js";
 export { ActiveTurnStatus, EndedTurnStatus, NodeStatus, ThreadTurnState, TurnStatus } from "./turn-status.js";
 export {
   agentStateFromWire,

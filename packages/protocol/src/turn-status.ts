@@ -31,5 +31,8 @@ export const ThreadTurnState = z.enum([...ActiveTurnStatus.options, "idle"]);
 export type ThreadTurnState = z.infer<typeof ThreadTurnState>;
 
 /** A workflow node's status in turn words: a node ends as a turn does, or is `skipped`. */
-export const NodeStatus = z.enum([...TurnStatus.extract(["running", "complete", "error", "stopped"]).options, "skipped"]);
+export const NodeStatus = z.enum([
+  ...TurnStatus.extract(["running", "complete", "error", "stopped"]).options,
+  "skipped",
+]);
 export type NodeStatus = z.infer<typeof NodeStatus>;

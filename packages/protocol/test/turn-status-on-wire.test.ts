@@ -89,7 +89,10 @@ describe("every wire word read in turn words and written back is the same word",
 
   it("GET /api/threads: a row keeps every field, its state in turn words", () => {
     const row = { id: "t1", title: "T", created_at: "a", updated_at: "b", question: "Which?" };
-    expect(threadListingFromWire({ ...row, state: "waiting_on_user" })).toEqual({ ...row, state: "waiting_user" });
+    expect(threadListingFromWire({ ...row, state: "waiting_on_user" })).toEqual({
+      ...row,
+      state: "waiting_user",
+    });
     expect(threadListingFromWire(row)).toEqual(row);
   });
 
@@ -117,7 +120,8 @@ describe("every wire word read in turn words and written back is the same word",
       ["failed", "error"],
       ["cancelled", "stopped"],
     ]);
-    for (const w of JobUpdateFrame.shape.status.options) expect(jobStatusOnWire(jobStatusFromWire(w))).toBe(w);
+    for (const w of JobUpdateFrame.shape.status.options)
+      expect(jobStatusOnWire(jobStatusFromWire(w))).toBe(w);
   });
 
   it("node_update: every status, skipped as it is", () => {

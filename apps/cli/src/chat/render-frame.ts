@@ -7,7 +7,12 @@ import {
   nestedCalls,
   reduceFrame,
 } from "@agentwire-chat/client";
-import type { AgentState, ExecutionTreeNode, ServerFrame, ToolCallUpdateFrame } from "@agentwire-chat/protocol";
+import type {
+  AgentState,
+  ExecutionTreeNode,
+  ServerFrame,
+  ToolCallUpdateFrame,
+} from "@agentwire-chat/protocol";
 import { preview } from "@agentwire-chat/protocol/preview";
 import { agentStateFromWire } from "@agentwire-chat/protocol/turn-status-on-wire";
 import { planLines } from "./plan-lines.js";

@@ -18,7 +18,12 @@ export type CallInfo = {
 };
 
 /** What the turn is doing when no call is running; `waiting_user` is the turn's own status word. */
-export type TurnPhase = "queued" | "thinking" | "writing" | "working" | Extract<ActiveTurnStatus, "waiting_user">;
+export type TurnPhase =
+  | "queued"
+  | "thinking"
+  | "writing"
+  | "working"
+  | Extract<ActiveTurnStatus, "waiting_user">;
 
 /** What the renderer keeps between frames of one turn. */
 export type TurnState = {

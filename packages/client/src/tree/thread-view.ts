@@ -29,7 +29,9 @@ export type Child = TextChild | CardChild | ApprovalChild | CutChild;
  * `refused`, which no turn can be: never started (a run_subtask the budget or the depth limit
  * turned down).
  */
-export type CardStatus = Extract<TurnStatus, "running" | "complete" | "error" | "stopped" | "interrupted"> | "refused";
+export type CardStatus =
+  | Extract<TurnStatus, "running" | "complete" | "error" | "stopped" | "interrupted">
+  | "refused";
 
 /** One tool call at any depth. A run_subtask card holds its subtask's text and tool cards in `children`. */
 export type ToolCard = {
