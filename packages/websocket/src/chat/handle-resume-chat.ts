@@ -1,4 +1,4 @@
-import { agentStateOnWire, type ChatResumedFrame, chatResumedStatusOnWire } from "@agentwire-chat/protocol";
+import { type ChatResumedFrame, chatResumedStatusOnWire } from "@agentwire-chat/protocol";
 import type { RunningTurn } from "../turns/running-turn.js";
 import { ownThread } from "../turns/watch-turn.js";
 import type { ChatCommandHandler } from "./chat-command-handler.js";
@@ -30,7 +30,7 @@ export const handleResumeChat: ChatCommandHandler<"resume_chat"> = async (frame,
           permission_class: s.permissionClass,
           args: s.args,
         });
-      turn.emit({ type: "agent_state", state: agentStateOnWire("waiting_user") });
+      turn.emit({ type: "agent_state", state: "waiting_on_user" });
     }
   }
   // A turn running on another instance reaches this socket through the shared log.
