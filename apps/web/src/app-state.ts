@@ -1,5 +1,5 @@
 import type { ConnectionState } from "@agentwire-chat/client";
-import type { MemoryEntry, ThreadSummary } from "@agentwire-chat/protocol";
+import type { MemoryEntry, ThreadListing } from "@agentwire-chat/protocol";
 import type { GraphView, NoticeLevel } from "./editor/client-tools.js";
 import type { ProviderInfo } from "./net/http-api.js";
 import type { Route } from "./route.js";
@@ -18,7 +18,7 @@ export type AppState = {
   /** The server answered 401: ask for an API token. */
   authRequired: boolean;
   route: Route;
-  threads: ThreadSummary[];
+  threads: ThreadListing[];
   /** By thread id; a message not yet given a thread lives under its draft key. */
   views: Record<string, ThreadView>;
   /** `GET /api/providers`; null until it answered (or when it failed): unknown is not "none". */

@@ -269,7 +269,7 @@ export class ChatController {
     // Live badges in the thread list for every thread of ours, open or not; the client re-subscribes.
     client.threads.subscribe((state) =>
       mine(() => {
-        const threads = withThreadState(this.state.threads, { type: "thread_state", ...state });
+        const threads = withThreadState(this.state.threads, state);
         if (threads) this.set((s) => ({ ...s, threads }));
         else void this.loadThreads();
       }),

@@ -79,8 +79,8 @@ describe("how a call ended", () => {
     expect(endStatus("web_fetch", budget, true)).toBe("stopped");
     expect(endStatus("web_fetch", "HTTP 500", true)).toBe("error");
     expect(endStatus("web_fetch", { code: 1 }, true)).toBe("error");
-    expect(endStatus("web_fetch", budget, false)).toBe("done");
-    expect(endStatus("web_fetch", budget, undefined)).toBe("done");
+    expect(endStatus("web_fetch", budget, false)).toBe("complete");
+    expect(endStatus("web_fetch", budget, undefined)).toBe("complete");
   });
 
   it("reads ask_user's question from args or a stored preview", () => {

@@ -53,7 +53,7 @@ describe("plans", () => {
     const { stages, rest } = planLayout(card, turn);
     expect(stages.map((s) => s.steps.map((st) => [st.step.id, st.card?.id, st.card?.status]))).toEqual([
       [
-        ["a", "cp/a", "done"],
+        ["a", "cp/a", "complete"],
         ["b", "x9", "running"],
       ],
       [["c", undefined, undefined]],
@@ -211,9 +211,9 @@ describe("plans", () => {
     expect(card.plan?.awaitingDecision).toBe(false);
     const { stages, rest } = planLayout(card, run);
     expect(stages.flatMap((s) => s.steps.map((st) => [st.card?.id, st.card?.status]))).toEqual([
-      ["plan_p1/a", "done"],
-      ["plan_p1/b", "done"],
-      ["plan_p1/c", "done"],
+      ["plan_p1/a", "complete"],
+      ["plan_p1/b", "complete"],
+      ["plan_p1/c", "complete"],
     ]);
     expect(rest).toEqual([]);
   });

@@ -25,7 +25,7 @@ describe("progress updates", () => {
     const turn = applyFrames(emptyThread(), frames).turns[0]!;
     expect(shape(turn)).toEqual([
       "Starting.",
-      { card: "send_update#su1", status: "done", depth: 0, children: [] },
+      { card: "send_update#su1", status: "complete", depth: 0, children: [] },
       "Finished.",
     ]);
     expect(turn.cards.su1?.progress).toBe("Half way there.");
@@ -75,7 +75,7 @@ describe("progress updates", () => {
     expect(turn.cards.su1?.progress).toBe(long);
     expect(shape(turn)).toEqual([
       "Starting.",
-      { card: "send_update#su1", status: "done", depth: 0, children: [] },
+      { card: "send_update#su1", status: "complete", depth: 0, children: [] },
       "Finished.",
     ]);
   });

@@ -82,16 +82,16 @@ describe("threadFromHistory", () => {
       {
         card: "run_subtask#s2",
         title: "Prices B",
-        status: "done",
+        status: "complete",
         depth: 0,
         children: [{ card: "web_fetch#b1", status: "error", depth: 1, children: [] }],
       },
       {
         card: "run_subtask#s1",
         title: "Prices A",
-        status: "done",
+        status: "complete",
         depth: 0,
-        children: [{ card: "web_fetch#a1", status: "done", depth: 1, children: [] }],
+        children: [{ card: "web_fetch#a1", status: "complete", depth: 1, children: [] }],
       },
       "Done.",
     ]);
@@ -136,7 +136,7 @@ describe("a reload shows what the live page showed", () => {
     const live = applyFrames(emptyThread(), frames).turns[0]!;
     const history = threadFromHistory("th_q", rows).turns[0]!;
     expect(shape(live)).toEqual([
-      { card: "ask_user#q1", status: "done", depth: 0, children: [] },
+      { card: "ask_user#q1", status: "complete", depth: 0, children: [] },
       "You chose blue.",
     ]);
     expect(shape(history)).toEqual(shape(live));
@@ -144,7 +144,7 @@ describe("a reload shows what the live page showed", () => {
       expect(turn.cards.q1).toMatchObject({
         question: "Which colour?",
         resultPreview: "blue",
-        status: "done",
+        status: "complete",
       });
     }
   });

@@ -15,7 +15,7 @@ const finalViews: Record<string, (view: ThreadView, turn: TurnView) => void> = {
   "tool-call": (_view, turn) => {
     expect(shape(turn)).toEqual([
       "Let me look.",
-      { card: "read_file#call_1", status: "done", depth: 0, children: [] },
+      { card: "read_file#call_1", status: "complete", depth: 0, children: [] },
       "It says: buy milk.",
     ]);
     expect(turn.usage).toMatchObject({ llm_calls: 2, tool_calls: 1 });
@@ -24,8 +24,8 @@ const finalViews: Record<string, (view: ThreadView, turn: TurnView) => void> = {
     // Ended subtasks keep their result, not their text (it is not shown twice).
     expect(shape(turn)).toEqual([
       "Splitting.",
-      { card: "run_subtask#sub_a", title: "Part A", status: "done", depth: 0, children: [] },
-      { card: "run_subtask#sub_b", title: "Part B", status: "done", depth: 0, children: [] },
+      { card: "run_subtask#sub_a", title: "Part A", status: "complete", depth: 0, children: [] },
+      { card: "run_subtask#sub_b", title: "Part B", status: "complete", depth: 0, children: [] },
       "final: result-A | result-B",
     ]);
     expect([turn.cards.sub_a?.resultPreview, turn.cards.sub_b?.resultPreview]).toEqual([
@@ -37,7 +37,7 @@ const finalViews: Record<string, (view: ThreadView, turn: TurnView) => void> = {
   "ask-user": (_view, turn) => {
     expect(shape(turn)).toEqual([
       "One question first.",
-      { card: "ask_user#ask_1", status: "done", depth: 0, children: [] },
+      { card: "ask_user#ask_1", status: "complete", depth: 0, children: [] },
       "Painting it blue.",
     ]);
     expect(turn.questions).toEqual([{ toolCallId: "ask_1", question: "Which colour?", resolved: true }]);
@@ -51,7 +51,7 @@ const finalViews: Record<string, (view: ThreadView, turn: TurnView) => void> = {
   "budget-exceeded": (_view, turn) => {
     expect(shape(turn)).toEqual([
       "Looking it up.",
-      { card: "read_file#call_1", status: "done", depth: 0, children: [] },
+      { card: "read_file#call_1", status: "complete", depth: 0, children: [] },
     ]);
     expect(turn.budget).toEqual({ reason: "llm_calls", limit: 1, observed: 2 });
   },
@@ -100,7 +100,7 @@ describe("the reducer on turns recorded from the server", () => {
     const answer = sent.find((s) => s.command === "answer");
     const turn = applyFrames(emptyThread(), recordedFrames("ask-user", answer?.after_seq)).turns[0]!;
     expect(turn.running).toBe(true);
-    expect(phaseOf(turn)).toBe("waiting_on_user");
+    expect(phaseOf(turn)).toBe("waiting_user");
     expect(turn.questions).toEqual([{ toolCallId: "ask_1", question: "Which colour?", resolved: false }]);
     expect(turn.cards.ask_1?.status).toBe("running");
   });

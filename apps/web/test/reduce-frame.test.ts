@@ -26,7 +26,7 @@ describe("reduceFrame", () => {
     expect(turn.user).toEqual({ id: "m_1", text: "What's in notes.txt?" });
     expect(shape(turn)).toEqual([
       "Let me look.",
-      { card: "read_file#call_1", status: "done", depth: 0, children: [] },
+      { card: "read_file#call_1", status: "complete", depth: 0, children: [] },
       "It says: buy milk.",
     ]);
     expect(turn.cards.call_1).toMatchObject({
@@ -92,14 +92,14 @@ describe("reduceFrame", () => {
       {
         card: "run_subtask#s1",
         title: "Prices A",
-        status: "done",
+        status: "complete",
         depth: 0,
-        children: [{ card: "web_fetch#a1", status: "done", depth: 1, children: [] }],
+        children: [{ card: "web_fetch#a1", status: "complete", depth: 1, children: [] }],
       },
       {
         card: "run_subtask#s2",
         title: "Prices B",
-        status: "done",
+        status: "complete",
         depth: 0,
         children: [{ card: "web_fetch#b1", status: "error", depth: 1, children: [] }],
       },
@@ -135,7 +135,7 @@ describe("reduceFrame", () => {
     ]);
     const turn = applyFrames(emptyThread(), frames).turns[0]!;
     expect(shape(turn)).toEqual([
-      { card: "save_note#w1", status: "done", depth: 0, children: [] },
+      { card: "save_note#w1", status: "complete", depth: 0, children: [] },
       { approval: "ap1" },
       "Saved.",
     ]);
@@ -162,7 +162,7 @@ describe("reduceFrame", () => {
     view = applyFrames(view, stamp("th_1", 7, [chunk("sub text", "c1", 1)]));
     expect(phaseOf(view.turns[0])).toBe("writing");
     view = applyFrames(view, stamp("th_1", 8, [{ type: "agent_state", state: "waiting_on_user" }]));
-    expect(phaseOf(view.turns[0])).toBe("waiting_on_user");
+    expect(phaseOf(view.turns[0])).toBe("waiting_user");
     view = applyFrames(view, stamp("th_1", 9, [done()]));
     expect(phaseOf(view.turns[0])).toBe("idle");
     expect(view.turns[0]!.activity).toBeUndefined();
@@ -254,7 +254,7 @@ describe("reduceFrame", () => {
     expect(turn.stopped).toBe(true);
     expect(turn.running).toBe(false);
     // A card that never got its end is not left spinning after the turn.
-    expect(turn.cards.c1?.status).toBe("done");
+    expect(turn.cards.c1?.status).toBe("complete");
   });
 
   it("keeps a turn the server continued after a restart running: the cut call's interrupted row ended nothing", () => {

@@ -129,7 +129,7 @@ describe("a subtask cut by a restart", () => {
     const cut = { cut: "R half", detail: RESTART_DETAIL.subtaskRerun };
     const expected = [
       "Delegating.",
-      { card: "run_subtask#s1", title: "R", status: "done", depth: 0, children: [cut] },
+      { card: "run_subtask#s1", title: "R", status: "complete", depth: 0, children: [cut] },
       { cut: "", detail: RESTART_DETAIL.continues },
       "Done.",
     ];
@@ -161,10 +161,10 @@ describe("a subtask cut by a restart", () => {
     const card = {
       card: "run_subtask#s1",
       title: "R",
-      status: "done",
+      status: "complete",
       depth: 0,
       children: [
-        { card: "echo#a1", status: "done", depth: 1, children: [] },
+        { card: "echo#a1", status: "complete", depth: 1, children: [] },
         { cut: "A half", detail: RESTART_DETAIL.subtaskContinues },
       ],
     };

@@ -11,6 +11,7 @@ import {
   PROTOCOL_V1,
   PROTOCOL_V1_NESTED,
 } from "@agentwire-chat/protocol/subprotocols";
+import { threadListingFromWire, threadLiveStateFromWire } from "@agentwire-chat/protocol/turn-status-on-wire";
 import type { ReconnectOptions } from "./backoff.js";
 import { ClientError } from "./client-error.js";
 import {
@@ -153,7 +154,8 @@ class AgentwireClient implements Client, TurnHost {
       },
     });
     this.threads = {
-      list: async () => (await this.get<{ threads: ThreadSummary[] }>("/api/threads")).threads,
+      list: async () =>
+        (await this.get<{ threads: ThreadSummary[] }>("/api/threads")).threads.map(threadListingFromWire),
       messages: async (id) =>
         (await this.get<{ messages: StoredMessage[] }>(`/api/threads/${encodeURIComponent(id)}/messages`))
           .messages,
@@ -357,7 +359,8 @@ class AgentwireClient implements Client, TurnHost {
     // Not of a thread: onFrame listeners (an editor) take it.
     if (frame.type === "workflow_updated") return;
     if (frame.type === "thread_state") {
-      const { type: _type, ...state } = frame;
+      const { type: _type, ...rest } = frame;
+      const state = { ...rest, state: threadLiveStateFromWire(frame.state) };
       for (const listener of this.stateListeners) this.safely(() => listener(state));
       return;
     }

@@ -1,12 +1,17 @@
-import type { StoredMessage, ThreadStateFrame, ThreadSummary } from "@agentwire-chat/protocol";
+import type {
+  StoredMessage,
+  ThreadListing,
+  ThreadStateFrame,
+  ThreadTurnState,
+} from "@agentwire-chat/protocol";
 
-/** A thread's live state as `thread_state` says it. */
-export type ThreadState = Omit<ThreadStateFrame, "type">;
+/** A thread's live state as `thread_state` says it, in turn words (`waiting_user`). */
+export type ThreadState = Omit<ThreadStateFrame, "type" | "state"> & { state: ThreadTurnState };
 
 /** The user's threads: listed and read over HTTP, followed live over the socket. */
 export interface Threads {
-  /** The user's threads, most recently updated first, each with its live `state`. */
-  list(): Promise<ThreadSummary[]>;
+  /** The user's threads, most recently updated first, each with its live `state` in turn words. */
+  list(): Promise<ThreadListing[]>;
   /** A thread's stored messages, in order. */
   messages(threadId: string): Promise<StoredMessage[]>;
   /**

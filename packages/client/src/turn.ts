@@ -5,6 +5,7 @@ import type {
   StoredMessage,
   TurnUsage,
 } from "@agentwire-chat/protocol";
+import { chatResumedStatusFromWire } from "@agentwire-chat/protocol/turn-status-on-wire";
 import { ClientError } from "./client-error.js";
 import { FrameLog } from "./frame-log.js";
 import { contentText } from "./tree/content-text.js";
@@ -234,12 +235,13 @@ export class Turn {
     this.view = reduceFrame(this.view, frame);
     // Resumed from its start after a lookup, whatever the status: the log's turn is not this one.
     const lost = this.requestId !== undefined && this.lastSeq === null;
-    if (frame.status === "unknown" || lost) this.end({ status: "unknown" });
-    else if (frame.status === "finished" || frame.status === "interrupted") {
+    const status = chatResumedStatusFromWire(frame.status);
+    if (status === undefined || lost) this.end({ status: "unknown" });
+    else if (status !== "running" && status !== "waiting_user") {
       // The replay holds the end; a server that lost it still ends the turn with what it said.
       const stored = this.final?.status;
       const ended = stored && stored !== "waiting_user";
-      this.end({ status: ended ? stored : frame.status === "interrupted" ? "interrupted" : "complete" });
+      this.end({ status: ended ? stored : status });
     } else this.changed();
   }
 

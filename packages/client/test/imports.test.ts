@@ -25,6 +25,7 @@ const zodFree = new Set([
   "@agentwire-chat/protocol/preview",
   "@agentwire-chat/protocol/restart-detail",
   "@agentwire-chat/protocol/subprotocols",
+  "@agentwire-chat/protocol/turn-status-on-wire",
 ]);
 
 describe("what the SDK imports", () => {

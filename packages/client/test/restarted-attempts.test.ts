@@ -66,10 +66,10 @@ describe("the SDK across a kill -9 and the turn's continuation", { timeout: 90_0
     const tree = turn.tree as TurnView;
     expect(shape(tree)).toEqual([
       "Looking.",
-      { a1: "done", children: [] },
+      { a1: "complete", children: [] },
       { cut: "Half an answer", detail: RESTART_DETAIL.continues },
       "Checking.",
-      { e2: "done", children: [] },
+      { e2: "complete", children: [] },
       "All done.",
     ]);
     // The answer's text runs hold the new attempt alone: nothing of the cut one is glued to them.
@@ -82,7 +82,7 @@ describe("the SDK across a kill -9 and the turn's continuation", { timeout: 90_0
     const tree = turn.tree as TurnView;
     expect(shape(tree)).toEqual([
       "Delegating.",
-      { s1: "done", children: [{ cut: "R half", detail: RESTART_DETAIL.subtaskRerun }] },
+      { s1: "complete", children: [{ cut: "R half", detail: RESTART_DETAIL.subtaskRerun }] },
       { cut: "", detail: RESTART_DETAIL.continues },
       "Restarted and done.",
     ]);

@@ -22,6 +22,7 @@ describe("bundle size", () => {
       "../protocol/src/preview.ts",
       "../protocol/src/restart-detail.ts",
       "../protocol/src/subprotocols.ts",
+      "../protocol/src/turn-status-on-wire.ts",
     ]);
   });
 });

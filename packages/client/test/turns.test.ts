@@ -79,8 +79,8 @@ describe("turns through @agentwire-chat/client", () => {
     expect(b.errors).toEqual([]);
     const ended = [
       "Splitting.",
-      { "run_subtask#sub_a": "done", children: [] },
-      { "run_subtask#sub_b": "done", children: [] },
+      { "run_subtask#sub_a": "complete", children: [] },
+      { "run_subtask#sub_b": "complete", children: [] },
       "final: result-A | result-B",
     ];
     expect(shape(a.tree)).toEqual(ended);
@@ -122,7 +122,7 @@ describe("turns through @agentwire-chat/client", () => {
     const turn = open().send({ content: "paint it" });
     const question = await until(() => turn.tree?.questions.find((q) => !q.resolved), "the question");
     expect(question.question).toBe("Which color?");
-    expect(turn.tree?.state).toBe("waiting_on_user");
+    expect(turn.tree?.state).toBe("waiting_user");
     await turn.answer("blue");
     expect(await turn.text()).toBe("you said blue");
     expect((await turn.done).status).toBe("complete");

@@ -1,3 +1,4 @@
+export { AgentState } from "./agent-state.js";
 export { AgentwireError, NotFoundError, toAgentwireError } from "./agentwire-error.js";
 export {
   AnswerData,
@@ -95,6 +96,19 @@ export {
 } from "./server-frames.js";
 export { BEARER_PROTOCOL_PREFIX, PROTOCOL_V1, PROTOCOL_V1_NESTED } from "./subprotocols.js";
 export { NodeCost, ThreadUsage, TurnCost } from "./thread-usage.js";
-export { ActiveTurnStatus, EndedTurnStatus, ThreadTurnState, TurnStatus } from "./turn-status.js";
-export { chatResumedStatusOnWire, jobStatusOnWire, threadLiveStateOnWire } from "./turn-status-on-wire.js";
+export { ActiveTurnStatus, EndedTurnStatus, NodeStatus, ThreadTurnState, TurnStatus } from "./turn-status.js";
+export {
+  agentStateFromWire,
+  agentStateOnWire,
+  chatResumedStatusFromWire,
+  chatResumedStatusOnWire,
+  jobStatusFromWire,
+  jobStatusOnWire,
+  nodeStatusFromWire,
+  nodeStatusOnWire,
+  type ThreadListing,
+  threadListingFromWire,
+  threadLiveStateFromWire,
+  threadLiveStateOnWire,
+} from "./turn-status-on-wire.js";
 export { TurnUsage } from "./usage.js";

@@ -29,3 +29,10 @@ export type EndedTurnStatus = z.infer<typeof EndedTurnStatus>;
 /** A thread's live state in turn words: the status of its active turn, or `idle` when it has none. */
 export const ThreadTurnState = z.enum([...ActiveTurnStatus.options, "idle"]);
 export type ThreadTurnState = z.infer<typeof ThreadTurnState>;
+
+/** A workflow node's status in turn words: a node ends as a turn does, or is `skipped`. */
+export const NodeStatus = z.enum([
+  ...TurnStatus.extract(["running", "complete", "error", "stopped"]).options,
+  "skipped",
+]);
+export type NodeStatus = z.infer<typeof NodeStatus>;

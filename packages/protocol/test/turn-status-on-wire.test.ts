@@ -1,14 +1,26 @@
 import { describe, expect, it } from "vitest";
 import {
   ActiveTurnStatus,
+  AgentState,
+  AgentStateName,
+  agentStateFromWire,
+  agentStateOnWire,
   ChatResumedFrame,
+  chatResumedStatusFromWire,
   chatResumedStatusOnWire,
   EndedTurnStatus,
   JobUpdateFrame,
+  jobStatusFromWire,
   jobStatusOnWire,
+  NodeStatus,
+  NodeUpdateFrame,
+  nodeStatusFromWire,
+  nodeStatusOnWire,
   ThreadLiveState,
   ThreadTurnState,
   TurnStatus,
+  threadListingFromWire,
+  threadLiveStateFromWire,
   threadLiveStateOnWire,
 } from "../src/index.js";
 
@@ -63,5 +75,60 @@ describe("turn statuses on the wire", () => {
     expect([...ActiveTurnStatus.options, ...EndedTurnStatus.options].sort()).toEqual(
       [...TurnStatus.options].sort(),
     );
+  });
+});
+
+describe("every wire word read in turn words and written back is the same word", () => {
+  it("thread_state and GET /api/threads: the live state", () => {
+    for (const w of ThreadLiveState.options) {
+      expect(ThreadTurnState.parse(threadLiveStateFromWire(w))).toBe(threadLiveStateFromWire(w));
+      expect(threadLiveStateOnWire(threadLiveStateFromWire(w))).toBe(w);
+    }
+    expect(threadLiveStateFromWire("waiting_on_user")).toBe("waiting_user");
+  });
+
+  it("GET /api/threads: a row keeps every field, its state in turn words", () => {
+    const row = { id: "t1", title: "T", created_at: "a", updated_at: "b", question: "Which?" };
+    expect(threadListingFromWire({ ...row, state: "waiting_on_user" })).toEqual({
+      ...row,
+      state: "waiting_user",
+    });
+    expect(threadListingFromWire(row)).toEqual(row);
+  });
+
+  it("agent_state: every state", () => {
+    for (const w of AgentStateName.options) {
+      expect(AgentState.parse(agentStateFromWire(w))).toBe(agentStateFromWire(w));
+      expect(agentStateOnWire(agentStateFromWire(w))).toBe(w);
+    }
+    expect(agentStateFromWire("waiting_on_user")).toBe("waiting_user");
+    expect(AgentState.options).not.toContain("waiting_on_user");
+  });
+
+  it("chat_resumed: finished reads as complete, unknown as no turn", () => {
+    for (const w of ChatResumedFrame.shape.status.options)
+      expect(chatResumedStatusOnWire(chatResumedStatusFromWire(w))).toBe(w);
+    expect(chatResumedStatusFromWire("finished")).toBe("complete");
+    expect(chatResumedStatusFromWire("unknown")).toBeUndefined();
+  });
+
+  it("job_update: completed, failed and cancelled read as complete, error and stopped", () => {
+    const read = JobUpdateFrame.shape.status.options.map((w) => [w, jobStatusFromWire(w)]);
+    expect(read).toEqual([
+      ["running", "running"],
+      ["completed", "complete"],
+      ["failed", "error"],
+      ["cancelled", "stopped"],
+    ]);
+    for (const w of JobUpdateFrame.shape.status.options)
+      expect(jobStatusOnWire(jobStatusFromWire(w))).toBe(w);
+  });
+
+  it("node_update: every status, skipped as it is", () => {
+    for (const w of NodeUpdateFrame.shape.status.options) {
+      expect(NodeStatus.parse(nodeStatusFromWire(w))).toBe(nodeStatusFromWire(w));
+      expect(nodeStatusOnWire(nodeStatusFromWire(w))).toBe(w);
+    }
+    expect(NodeStatus.options).toEqual(["running", "complete", "error", "stopped", "skipped"]);
   });
 });

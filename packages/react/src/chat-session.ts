@@ -6,14 +6,14 @@ import {
   type Turn,
   type TurnView,
 } from "@agentwire-chat/client";
-import type { EndedTurnStatus, MessageContent, StoredMessage } from "@agentwire-chat/protocol";
+import type { MessageContent, StoredMessage, TurnStatus } from "@agentwire-chat/protocol";
 import { joinRows } from "./join-rows.js";
 
 /**
- * Where the chat stands: `loading` its stored rows, `idle` with no turn yet, a turn `running` or
- * `waiting_user` (a question or an approval waits), or how the last turn ended.
+ * Where the chat stands: `loading` its stored rows, `idle` with no turn yet, or the current turn's
+ * TurnStatus: `running`, `waiting_user` (a question or an approval waits), or how it ended.
  */
-export type ChatStatus = "loading" | "idle" | "running" | "waiting_user" | EndedTurnStatus;
+export type ChatStatus = "loading" | "idle" | TurnStatus;
 
 /** One snapshot of a chat; a new object after every change, so React can compare by identity. */
 export type ChatState = {

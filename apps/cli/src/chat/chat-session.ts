@@ -1,5 +1,5 @@
 import type { Client, ClientError, Turn } from "@agentwire-chat/client";
-import type { ServerFrame, StoredMessage, ThreadSummary } from "@agentwire-chat/protocol";
+import type { ServerFrame, StoredMessage, ThreadListing } from "@agentwire-chat/protocol";
 import { preview } from "@agentwire-chat/protocol/preview";
 import type { ExitCode } from "../cli-io.js";
 import type { ChatOptions } from "./chat-options.js";
@@ -65,7 +65,7 @@ export class ChatSession {
   async catchUp(threadId: string): Promise<ExitCode | undefined> {
     const { output } = this.terminal;
     let rows: StoredMessage[];
-    let summary: ThreadSummary | undefined;
+    let summary: ThreadListing | undefined;
     try {
       [rows, summary] = await Promise.all([
         this.client.threads.messages(threadId),
@@ -76,7 +76,7 @@ export class ChatSession {
       output.write(`! ${e.code}: ${terminalText(e.message)}\n`);
       return undefined;
     }
-    const live = summary?.state === "running" || summary?.state === "waiting_on_user";
+    const live = summary?.state === "running" || summary?.state === "waiting_user";
     const lines = historyLines(rows, live);
     output.write([`· thread ${threadId}`, ...lines, ""].join("\n"));
     const code = live ? (await this.follow(this.client.resume(threadId))).code : 0;

@@ -8,12 +8,13 @@ import {
   reduceFrame,
 } from "@agentwire-chat/client";
 import type {
-  AgentStateName,
+  AgentState,
   ExecutionTreeNode,
   ServerFrame,
   ToolCallUpdateFrame,
 } from "@agentwire-chat/protocol";
 import { preview } from "@agentwire-chat/protocol/preview";
+import { agentStateFromWire } from "@agentwire-chat/protocol/turn-status-on-wire";
 import { planLines } from "./plan-lines.js";
 import { scratchpadLines } from "./scratchpad-lines.js";
 import { formatDuration, plural, terminalText, wrapWords } from "./terminal-text.js";
@@ -83,7 +84,7 @@ export function renderFrame(
         ? callStarted(frame, state, options, now, line)
         : callEnded(frame, state, options, now, line);
     case "agent_state": {
-      state.phase = phaseOf(frame.state);
+      state.phase = phaseOf(agentStateFromWire(frame.state));
       const cut = frame.state === "resumed" ? lastCut(lastTurn(state.view)?.root) : undefined;
       // A restart cut the answer: the new attempt starts below the line that says so.
       return cut ? line(`↯ ${cut.text ? "interrupted: " : ""}${terminalText(cut.detail)}`) : "";
@@ -372,13 +373,13 @@ function noteSubtaskText(state: TurnState, subtaskId: string, content: string): 
   if (root && lastLine) root.activity = `“${lastLine.trim()}”`;
 }
 
-/** The status line's word for the server's agent_state (`queued`: the server is busy, the turn waits). */
-function phaseOf(state: AgentStateName): TurnPhase {
+/** The status line's phase for the server's agent_state (`queued`: the server is busy, the turn waits). */
+function phaseOf(state: AgentState): TurnPhase {
   switch (state) {
     case "executing":
       return "working";
-    case "waiting_on_user":
-      return "waiting";
+    case "waiting_user":
+      return "waiting_user";
     case "queued":
       return "queued";
     default:

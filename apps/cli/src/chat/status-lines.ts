@@ -1,8 +1,17 @@
 import { formatSeconds } from "./terminal-text.js";
-import { runningRootCalls, type TurnState } from "./turn-state.js";
+import { runningRootCalls, type TurnPhase, type TurnState } from "./turn-state.js";
 
 const SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏";
 const SPINNER_MS = 80;
+
+/** The terminal keeps its short word for a turn waiting on the user. */
+const phaseWords: Record<TurnPhase, string> = {
+  queued: "queued",
+  thinking: "thinking",
+  writing: "writing",
+  working: "working",
+  waiting_user: "waiting",
+};
 
 /**
  * The status area under the streamed text: one line per running depth-0 call (so parallel subtasks
@@ -13,7 +22,7 @@ export function statusLines(state: TurnState, now: number, columns: number): str
   const running = runningRootCalls(state);
   const lines =
     running.length === 0
-      ? [`${spin} ${state.phase} · ${formatSeconds(now - state.startedAt)}`]
+      ? [`${spin} ${phaseWords[state.phase]} · ${formatSeconds(now - state.startedAt)}`]
       : running.map(
           (call) =>
             `${spin} ${call.label} · ${formatSeconds(now - call.startedAt)}${call.activity ? ` · ${call.activity}` : ""}`,

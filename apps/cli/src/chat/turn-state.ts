@@ -1,4 +1,5 @@
 import { emptyThread, type ThreadView } from "@agentwire-chat/client";
+import type { ActiveTurnStatus } from "@agentwire-chat/protocol";
 
 /** One tool call of the turn as the CLI tracks it, from its `start` frame to its `end`. */
 export type CallInfo = {
@@ -16,8 +17,13 @@ export type CallInfo = {
   activity?: string;
 };
 
-/** What the turn is doing when no call is running. */
-export type TurnPhase = "queued" | "thinking" | "writing" | "working" | "waiting";
+/** What the turn is doing when no call is running; `waiting_user` is the turn's own status word. */
+export type TurnPhase =
+  | "queued"
+  | "thinking"
+  | "writing"
+  | "working"
+  | Extract<ActiveTurnStatus, "waiting_user">;
 
 /** What the renderer keeps between frames of one turn. */
 export type TurnState = {

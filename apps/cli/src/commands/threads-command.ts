@@ -1,5 +1,6 @@
 import { httpBase } from "@agentwire-chat/client";
-import type { ThreadSummary } from "@agentwire-chat/protocol";
+import type { ThreadListing, ThreadSummary } from "@agentwire-chat/protocol";
+import { threadListingFromWire } from "@agentwire-chat/protocol/turn-status-on-wire";
 import type { CliIo, ExitCode } from "../cli-io.js";
 import { nothingAnswers, WANTS_TOKEN } from "../server-messages.js";
 import { SeenThreads } from "../threads/seen-threads.js";
@@ -50,7 +51,7 @@ export async function runThreadsCommand(args: string[], io: CliIo): Promise<Exit
   const lastListed = seen.listedAt();
   const lines = threadLines(listed, (t) => {
     const at = seen.seenAt(t.id);
-    if (t.state === "waiting_on_user") return at === undefined || t.updated_at > at;
+    if (t.state === "waiting_user") return at === undefined || t.updated_at > at;
     const since = at ?? lastListed;
     return since !== undefined && t.updated_at > since;
   });
@@ -64,7 +65,7 @@ export async function runThreadsCommand(args: string[], io: CliIo): Promise<Exit
 }
 
 /** `GET /api/threads`, or what to tell the user when it failed. */
-async function listThreads(base: string, token: string | undefined): Promise<ThreadSummary[] | string> {
+async function listThreads(base: string, token: string | undefined): Promise<ThreadListing[] | string> {
   let response: Response;
   try {
     response = await fetch(`${base}/api/threads`, {
@@ -77,5 +78,5 @@ async function listThreads(base: string, token: string | undefined): Promise<Thr
   }
   if (response.status === 401) return WANTS_TOKEN;
   if (!response.ok) return `server refused: HTTP ${response.status}`;
-  return ((await response.json()) as { threads: ThreadSummary[] }).threads;
+  return ((await response.json()) as { threads: ThreadSummary[] }).threads.map(threadListingFromWire);
 }

@@ -5,6 +5,7 @@ import type {
   ThreadSummary,
   TurnCost,
 } from "@agentwire-chat/protocol";
+import { threadListingFromWire } from "@agentwire-chat/protocol/turn-status-on-wire";
 
 /** One configured provider, as `GET /api/providers` lists them. */
 export type ProviderInfo = { id: string; models: string[]; default_model?: string };
@@ -44,7 +45,7 @@ export function createHttpApi(getToken: () => string | undefined, base = "") {
   }
   const thread = (threadId: string) => `/api/threads/${encodeURIComponent(threadId)}`;
   return {
-    threads: () => get<ThreadSummary>("/api/threads", "threads"),
+    threads: async () => (await get<ThreadSummary>("/api/threads", "threads")).map(threadListingFromWire),
     messages: (threadId: string) =>
       get<StoredMessage>(`/api/threads/${encodeURIComponent(threadId)}/messages`, "messages"),
     providers: async (): Promise<ProvidersInfo> => {

@@ -1,4 +1,4 @@
-import type { ThreadSummary } from "@agentwire-chat/protocol";
+import type { ThreadListing } from "@agentwire-chat/protocol";
 
 /** Per user: when each thread was last looked at (ISO), and when the list was first shown. */
 type Seen = { threads: Record<string, string>; since?: string };
@@ -32,7 +32,7 @@ export class SeenThreads {
    * `updated_at` moved on) or a question waits. A thread never opened here counts from when this
    * browser first listed the user's threads, so a first visit does not mark everything.
    */
-  isNew(thread: ThreadSummary, now: string): boolean {
+  isNew(thread: ThreadListing, now: string): boolean {
     const seen = this.read();
     if (seen.since === undefined) {
       seen.since = now;
@@ -40,7 +40,7 @@ export class SeenThreads {
     }
     if (thread.state === "running") return false;
     const at = seen.threads[thread.id];
-    if (thread.state === "waiting_on_user" && at === undefined) return true;
+    if (thread.state === "waiting_user" && at === undefined) return true;
     return thread.updated_at > (at ?? seen.since ?? now);
   }
 

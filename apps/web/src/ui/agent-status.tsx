@@ -1,14 +1,11 @@
+import type { AgentState } from "@agentwire-chat/protocol";
 import type { TurnView } from "../state/thread-view.js";
 
-/** What the status line says the agent is doing; also `data-state` for styles and tests. */
-export type Phase =
-  | "idle"
-  | "queued"
-  | "thinking"
-  | "reasoning"
-  | "writing"
-  | "executing"
-  | "waiting_on_user";
+/**
+ * What the status line says the agent is doing (the agent_state in turn words, or what the latest
+ * frame streamed within it); also `data-state` for styles and tests.
+ */
+export type Phase = Exclude<AgentState, "resumed"> | "reasoning" | "writing";
 
 const words: Record<Phase, string> = {
   idle: "",
@@ -17,7 +14,7 @@ const words: Record<Phase, string> = {
   reasoning: "Thinking…",
   writing: "Writing…",
   executing: "Running tools",
-  waiting_on_user: "Waiting for your answer",
+  waiting_user: "Waiting for your answer",
 };
 
 /**
@@ -26,7 +23,7 @@ const words: Record<Phase, string> = {
  */
 export function phaseOf(turn: TurnView | undefined): Phase {
   if (!turn?.running) return "idle";
-  if (turn.state === "waiting_on_user") return "waiting_on_user";
+  if (turn.state === "waiting_user") return "waiting_user";
   if (turn.state === "queued") return "queued";
   if (turn.activity) return turn.activity;
   return turn.state === "executing" ? "executing" : "thinking";

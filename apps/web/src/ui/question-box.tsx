@@ -15,7 +15,7 @@ export function QuestionCard({ card, turn }: { card: ToolCard; turn: TurnView })
   if (asked && !asked.resolved && card.status === "running") {
     return <QuestionForm toolCallId={card.id} question={question} cardId={card.id} depth={card.depth} />;
   }
-  const answered = card.status === "done" ? card.resultPreview : asked?.answer;
+  const answered = card.status === "complete" ? card.resultPreview : asked?.answer;
   return (
     <section
       class="question resolved"

@@ -1,4 +1,4 @@
-import type { ThreadSummary } from "@agentwire-chat/protocol";
+import type { ThreadListing } from "@agentwire-chat/protocol";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { loadSettings } from "../net/settings.js";
 import { SeenThreads } from "../state/seen-threads.js";
@@ -9,7 +9,7 @@ import { exactTime, relativeTime } from "./relative-time.js";
  * Each shows its title (the server takes it from the first message) and when it was last active,
  * so two threads that began alike are still told apart.
  */
-export function ThreadList({ threads, current }: { threads: ThreadSummary[]; current?: string }) {
+export function ThreadList({ threads, current }: { threads: ThreadListing[]; current?: string }) {
   const now = useMinuteClock();
   const seen = useMemo(() => new SeenThreads(loadSettings().token), []);
   const open = threads.find((t) => t.id === current);
@@ -62,9 +62,9 @@ export function ThreadList({ threads, current }: { threads: ThreadSummary[]; cur
  * Work live on a thread: a turn running, or a question waiting for you. Loaded with the list and
  * kept current by `thread_state` frames, so a thread busy in another tab shows it here too.
  */
-function ThreadState({ thread }: { thread: ThreadSummary }) {
+function ThreadState({ thread }: { thread: ThreadListing }) {
   if (thread.state === "running") return <span class="thread-state running">running</span>;
-  if (thread.state === "waiting_on_user")
+  if (thread.state === "waiting_user")
     return (
       <>
         <span class="thread-state waiting" title={thread.question}>

@@ -7,7 +7,7 @@ import { formatDuration } from "./format.js";
 /** What the result line is called, by how the call ended. */
 const resultLabels: Record<Card["status"], string> = {
   running: "result",
-  done: "result",
+  complete: "result",
   error: "error",
   stopped: "stopped",
   refused: "not run",
@@ -117,8 +117,8 @@ function waitsForUser(children: Child[], turn: TurnView): boolean {
 }
 
 const icons: Record<Exclude<Card["status"], "running">, { glyph: string; label: string }> = {
-  done: { glyph: "✓", label: "done" },
-  error: { glyph: "✕", label: "failed" },
+  complete: { glyph: "✓", label: "done" },
+  error: { glyph: "✕", label: "error" },
   stopped: { glyph: "■", label: "stopped" },
   refused: { glyph: "⊘", label: "refused" },
   interrupted: { glyph: "↯", label: "interrupted" },

@@ -37,7 +37,7 @@ export class ChatPage {
     await this.page.getByRole("button", { name: "Send", exact: true }).waitFor({ timeout });
   }
 
-  async waitForState(state: "thinking" | "writing" | "executing" | "waiting_on_user"): Promise<void> {
+  async waitForState(state: "thinking" | "writing" | "executing" | "waiting_user"): Promise<void> {
     await this.page
       .locator(`output.agent-status[data-state="${state}"]`)
       .waitFor({ state: "attached", timeout: WAIT_MS });

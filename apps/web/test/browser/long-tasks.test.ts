@@ -166,7 +166,7 @@ describe("web client: progress, scratchpad, plans, live thread states", { timeou
     await chat.waitForText("Both prices are in: A is cheaper.");
     await chat.waitForIdle();
     const run = page.locator(".plan").nth(1);
-    expect(await run.locator('.plan-step[data-status="done"] .card-name').allTextContents()).toEqual([
+    expect(await run.locator('.plan-step[data-status="complete"] .card-name').allTextContents()).toEqual([
       "Price of A",
       "Price of B",
     ]);
@@ -181,7 +181,7 @@ describe("web client: progress, scratchpad, plans, live thread states", { timeou
       await page
         .locator(".plan")
         .nth(1)
-        .locator('.plan-step[data-status="done"] .card-name')
+        .locator('.plan-step[data-status="complete"] .card-name')
         .allTextContents(),
     ).toEqual(["Price of A", "Price of B"]);
     expect(await page.locator(".plan").first().locator(".plan-goal").textContent()).toBe(
@@ -206,7 +206,7 @@ describe("web client: progress, scratchpad, plans, live thread states", { timeou
 
     await writer.open(server.httpUrl);
     await writer.send("Ask me");
-    await writer.waitForState("waiting_on_user");
+    await writer.waitForState("waiting_user");
     const asking = watcher.locator(".threads li", { hasText: "Ask me" });
     await asking.locator(".thread-state.waiting").waitFor();
     expect(await asking.locator(".thread-question").textContent()).toBe("Which colour?");

@@ -71,7 +71,7 @@ describe("web client: nested outcomes and waits", { timeout: 120_000 }, () => {
   it("times a subtask that waited on the user by the wait, live and after a reload", async () => {
     const { page, chat } = await openPage();
     await chat.send("Ask inside");
-    await chat.waitForState("waiting_on_user");
+    await chat.waitForState("waiting_user");
     // The user answers 12 s after the question was stored: moved back in the database, not slept.
     const threadId = (await chat.threadId()) ?? "";
     const row = await server.repos.turns.latest("local", threadId);

@@ -79,7 +79,7 @@ describe("web client in chromium against the real server", { timeout: 60_000 }, 
     const cardA = page.locator(".card-container", { hasText: "Prices A" });
     await cardA.getByText("Looking up A.").waitFor();
     // ...and B, which ended, keeps its result, not its streamed text as well.
-    const cardB = page.locator('.card-container[data-status="done"]', { hasText: "Prices B" });
+    const cardB = page.locator('.card-container[data-status="complete"]', { hasText: "Prices B" });
     await cardB.waitFor();
     expect(await chat.countText("Looking up B.")).toBe(0);
     expect(await chat.countText("B costs 4.")).toBe(1);
@@ -134,7 +134,7 @@ describe("web client in chromium against the real server", { timeout: 60_000 }, 
 
   it("answers the agent's question in its box, which stays above the answer that follows", async () => {
     await chat.send("Ask me");
-    await chat.waitForState("waiting_on_user");
+    await chat.waitForState("waiting_user");
     await chat.answerQuestion("Which colour?", "blue");
     await chat.waitForText("You chose blue.");
     await chat.waitForIdle();
@@ -145,7 +145,7 @@ describe("web client in chromium against the real server", { timeout: 60_000 }, 
 
   it("answers the question from the message box, where the focus stayed, and a reload reads the same", async () => {
     await chat.send("Ask me");
-    await chat.waitForState("waiting_on_user");
+    await chat.waitForState("waiting_user");
     expect(await page.evaluate(() => document.activeElement?.id)).toBe("composer-input");
     expect(await page.getByLabel("Message", { exact: true }).getAttribute("placeholder")).toBe(
       "Your answer to: Which colour?",
@@ -164,7 +164,7 @@ describe("web client in chromium against the real server", { timeout: 60_000 }, 
 
   it("answers a subtask's question from the message box; it shows inside the subtask's card", async () => {
     await chat.send("Ask inside");
-    await chat.waitForState("waiting_on_user");
+    await chat.waitForState("waiting_user");
     const card = page.locator(".card-container", { hasText: "Pick a shade" });
     await card.getByLabel("Which shade?").waitFor();
     await page.keyboard.type("teal");

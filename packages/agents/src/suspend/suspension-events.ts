@@ -1,3 +1,4 @@
+import { agentStateOnWire } from "@agentwire-chat/protocol";
 import type { LoopEvent } from "../turn/loop-event.js";
 import type { SuspendedState } from "../turn/suspended-state.js";
 
@@ -18,5 +19,5 @@ export function* suspensionEvents(state: SuspendedState): Generator<LoopEvent> {
       };
       break;
   }
-  yield { type: "agent_state", state: "waiting_on_user" };
+  yield { type: "agent_state", state: agentStateOnWire("waiting_user") };
 }

@@ -2,7 +2,9 @@ import { randomUUID } from "node:crypto";
 import {
   type JobUpdateFrame,
   jobStatusOnWire,
+  type NodeStatus,
   type NodeUpdateFrame,
+  nodeStatusOnWire,
   preview,
   TurnStatus,
   type UnstampedFrame,
@@ -70,7 +72,7 @@ type Event =
   | { kind: "settled"; id: string; settlement: NodeSettlement }
   | { kind: "progress"; id: string; preview: string }
   | { kind: "end" };
-type NodeState = "waiting" | NodeUpdateFrame["status"];
+type NodeState = "waiting" | NodeStatus;
 // node_update previews are card headers in the editor: shorter than the stored tree's previews.
 const NODE_PREVIEW_CHARS = 200;
 
@@ -128,14 +130,14 @@ export async function* runWorkflow(
 
   const update = (
     id: string,
-    status: NodeUpdateFrame["status"],
+    status: NodeStatus,
     extra: { result_preview?: string; error?: string } = {},
   ): WorkflowFrame => ({
     type: "node_update",
     job_id: jobId,
     node_id: id,
     node_type: nodes.get(id)?.node.type,
-    status,
+    status: nodeStatusOnWire(status),
     ...extra,
   });
 
@@ -185,19 +187,19 @@ export async function* runWorkflow(
       }
       const s = ev.settlement;
       if (s.kind === "aborted" || (ending && !s.result.ok)) {
-        state.set(ev.id, "cancelled");
-        yield update(ev.id, "cancelled", ending ? { error: ending.error } : {});
+        state.set(ev.id, "stopped");
+        yield update(ev.id, "stopped", ending ? { error: ending.error } : {});
       } else if (!s.result.ok) {
-        state.set(ev.id, "failed");
-        yield update(ev.id, "failed", { error: s.result.error });
+        state.set(ev.id, "error");
+        yield update(ev.id, "error", { error: s.result.error });
         end("error", `node "${ev.id}" (${nodes.get(ev.id)?.node.type}) failed: ${s.result.error}`);
       } else {
-        state.set(ev.id, "completed");
+        state.set(ev.id, "complete");
         results.set(ev.id, s.result.outputs);
         // One output previews as its value, several as the object of them.
         const values = Object.values(s.result.outputs);
         const shown = values.length === 1 ? values[0] : s.result.outputs;
-        yield update(ev.id, "completed", { result_preview: preview(shown, NODE_PREVIEW_CHARS) });
+        yield update(ev.id, "complete", { result_preview: preview(shown, NODE_PREVIEW_CHARS) });
         for (const e of graph.edges) {
           if (e.source === ev.id) pending.set(e.target, (pending.get(e.target) ?? 0) - 1);
         }

@@ -10,9 +10,9 @@ const CUT_SHORT = /^(?:subtask ".*" )?(?:stopped: the turn's budget is exhausted
 const NEVER_STARTED = /^(?:stopped: the turn's budget is exhausted|cancelled)$/;
 const DEPTH_LIMIT = /^run_subtask is not available: the maximum subtask depth/;
 
-/** How an ended call shows: done, failed, stopped (cut short) or refused (a subtask that never ran). */
+/** How an ended call shows: complete, error, stopped (cut short) or refused (a subtask that never ran). */
 export function endStatus(name: string, result: unknown, isError: boolean | undefined): CardStatus {
-  if (isError !== true) return "done";
+  if (isError !== true) return "complete";
   if (typeof result !== "string") return "error";
   if (name === "run_subtask" && (NEVER_STARTED.test(result) || DEPTH_LIMIT.test(result))) return "refused";
   return CUT_SHORT.test(result) ? "stopped" : "error";

@@ -1,6 +1,7 @@
 import type { ServerFrame, ServerFrameOf, StoredMessage } from "@agentwire-chat/protocol";
 import { preview } from "@agentwire-chat/protocol/preview";
 import { RESTART_DETAIL } from "@agentwire-chat/protocol/restart-detail";
+import { agentStateFromWire, chatResumedStatusFromWire } from "@agentwire-chat/protocol/turn-status-on-wire";
 import { endStatus, progressFrom, questionFrom } from "./card-outcome.js";
 import { contentText } from "./content-text.js";
 import { setCutApart } from "./cut-attempt.js";
@@ -39,10 +40,11 @@ export function reduceFrame(view: ThreadView, frame: ServerFrame): ThreadView {
     case "agent_state":
       if (frame.state === "resumed" && lastTurn(view)?.running === false) return reopen(view, frame);
       return onTurn(view, (t) => {
-        // Leaving waiting_on_user means the pending decisions were made (maybe in another tab).
-        const left = t.state === "waiting_on_user" && frame.state !== "waiting_on_user";
+        const state = agentStateFromWire(frame.state);
+        // Leaving waiting_user means the pending decisions were made (maybe in another tab).
+        const left = t.state === "waiting_user" && state !== "waiting_user";
         const { activity: _activity, ...rest } = t;
-        const next = { ...rest, state: frame.state, stateDetail: frame.detail };
+        const next = { ...rest, state, stateDetail: frame.detail };
         const settled = left ? resolveApprovals(next) : next;
         return frame.state === "resumed" ? onRestart(settled, frame) : settled;
       });
@@ -113,10 +115,12 @@ export function reduceFrame(view: ThreadView, frame: ServerFrame): ThreadView {
     case "chat_resumed": {
       if (view.skipping !== undefined) return withoutSkipping(view);
       const turn = lastTurn(view);
-      // The server no longer runs this turn (finished while we were away, or lost in a restart).
-      if (turn?.running && frame.status !== "running" && frame.status !== "waiting_on_user") {
+      const status = chatResumedStatusFromWire(frame.status);
+      // The server no longer runs this turn (ended while we were away, or lost in a restart).
+      if (turn?.running && status !== "running" && status !== "waiting_user") {
         const ended = finishTurn(turn);
-        const note = frame.status === "finished" ? [] : [`turn ${frame.status}`];
+        // The wire says only that it ended (read as complete); its stored row says how.
+        const note = status === "complete" ? [] : [`turn ${frame.status}`];
         return replaceLast(view, { ...ended, errors: [...ended.errors, ...note] });
       }
       return view;
@@ -194,7 +198,8 @@ function reopen(view: ThreadView, frame: ServerFrameOf<"agent_state">): ThreadVi
   if (turn.settled && !atLimit) return { ...view, skipping: turn.user?.id ?? turn.key };
   const { budget: _budget, activity: _activity, settled: _settled, ...rest } = turn;
   const errors = turn.errors.filter((e) => !limited(e));
-  return replaceLast(view, { ...rest, running: true, state: frame.state, stateDetail: frame.detail, errors });
+  const state = agentStateFromWire(frame.state);
+  return replaceLast(view, { ...rest, running: true, state, stateDetail: frame.detail, errors });
 }
 
 function onMessage(view: ThreadView, message: StoredMessage): ThreadView {
@@ -330,7 +335,7 @@ export function finishTurn(turn: TurnView): TurnView {
       const cut = c.status === "interrupted" || c.status === "stopped";
       const kept = (child: Child) => child.kind !== "text" || (cut && !child.thinking);
       const children = joinText(c.children.filter(kept));
-      const status = c.status === "running" ? "done" : c.status;
+      const status = c.status === "running" ? "complete" : c.status;
       return [
         id,
         children.length === c.children.length && status === c.status ? c : { ...c, status, children },

@@ -1,8 +1,9 @@
 import type {
-  AgentStateName,
+  AgentState,
   BudgetReason,
   ScratchpadItem,
   ServerFrame,
+  TurnStatus,
   TurnUsage,
 } from "@agentwire-chat/protocol";
 import type { PlanDecisionView, PlanView } from "./plan-view.js";
@@ -23,11 +24,14 @@ export type CutChild = { kind: "cut"; key: string; text: string; detail: string 
 export type Child = TextChild | CardChild | ApprovalChild | CutChild;
 
 /**
- * How a tool call ended. `stopped`: cut short by Stop or the budget (not failed work); `refused`:
- * never started (a run_subtask the budget or the depth limit turned down); `interrupted`: still
- * running when the server stopped or crashed (the stored tree says so).
+ * How a tool call ended, in turn words. `stopped`: cut short by Stop or the budget (not failed
+ * work); `interrupted`: still running when the server stopped or crashed (the stored tree says so);
+ * `refused`, which no turn can be: never started (a run_subtask the budget or the depth limit
+ * turned down).
  */
-export type CardStatus = "running" | "done" | "error" | "stopped" | "refused" | "interrupted";
+export type CardStatus =
+  | Extract<TurnStatus, "running" | "complete" | "error" | "stopped" | "interrupted">
+  | "refused";
 
 /** One tool call at any depth. A run_subtask card holds its subtask's text and tool cards in `children`. */
 export type ToolCard = {
@@ -80,7 +84,8 @@ export type TurnView = {
   root: Child[];
   cards: Record<string, ToolCard>;
   running: boolean;
-  state: AgentStateName | null;
+  /** The latest `agent_state`, in turn words (`waiting_user`). */
+  state: AgentState | null;
   stateDetail?: string;
   /** What the latest frame showed the agent doing within `state`: streaming its answer or its reasoning. */
   activity?: "writing" | "reasoning";

@@ -1,5 +1,11 @@
 import { type AGUIEvent, EventType, type Interrupt, type JsonPatchOperation } from "@ag-ui/core";
-import { preview, type ScratchpadItem, type ServerFrame, type ServerFrameOf } from "@agentwire-chat/protocol";
+import {
+  agentStateFromWire,
+  preview,
+  type ScratchpadItem,
+  type ServerFrame,
+  type ServerFrameOf,
+} from "@agentwire-chat/protocol";
 import { type TurnNode, TurnNodes } from "../turn-nodes.js";
 import { approvalInterruptId, questionInterruptId } from "./interrupt-ids.js";
 
@@ -104,7 +110,9 @@ export class AgUiProjection {
         });
         return [];
       case "agent_state":
-        return frame.state === "waiting_on_user" && this.interrupts.length > 0 ? this.suspend() : [];
+        return agentStateFromWire(frame.state) === "waiting_user" && this.interrupts.length > 0
+          ? this.suspend()
+          : [];
       case "error":
         // Without a seq it answers the command itself: nothing runs, so the run ends now.
         if (frame.seq === undefined) return this.refuse(frame.code, frame.message);

@@ -1,4 +1,9 @@
-import type { ErrorFrame, ServerFrame } from "@agentwire-chat/protocol";
+import {
+  chatResumedStatusFromWire,
+  type ErrorFrame,
+  type ServerFrame,
+  type TurnStatus,
+} from "@agentwire-chat/protocol";
 import type { Repositories } from "@agentwire-chat/storage";
 import { titleOf } from "../../turns/start-turn.js";
 import type { EdgeConnection } from "../../ws/edge-connection.js";
@@ -49,7 +54,7 @@ export class AiSdkSession {
   /** Takes one native frame of the edge connection. */
   onFrame(frame: ServerFrame): void {
     if (frame.type === "chat_resumed") {
-      this.resumed(frame.thread_id, frame.status);
+      this.resumed(frame.thread_id, chatResumedStatusFromWire(frame.status));
       return;
     }
     const threadId = "thread_id" in frame ? frame.thread_id : undefined;
@@ -138,19 +143,19 @@ export class AiSdkSession {
     else this.fail(requestId, errorText(error));
   }
 
-  private resumed(threadId: string, status: string): void {
+  private resumed(threadId: string, status: TurnStatus | undefined): void {
     const stream = this.streams.get(threadId);
     if (!stream?.replay) return;
     const replay = stream.replay;
     stream.replay = undefined;
-    if (status !== "running" && status !== "waiting_on_user") {
+    if (status !== "running" && status !== "waiting_user") {
       this.unfollow(threadId, stream.requestId);
       this.opts.send({ type: "no-active", requestId: stream.requestId });
       return;
     }
     this.opts.send({ type: "start", requestId: stream.requestId });
     this.write(stream, replay);
-    if (status === "waiting_on_user") {
+    if (status === "waiting_user") {
       this.write(stream, stream.projection.close());
       this.end(threadId, stream);
     }
