@@ -1,4 +1,4 @@
-import { type ChatResumedFrame, chatResumedStatusOnWire } from "@agentwire-chat/protocol";
+import { agentStateOnWire, type ChatResumedFrame, chatResumedStatusOnWire } from "@agentwire-chat/protocol";
 import { waitingTurn } from "../chat/resume-turn.js";
 import type { ActiveTurn } from "../turns/active-turn.js";
 import { ownThread } from "../turns/watch-turn.js";
@@ -30,7 +30,7 @@ export const handleResumeChat: ChatCommandHandler<"resume_chat"> = async (frame,
           permission_class: s.permissionClass,
           args: s.args,
         });
-      turn.emit({ type: "agent_state", state: "waiting_on_user" });
+      turn.emit({ type: "agent_state", state: agentStateOnWire("waiting_user") });
     }
   }
   // A turn running on another instance reaches this socket through the shared log.
