@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, eq, isNull } from "drizzle-orm";
-import type { ApiTokenRow, ApiTokensRepo } from "../repositories.js";
+import type { ApiTokenRow, ApiTokensRepo } from "../contract/repositories.js";
 import type { PgDb } from "./open-postgres.js";
 import { apiTokens } from "./schema/index.js";
 

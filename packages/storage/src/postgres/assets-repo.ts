@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
-import { newAssetRow } from "../asset-rows.js";
-import type { AssetRow, AssetsRepo, NewAsset } from "../repositories.js";
+import { newAssetRow } from "../contract/asset-rows.js";
+import type { AssetRow, AssetsRepo, NewAsset } from "../contract/repositories.js";
 import type { PgDb } from "./open-postgres.js";
 import { assets } from "./schema/index.js";
 

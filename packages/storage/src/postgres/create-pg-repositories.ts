@@ -1,4 +1,4 @@
-import type { Repositories } from "../repositories.js";
+import type { Repositories } from "../contract/repositories.js";
 import { PgApiTokensRepo } from "./api-tokens-repo.js";
 import { PgAssetsRepo } from "./assets-repo.js";
 import { PgLlmCallsRepo } from "./llm-calls-repo.js";

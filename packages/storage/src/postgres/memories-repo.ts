@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, count, eq, sql } from "drizzle-orm";
-import type { MemoriesRepo } from "../repositories.js";
+import type { MemoriesRepo } from "../contract/repositories.js";
 import type { PgDb } from "./open-postgres.js";
 import { memories } from "./schema/index.js";
 

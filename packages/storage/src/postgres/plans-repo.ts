@@ -1,7 +1,7 @@
 import type { PlanStatus } from "@agentwire-chat/protocol";
 import { and, asc, eq } from "drizzle-orm";
-import { newPlanRow } from "../plan-rows.js";
-import type { NewPlan, PlanRow, PlansRepo } from "../repositories.js";
+import { newPlanRow } from "../contract/plan-rows.js";
+import type { NewPlan, PlanRow, PlansRepo } from "../contract/repositories.js";
 import type { PgDb } from "./open-postgres.js";
 import { plans } from "./schema/index.js";
 

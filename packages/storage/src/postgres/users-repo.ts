@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import type { UsersRepo } from "../repositories.js";
+import type { UsersRepo } from "../contract/repositories.js";
 import type { PgDb } from "./open-postgres.js";
 import { users } from "./schema/index.js";
 

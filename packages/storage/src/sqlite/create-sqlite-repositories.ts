@@ -1,4 +1,4 @@
-import type { Repositories } from "../repositories.js";
+import type { Repositories } from "../contract/repositories.js";
 import { SqliteApiTokensRepo } from "./api-tokens-repo.js";
 import { SqliteAssetsRepo } from "./assets-repo.js";
 import { SqliteLlmCallsRepo } from "./llm-calls-repo.js";

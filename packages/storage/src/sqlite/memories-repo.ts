@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, count, eq } from "drizzle-orm";
-import type { MemoriesRepo } from "../repositories.js";
+import type { MemoriesRepo } from "../contract/repositories.js";
 import type { Db } from "./open-database.js";
 import { memories } from "./schema/index.js";
 

@@ -1,6 +1,6 @@
 import { and, asc, eq } from "drizzle-orm";
-import { newPlanRow } from "../plan-rows.js";
-import type { NewPlan, PlanRow, PlansRepo } from "../repositories.js";
+import { newPlanRow } from "../contract/plan-rows.js";
+import type { NewPlan, PlanRow, PlansRepo } from "../contract/repositories.js";
 import type { Db } from "./open-database.js";
 import { type PlanStatus, plans } from "./schema/index.js";
 

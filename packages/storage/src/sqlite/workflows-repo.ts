@@ -1,6 +1,6 @@
 import { and, desc, eq } from "drizzle-orm";
-import type { WorkflowChanges, WorkflowRow, WorkflowsRepo } from "../repositories.js";
-import { newWorkflowRow, workflowUpdateColumns } from "../workflow-rows.js";
+import type { WorkflowChanges, WorkflowRow, WorkflowsRepo } from "../contract/repositories.js";
+import { newWorkflowRow, workflowUpdateColumns } from "../contract/workflow-rows.js";
 import type { Db } from "./open-database.js";
 import { workflows } from "./schema/index.js";
 

@@ -1,6 +1,6 @@
-import type { FrameLog } from "./frame-log.js";
+import type { FrameLog } from "../frame-log/frame-log.js";
+import type { StoredCheckpoint } from "../frame-log/thread-log.js";
 import type { Repositories } from "./repositories.js";
-import type { StoredCheckpoint } from "./thread-log.js";
 
 /** Where a storage reports what goes wrong in the background (a pino or Fastify logger fits). */
 export interface StorageLogger {
@@ -71,9 +71,9 @@ export interface OpenStorageOptions {
  */
 export async function openStorage(options: OpenStorageOptions): Promise<Storage> {
   if (options.databaseUrl) {
-    const { openPostgres, postgresStorage } = await import("./postgres/index.js");
+    const { openPostgres, postgresStorage } = await import("../postgres/index.js");
     return postgresStorage(await openPostgres({ ...options.postgres, url: options.databaseUrl }));
   }
-  const { openDatabase, sqliteStorage } = await import("./sqlite/index.js");
+  const { openDatabase, sqliteStorage } = await import("../sqlite/index.js");
   return sqliteStorage(openDatabase({ path: options.databasePath }));
 }
