@@ -53,7 +53,7 @@ export interface PostgresPoolOptions {
   statementTimeoutMs?: number;
   /** disable: plain TCP; require: TLS without checking the certificate; verify-full: TLS, certificate checked. */
   sslMode?: "disable" | "require" | "verify-full";
-  /** The Postgres migrations folder itself; by default `postgres/migrations` of this package. */
+  /** The Postgres migrations folder itself; by default this package's copy of `migrations/postgres`. */
   migrationsFolder?: string;
 }
 
