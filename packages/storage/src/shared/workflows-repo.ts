@@ -1,30 +1,29 @@
 import { and, desc, eq } from "drizzle-orm";
 import type { WorkflowChanges, WorkflowRow, WorkflowsRepo } from "../contract/repositories.js";
 import { newWorkflowRow, workflowUpdateColumns } from "../contract/workflow-rows.js";
-import type { PgDb } from "./open-postgres.js";
-import { workflows } from "./schema/index.js";
+import type { Dialect } from "./dialect.js";
 
 /** Saved workflows, always scoped by the owning user: another user's workflow reads as missing. */
-export class PgWorkflowsRepo implements WorkflowsRepo {
-  constructor(private readonly db: PgDb) {}
+export class SharedWorkflowsRepo implements WorkflowsRepo {
+  constructor(private readonly dialect: Dialect) {}
 
   /** The user's workflows, most recently updated first. */
   async list(userId: string): Promise<WorkflowRow[]> {
-    return this.db
-      .select()
-      .from(workflows)
-      .where(eq(workflows.userId, userId))
-      .orderBy(desc(workflows.updatedAt), desc(workflows.createdAt));
+    const { workflows } = this.dialect.tables;
+    return this.dialect.all<WorkflowRow>({
+      table: workflows,
+      where: eq(workflows.userId, userId),
+      orderBy: [desc(workflows.updatedAt), desc(workflows.createdAt)],
+    });
   }
 
   /** The workflow if it exists and belongs to the user. */
   async get(userId: string, workflowId: string): Promise<WorkflowRow | undefined> {
-    const rows = await this.db
-      .select()
-      .from(workflows)
-      .where(and(eq(workflows.id, workflowId), eq(workflows.userId, userId)))
-      .limit(1);
-    return rows[0];
+    const { workflows } = this.dialect.tables;
+    return this.dialect.first<WorkflowRow>({
+      table: workflows,
+      where: and(eq(workflows.id, workflowId), eq(workflows.userId, userId)),
+    });
   }
 
   /** Stores a new workflow for the user. */
@@ -35,7 +34,7 @@ export class PgWorkflowsRepo implements WorkflowsRepo {
     now = Date.now(),
   ): Promise<WorkflowRow> {
     const row = newWorkflowRow(userId, name, graph, now);
-    await this.db.insert(workflows).values(row);
+    await this.dialect.insert(this.dialect.tables.workflows, row);
     return row;
   }
 
@@ -46,19 +45,21 @@ export class PgWorkflowsRepo implements WorkflowsRepo {
     changes: WorkflowChanges,
     now = Date.now(),
   ): Promise<WorkflowRow | undefined> {
-    const rows = await this.db
-      .update(workflows)
-      .set(workflowUpdateColumns(changes, now))
-      .where(and(eq(workflows.id, workflowId), eq(workflows.userId, userId)))
-      .returning();
-    return rows[0];
+    const { workflows } = this.dialect.tables;
+    return this.dialect.updateReturning<WorkflowRow>(
+      workflows,
+      workflowUpdateColumns(changes, now),
+      and(eq(workflows.id, workflowId), eq(workflows.userId, userId)),
+    );
   }
 
   /** Deletes a workflow; false when not the user's. */
   async delete(userId: string, workflowId: string): Promise<boolean> {
-    const result = await this.db
-      .delete(workflows)
-      .where(and(eq(workflows.id, workflowId), eq(workflows.userId, userId)));
-    return (result.rowCount ?? 0) > 0;
+    const { workflows } = this.dialect.tables;
+    const deleted = await this.dialect.delete(
+      workflows,
+      and(eq(workflows.id, workflowId), eq(workflows.userId, userId)),
+    );
+    return deleted > 0;
   }
 }
