@@ -1,17 +1,7 @@
 // The storage contract, whichever the dialect: repositories and their rows, the frame log, the
 // suspended turn, and `openStorage`, which loads a dialect (`./sqlite`, `./postgres`) only when chosen.
-export type { BatchStore, Maybe } from "./batch-store.js";
-export { findMigrationsFolder } from "./find-migrations-folder.js";
-export type { FrameLog, FrameLogMemoryStats, FrameSubscriber, LoggedFrame } from "./frame-log.js";
-export { logFrameErrors } from "./frame-log.js";
-export { GroupCommitLog, type GroupCommitLogOptions } from "./group-commit-log.js";
-export {
-  bytesOf,
-  DEFAULT_FRAME_LOG_MEMORY_BYTES,
-  MemoryBound,
-} from "./memory-bound.js";
-export { MemoryFrameLog, type MemoryFrameLogOptions } from "./memory-frame-log.js";
-export { toStoredMessage } from "./message-rows.js";
+
+export { toStoredMessage } from "./contract/message-rows.js";
 export type {
   ApiTokenRow,
   ApiTokensRepo,
@@ -48,8 +38,8 @@ export type {
   UsersRepo,
   WorkflowRow,
   WorkflowsRepo,
-} from "./repositories.js";
-export { toScratchpadItem, toScratchpadRow } from "./scratchpad-rows.js";
+} from "./contract/repositories.js";
+export { toScratchpadItem, toScratchpadRow } from "./contract/scratchpad-rows.js";
 export {
   type FrameLogMemory,
   type OpenStorageOptions,
@@ -58,8 +48,27 @@ export {
   type PostgresPoolOptions,
   type Storage,
   type StorageLogger,
-} from "./storage.js";
-export { readSuspendedTurn, SuspendedTurn } from "./suspended-turn.js";
+} from "./contract/storage.js";
+export { readSuspendedTurn, SuspendedTurn } from "./contract/suspended-turn.js";
+export { toThreadSummary } from "./contract/thread-rows.js";
+export {
+  readTurnCheckpoint,
+  readTurnStart,
+  TurnCheckpoint,
+  type TurnCheckpointInput,
+  TurnStartRecord,
+} from "./contract/turn-checkpoint.js";
+export { findMigrationsFolder } from "./find-migrations-folder.js";
+export type { BatchStore, Maybe } from "./frame-log/batch-store.js";
+export type { FrameLog, FrameLogMemoryStats, FrameSubscriber, LoggedFrame } from "./frame-log/frame-log.js";
+export { logFrameErrors } from "./frame-log/frame-log.js";
+export { GroupCommitLog, type GroupCommitLogOptions } from "./frame-log/group-commit-log.js";
+export {
+  bytesOf,
+  DEFAULT_FRAME_LOG_MEMORY_BYTES,
+  MemoryBound,
+} from "./frame-log/memory-bound.js";
+export { MemoryFrameLog, type MemoryFrameLogOptions } from "./frame-log/memory-frame-log.js";
 export {
   dedupe,
   defaultSchedule,
@@ -68,12 +77,4 @@ export {
   type Pending,
   type StoredCheckpoint,
   ThreadLog,
-} from "./thread-log.js";
-export { toThreadSummary } from "./thread-rows.js";
-export {
-  readTurnCheckpoint,
-  readTurnStart,
-  TurnCheckpoint,
-  type TurnCheckpointInput,
-  TurnStartRecord,
-} from "./turn-checkpoint.js";
+} from "./frame-log/thread-log.js";

@@ -1,6 +1,5 @@
 import { getTableName, is, Table } from "drizzle-orm";
 import { describe, expect, expectTypeOf, it } from "vitest";
-import * as pg from "../src/postgres/schema/index.js";
 import type {
   ApiTokenRow,
   AssetRow,
@@ -16,7 +15,8 @@ import type {
   TurnRow,
   UserRow,
   WorkflowRow,
-} from "../src/rows.js";
+} from "../src/contract/rows.js";
+import * as pg from "../src/postgres/schema/index.js";
 import * as sqlite from "../src/sqlite/schema/index.js";
 
 // Checked by tsc (CI runs it over packages/*/test): a column whose type drifts from the contract's

@@ -1,12 +1,12 @@
 import { ScratchpadOpError } from "@agentwire-chat/agents";
 import type { ScratchpadItem } from "@agentwire-chat/protocol";
 import { describe, expect, it } from "vitest";
-import { newLlmCallRow } from "../src/llm-call-rows.js";
-import { newMessageRow } from "../src/message-rows.js";
-import { toScratchpadRow } from "../src/scratchpad-rows.js";
-import { scratchpadEditWrite, scratchpadOpWrites } from "../src/scratchpad-writes.js";
-import { newTurnRow } from "../src/turn-rows.js";
-import { workflowUpdateColumns } from "../src/workflow-rows.js";
+import { newLlmCallRow } from "../src/contract/llm-call-rows.js";
+import { newMessageRow } from "../src/contract/message-rows.js";
+import { toScratchpadRow } from "../src/contract/scratchpad-rows.js";
+import { newTurnRow } from "../src/contract/turn-rows.js";
+import { workflowUpdateColumns } from "../src/contract/workflow-rows.js";
+import { scratchpadEditWrite, scratchpadOpWrites } from "../src/shared/scratchpad-writes.js";
 
 // The rows both dialects write come from these functions; the conformance suite runs them through
 // each database, these pin what they build on their own.

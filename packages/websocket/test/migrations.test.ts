@@ -53,10 +53,10 @@ describe("migrations", () => {
     second.close();
   });
 
-  it("finds each dialect's migrations in its own folder, or at an explicit path", () => {
+  it("finds each dialect's migrations in the top-level migrations/ folder, or at an explicit path", () => {
     const found = findMigrationsFolder("sqlite");
-    expect(found.endsWith(join("sqlite", "migrations"))).toBe(true);
-    expect(findMigrationsFolder("postgres").endsWith(join("postgres", "migrations"))).toBe(true);
+    expect(found.endsWith(join("migrations", "sqlite"))).toBe(true);
+    expect(findMigrationsFolder("postgres").endsWith(join("migrations", "postgres"))).toBe(true);
     expect(findMigrationsFolder("sqlite", found)).toBe(found);
     expect(() => findMigrationsFolder("sqlite", "/nonexistent")).toThrow(/no drizzle migrations/);
   });

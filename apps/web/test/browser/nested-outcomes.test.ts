@@ -4,7 +4,7 @@ import { join } from "node:path";
 
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readSuspendedTurn } from "../../../../packages/storage/src/suspended-turn.js";
+import { readSuspendedTurn } from "../../../../packages/storage/src/contract/suspended-turn.js";
 import type { TestServer } from "../../../../packages/websocket/test/harness.js";
 import { ChatPage } from "./chat-page.js";
 import { startChatServer } from "./chat-server.js";

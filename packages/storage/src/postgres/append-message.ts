@@ -1,6 +1,6 @@
 import { type Column, getTableColumns } from "drizzle-orm";
 import type pg from "pg";
-import type { MessageRow } from "../rows.js";
+import type { MessageRow } from "../contract/rows.js";
 import { messages } from "./schema/index.js";
 
 const columns = Object.entries(getTableColumns(messages)) as [string, Column][];

@@ -1,7 +1,7 @@
 import type { LlmCallRecord } from "@agentwire-chat/agents";
 import { and, asc, eq, sql } from "drizzle-orm";
-import { newLlmCallRow } from "../llm-call-rows.js";
-import type { LlmCallRow, LlmCallsRepo, NodeCostRow } from "../repositories.js";
+import { newLlmCallRow } from "../contract/llm-call-rows.js";
+import type { LlmCallRow, LlmCallsRepo, NodeCostRow } from "../contract/repositories.js";
 import type { PgDb } from "./open-postgres.js";
 import { llmCalls, turns } from "./schema/index.js";
 

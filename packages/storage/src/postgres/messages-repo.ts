@@ -1,8 +1,8 @@
 import type { StoredMessage } from "@agentwire-chat/protocol";
 import { NotFoundError } from "@agentwire-chat/protocol";
 import { and, asc, eq, gt } from "drizzle-orm";
-import { newMessageRow, toStoredMessage } from "../message-rows.js";
-import type { MessagesRepo, NewMessage } from "../repositories.js";
+import { newMessageRow, toStoredMessage } from "../contract/message-rows.js";
+import type { MessagesRepo, NewMessage } from "../contract/repositories.js";
 import { appendMessage } from "./append-message.js";
 import { assertThreadOwned } from "./assert-thread-owned.js";
 import type { PgDb } from "./open-postgres.js";

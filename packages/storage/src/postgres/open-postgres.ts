@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
+import type { PostgresPoolOptions } from "../contract/storage.js";
 import { findMigrationsFolder } from "../find-migrations-folder.js";
-import type { PostgresPoolOptions } from "../storage.js";
 import * as schema from "./schema/index.js";
 
 export type AgentwirePgSchema = typeof schema;

@@ -1,6 +1,6 @@
 import type pg from "pg";
-import type { BatchStore } from "../batch-store.js";
-import type { BatchRow, StoredBatch, StoredCheckpoint } from "../thread-log.js";
+import type { BatchStore } from "../frame-log/batch-store.js";
+import type { BatchRow, StoredBatch, StoredCheckpoint } from "../frame-log/thread-log.js";
 
 type Batches = readonly { batch: StoredBatch; prune: boolean }[];
 

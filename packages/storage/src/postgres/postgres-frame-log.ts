@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { GroupCommitLog, type GroupCommitLogOptions } from "../group-commit-log.js";
+import { GroupCommitLog, type GroupCommitLogOptions } from "../frame-log/group-commit-log.js";
 import { PostgresBatchStore } from "./postgres-batch-store.js";
 
 /**

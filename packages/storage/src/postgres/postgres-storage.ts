@@ -1,5 +1,5 @@
-import { logFrameErrors } from "../frame-log.js";
-import type { Storage } from "../storage.js";
+import type { Storage } from "../contract/storage.js";
+import { logFrameErrors } from "../frame-log/frame-log.js";
 import { createPgRepositories } from "./create-pg-repositories.js";
 import type { AgentwirePostgres } from "./open-postgres.js";
 import { writeCheckpoints } from "./postgres-batch-store.js";

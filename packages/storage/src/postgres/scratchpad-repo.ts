@@ -1,9 +1,9 @@
 import type { ScratchpadEdit, ScratchpadItem, ScratchpadOp } from "@agentwire-chat/protocol";
 import { NotFoundError } from "@agentwire-chat/protocol";
 import { and, asc, eq } from "drizzle-orm";
-import type { ScratchpadRepo } from "../repositories.js";
-import { toScratchpadItem } from "../scratchpad-rows.js";
-import { scratchpadEditWrite, scratchpadOpWrites } from "../scratchpad-writes.js";
+import type { ScratchpadRepo } from "../contract/repositories.js";
+import { toScratchpadItem } from "../contract/scratchpad-rows.js";
+import { scratchpadEditWrite, scratchpadOpWrites } from "../shared/scratchpad-writes.js";
 import type { PgDb } from "./open-postgres.js";
 import { scratchpadItems, threads } from "./schema/index.js";
 

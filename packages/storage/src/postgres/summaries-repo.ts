@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
-import type { SummariesRepo, ThreadSummaryRecord } from "../repositories.js";
-import { summaryColumns } from "../summary-rows.js";
+import type { SummariesRepo, ThreadSummaryRecord } from "../contract/repositories.js";
+import { summaryColumns } from "../contract/summary-rows.js";
 import { assertThreadOwned } from "./assert-thread-owned.js";
 import type { PgDb } from "./open-postgres.js";
 import { threadSummaries } from "./schema/index.js";

@@ -1,6 +1,13 @@
 import { and, asc, desc, eq, inArray } from "drizzle-orm";
-import type { RunningTurnKey, TurnEnd, TurnRow, TurnStart, TurnsRepo, TurnUpdate } from "../repositories.js";
-import { newTurnRow } from "../turn-rows.js";
+import type {
+  RunningTurnKey,
+  TurnEnd,
+  TurnRow,
+  TurnStart,
+  TurnsRepo,
+  TurnUpdate,
+} from "../contract/repositories.js";
+import { newTurnRow } from "../contract/turn-rows.js";
 import type { PgDb } from "./open-postgres.js";
 import { turns } from "./schema/index.js";
 

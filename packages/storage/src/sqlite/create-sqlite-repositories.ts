@@ -1,32 +1,34 @@
-import type { Repositories } from "../repositories.js";
-import { SqliteApiTokensRepo } from "./api-tokens-repo.js";
-import { SqliteAssetsRepo } from "./assets-repo.js";
+import type { Repositories } from "../contract/repositories.js";
+import { SharedApiTokensRepo } from "../shared/api-tokens-repo.js";
+import { SharedAssetsRepo } from "../shared/assets-repo.js";
+import { SharedMemoriesRepo } from "../shared/memories-repo.js";
+import { SharedPlansRepo } from "../shared/plans-repo.js";
+import { SharedUsersRepo } from "../shared/users-repo.js";
+import { SharedWorkflowsRepo } from "../shared/workflows-repo.js";
 import { SqliteLlmCallsRepo } from "./llm-calls-repo.js";
-import { SqliteMemoriesRepo } from "./memories-repo.js";
 import { SqliteMessagesRepo } from "./messages-repo.js";
 import type { Db } from "./open-database.js";
-import { SqlitePlansRepo } from "./plans-repo.js";
 import { SqliteScratchpadRepo } from "./scratchpad-repo.js";
+import { sqliteDialect } from "./sqlite-dialect.js";
 import { SqliteSummariesRepo } from "./summaries-repo.js";
 import { SqliteThreadsRepo } from "./threads-repo.js";
 import { SqliteToolGrantsRepo } from "./tool-grants-repo.js";
 import { SqliteTurnsRepo } from "./turns-repo.js";
-import { SqliteUsersRepo } from "./users-repo.js";
-import { SqliteWorkflowsRepo } from "./workflows-repo.js";
 
 /** The repositories over one SQLite drizzle handle (statements prepared once, run synchronously). */
 export function createSqliteRepositories(db: Db): Repositories {
+  const dialect = sqliteDialect(db);
   return {
-    users: new SqliteUsersRepo(db),
-    apiTokens: new SqliteApiTokensRepo(db),
+    users: new SharedUsersRepo(dialect),
+    apiTokens: new SharedApiTokensRepo(dialect),
     threads: new SqliteThreadsRepo(db),
     messages: new SqliteMessagesRepo(db),
     turns: new SqliteTurnsRepo(db),
     llmCalls: new SqliteLlmCallsRepo(db),
-    workflows: new SqliteWorkflowsRepo(db),
-    assets: new SqliteAssetsRepo(db),
-    memories: new SqliteMemoriesRepo(db),
-    plans: new SqlitePlansRepo(db),
+    workflows: new SharedWorkflowsRepo(dialect),
+    assets: new SharedAssetsRepo(dialect),
+    memories: new SharedMemoriesRepo(dialect),
+    plans: new SharedPlansRepo(dialect),
     scratchpad: new SqliteScratchpadRepo(db),
     summaries: new SqliteSummariesRepo(db),
     toolGrants: new SqliteToolGrantsRepo(db),

@@ -1,8 +1,8 @@
 import type { StoredMessage } from "@agentwire-chat/protocol";
 import { NotFoundError } from "@agentwire-chat/protocol";
 import { and, asc, eq, sql } from "drizzle-orm";
-import { newMessageRow, toStoredMessage } from "../message-rows.js";
-import type { MessageRow, MessagesRepo, NewMessage } from "../repositories.js";
+import { newMessageRow, toStoredMessage } from "../contract/message-rows.js";
+import type { MessageRow, MessagesRepo, NewMessage } from "../contract/repositories.js";
 import type { Db } from "./open-database.js";
 import { preparedInsert } from "./prepared-insert.js";
 import { messages, threads } from "./schema/index.js";

@@ -1,5 +1,5 @@
-import { logFrameErrors } from "../frame-log.js";
-import type { Storage } from "../storage.js";
+import type { Storage } from "../contract/storage.js";
+import { logFrameErrors } from "../frame-log/frame-log.js";
 import { checkpointInWorker } from "./checkpoint-worker.js";
 import { createSqliteRepositories } from "./create-sqlite-repositories.js";
 import type { AgentwireDatabase } from "./open-database.js";

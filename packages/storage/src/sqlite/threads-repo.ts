@@ -1,7 +1,7 @@
 import type { ThreadSummary } from "@agentwire-chat/protocol";
 import { and, desc, eq, sql } from "drizzle-orm";
-import type { ThreadRow, ThreadsRepo } from "../repositories.js";
-import { newThreadRow, toThreadSummary } from "../thread-rows.js";
+import type { ThreadRow, ThreadsRepo } from "../contract/repositories.js";
+import { newThreadRow, toThreadSummary } from "../contract/thread-rows.js";
 import type { Db } from "./open-database.js";
 import { preparedInsert } from "./prepared-insert.js";
 import { threads } from "./schema/index.js";

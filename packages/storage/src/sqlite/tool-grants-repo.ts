@@ -1,5 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import type { ToolGrantsRepo } from "../repositories.js";
+import type { ToolGrantsRepo } from "../contract/repositories.js";
 import { assertThreadOwned } from "./assert-thread-owned.js";
 import type { Db } from "./open-database.js";
 import { toolGrants } from "./schema/index.js";

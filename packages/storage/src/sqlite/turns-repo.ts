@@ -1,6 +1,13 @@
 import { and, asc, type Column, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
-import type { RunningTurnKey, TurnEnd, TurnRow, TurnStart, TurnsRepo, TurnUpdate } from "../repositories.js";
-import { newTurnRow } from "../turn-rows.js";
+import type {
+  RunningTurnKey,
+  TurnEnd,
+  TurnRow,
+  TurnStart,
+  TurnsRepo,
+  TurnUpdate,
+} from "../contract/repositories.js";
+import { newTurnRow } from "../contract/turn-rows.js";
 import type { Db } from "./open-database.js";
 import { preparedInsert } from "./prepared-insert.js";
 import { turns } from "./schema/index.js";

@@ -1,6 +1,6 @@
 import { TurnStatus, type TurnUsage } from "@agentwire-chat/protocol";
 import { bigint, index, integer, pgTable, text } from "drizzle-orm/pg-core";
-import type { SuspendedTurn } from "../../suspended-turn.js";
+import type { SuspendedTurn } from "../../contract/suspended-turn.js";
 import { jsonText } from "./json-text.js";
 import { threads } from "./threads.js";
 import { users } from "./users.js";

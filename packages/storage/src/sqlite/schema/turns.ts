@@ -1,6 +1,6 @@
 import { TurnStatus, type TurnUsage } from "@agentwire-chat/protocol";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import type { SuspendedTurn } from "../../suspended-turn.js";
+import type { SuspendedTurn } from "../../contract/suspended-turn.js";
 import { threads } from "./threads.js";
 import { users } from "./users.js";
 

@@ -1,7 +1,7 @@
 import { applyScratchpadOps, editScratchpadItem, ScratchpadOpError } from "@agentwire-chat/agents";
 import type { ScratchpadEdit, ScratchpadItem, ScratchpadOp } from "@agentwire-chat/protocol";
-import type { ScratchpadRow } from "./rows.js";
-import { toScratchpadItem, toScratchpadRow } from "./scratchpad-rows.js";
+import type { ScratchpadRow } from "../contract/rows.js";
+import { toScratchpadItem, toScratchpadRow } from "../contract/scratchpad-rows.js";
 
 /** The columns a change to an existing item writes (its id, user, thread and position never change). */
 export type ScratchpadItemColumns = Pick<

@@ -1,6 +1,6 @@
-import type { FrameLog } from "./frame-log.js";
+import type { FrameLog } from "../frame-log/frame-log.js";
+import type { StoredCheckpoint } from "../frame-log/thread-log.js";
 import type { Repositories } from "./repositories.js";
-import type { StoredCheckpoint } from "./thread-log.js";
 
 /** Where a storage reports what goes wrong in the background (a pino or Fastify logger fits). */
 export interface StorageLogger {
@@ -53,7 +53,7 @@ export interface PostgresPoolOptions {
   statementTimeoutMs?: number;
   /** disable: plain TCP; require: TLS without checking the certificate; verify-full: TLS, certificate checked. */
   sslMode?: "disable" | "require" | "verify-full";
-  /** The Postgres migrations folder itself; by default `postgres/migrations` of this package. */
+  /** The Postgres migrations folder itself; by default this package's copy of `migrations/postgres`. */
   migrationsFolder?: string;
 }
 
@@ -71,9 +71,9 @@ export interface OpenStorageOptions {
  */
 export async function openStorage(options: OpenStorageOptions): Promise<Storage> {
   if (options.databaseUrl) {
-    const { openPostgres, postgresStorage } = await import("./postgres/index.js");
+    const { openPostgres, postgresStorage } = await import("../postgres/index.js");
     return postgresStorage(await openPostgres({ ...options.postgres, url: options.databaseUrl }));
   }
-  const { openDatabase, sqliteStorage } = await import("./sqlite/index.js");
+  const { openDatabase, sqliteStorage } = await import("../sqlite/index.js");
   return sqliteStorage(openDatabase({ path: options.databasePath }));
 }
