@@ -1,4 +1,4 @@
-import { continueFromCheckpoint, type LoopContext } from "@agentwire-chat/agents";
+import { type LoopContext, runAgentLoop } from "@agentwire-chat/agents";
 import { RESTART_DETAIL } from "@agentwire-chat/protocol";
 import {
   type FrameLog,
@@ -94,13 +94,12 @@ export async function recoverTurn(
     const belt = await turnToolbelt(chat, scope, saved.memoryEnabled, run.logger, repos);
     if (belt.guidance !== undefined) ctx.guidance = belt.guidance;
     const context = await currentContextReport(repos, row.userId, row.threadId, chat, ctx);
-    return continueFromCheckpoint({
+    return runAgentLoop({
       ...(context && { context }),
       provider,
       tools: belt.tools,
       ctx,
-      checkpoint: saved.state,
-      model: saved.model,
+      from: { kind: "checkpoint", checkpoint: saved.state, model: saved.model },
       signal: turn.abort.signal,
     });
   };

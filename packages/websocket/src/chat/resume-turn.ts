@@ -5,7 +5,7 @@ import {
   type LoopContext,
   type ResumeAnswer,
   renderScratchpad,
-  resumeUnifiedAgentLoop,
+  runAgentLoop,
   type Tool,
   USER_STOP,
   UsageAccumulator,
@@ -111,15 +111,18 @@ export async function resumeTurn(
     if (belt.guidance !== undefined) ctx.guidance = belt.guidance;
     const given = await answer(belt.unwrapped);
     const context = await currentContextReport(run.repos, conn.userId, turn.threadId, chat, ctx);
-    return resumeUnifiedAgentLoop({
+    return runAgentLoop({
       ...(context && { context }),
       provider,
       tools: belt.tools,
       ctx,
-      state: saved.state,
-      answer: given,
-      model: saved.model,
-      openFor: openDurations(waiting.tree),
+      from: {
+        kind: "suspended",
+        state: saved.state,
+        answer: given,
+        model: saved.model,
+        openFor: openDurations(waiting.tree),
+      },
       signal: turn.abort.signal,
     });
   };
