@@ -7,8 +7,8 @@ import {
   drainLoop,
   ok,
   type ProviderRequest,
+  runAgentLoop,
   runSubtaskTool,
-  runUnifiedAgentLoop,
   type Tool,
 } from "@agentwire-chat/agents";
 import { ScriptedProvider, type ScriptedStep } from "@agentwire-chat/agents/testing";
@@ -76,11 +76,14 @@ async function runAgentwire(provider: ScriptedProvider, tools: Tool[], limits = 
   );
   let events = 0;
   const result = await drainLoop(
-    runUnifiedAgentLoop({
+    runAgentLoop({
       provider,
-      model: "gpt-4o",
-      systemPrompt: "bench",
-      history: [{ role: "user", content: "hello" }],
+      from: {
+        kind: "start",
+        model: "gpt-4o",
+        systemPrompt: "bench",
+        history: [{ role: "user", content: "hello" }],
+      },
       tools,
       ctx,
     }),
@@ -165,7 +168,7 @@ const report = {
     tool_loop_100: `${ITERATIONS} turns each calling one echo tool, then a final text turn; ${loopEvents} agentwire events per run`,
     tree_3_levels_parallel: `root → ${FANOUT} parallel subtasks per level down to depth ${DEPTH} (${TREE_TURNS} model turns); ${treeEvents} agentwire events per run`,
     agentwire:
-      "runUnifiedAgentLoop with ScriptedProvider (streaming: text deltas, tool calls, usage), zod-validated tool, run_subtask child loops",
+      "runAgentLoop with ScriptedProvider (streaming: text deltas, tool calls, usage), zod-validated tool, run_subtask child loops",
     ai_sdk:
       "streamText + MockLanguageModelV3 (simulateReadableStream, no delays), stopWhen stepCountIs; subtasks emulated as agent-as-tool: a tool whose execute runs a nested streamText",
     openai_agents:

@@ -19,15 +19,23 @@ export {
   summarizeHistory,
   verbatimStart,
 } from "./context/index.js";
-export { abortedStatus, USER_STOP } from "./loop/aborted-status.js";
+export {
+  type AbortReason,
+  abortedStatus,
+  abortTurn,
+  HANDOVER,
+  LEASE_LOST,
+  LEVEL_ENDED,
+  SHUTDOWN,
+  USER_STOP,
+} from "./loop/aborted-status.js";
 export { drainLoop } from "./loop/drain-loop.js";
+export type { LoopCommon } from "./loop/loop-common.js";
 export { createLoopContext, type LoopContext } from "./loop/loop-context.js";
-export type { LoopResult } from "./loop/loop-result.js";
 export { estimateTextTokens, estimateTokens, pruneHistory } from "./loop/prune-history.js";
 export type { RunLoopParams } from "./loop/run-loop-params.js";
-export { runUnifiedAgentLoop } from "./loop/run-unified-agent-loop.js";
+export type { StartFrom } from "./loop/start-from.js";
 export type { ToolCrash } from "./loop/tool-crash.js";
-export { truncateResult } from "./loop/truncate-result.js";
 export {
   createOpenAIMediaGenerator,
   generateMedia,
@@ -59,6 +67,8 @@ export type {
 export type { Provider } from "./providers/provider.js";
 export type { ProviderErrorInfo, ProviderEvent } from "./providers/provider-event.js";
 export type { ProviderRequest, ToolSpec } from "./providers/provider-request.js";
+export type { LoopFrom, RunAgentLoopParams } from "./run/loop-from.js";
+export { runAgentLoop } from "./run/run-agent-loop.js";
 export { applyScratchpadOps } from "./scratchpad/apply-scratchpad-ops.js";
 export { editScratchpadItem } from "./scratchpad/edit-scratchpad-item.js";
 export { renderScratchpad } from "./scratchpad/render-scratchpad.js";
@@ -66,15 +76,9 @@ export { ScratchpadOpError } from "./scratchpad/scratchpad-store.js";
 export { createScratchpadUpdateTool, SCRATCHPAD_UPDATE } from "./scratchpad/scratchpad-update-tool.js";
 export { FINISH_SUBTASK } from "./subtask/finish-subtask-tool.js";
 export { RUN_SUBTASK, runSubtaskTool } from "./subtask/run-subtask-tool.js";
-export { waitingCalls } from "./suspend/ask-deferred.js";
-export {
-  type ContinueParams,
-  continueFromCheckpoint,
-  isIdempotent,
-  RESTARTED,
-} from "./suspend/continue-from-checkpoint.js";
+export { type CheckpointFrom, isIdempotent, RESTARTED } from "./suspend/continue-checkpoint.js";
 export { type RestartingSubtask, restartingSubtasks } from "./suspend/restarting-subtasks.js";
-export { type ResumeAnswer, resumeUnifiedAgentLoop } from "./suspend/resume-unified-agent-loop.js";
+export type { ResumeAnswer, SuspendedFrom } from "./suspend/resume-params.js";
 export { askUserTool } from "./tools/ask-user-tool.js";
 export {
   createMemoryTools,
@@ -102,11 +106,14 @@ export { createAjv } from "./tools/create-ajv.js";
 export { defineTool, ok } from "./tools/define-tool.js";
 export { sendUpdateTool } from "./tools/send-update-tool.js";
 export type { Tool, ToolContext, ToolOutcome } from "./tools/tool.js";
+export { truncateResult } from "./tools/truncate-result.js";
 export { buildExecutionTree, ExecutionTreeBuilder } from "./tree/execution-tree-builder.js";
+export { waitingCalls } from "./turn/ask-deferred.js";
 export type { Checkpoint, CheckpointEvent, CheckpointLevel } from "./turn/checkpoint.js";
 export { CheckpointTree, openCalls } from "./turn/checkpoint-tree.js";
 export { withFreshIterations } from "./turn/fresh-iterations.js";
 export type { LoopEvent, ToolCallUpdateEvent } from "./turn/loop-event.js";
+export type { LoopResult } from "./turn/loop-result.js";
 export { type PermissionClass, permissionClasses } from "./turn/permission-class.js";
 export type { SuspendedState } from "./turn/suspended-state.js";
 export { buildLlmCallRecord, type LlmCallRecord } from "./usage/llm-call-record.js";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { USER_STOP } from "@agentwire-chat/agents";
+import { abortTurn, USER_STOP } from "@agentwire-chat/agents";
 import type {
   Repositories,
   RunningTurnKey,
@@ -171,7 +171,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
           case "stop": {
             const turn = turns.get(command.threadId);
             if (turn?.active && turn.turnId === command.turnId && turn.status === "running")
-              turn.abort.abort(USER_STOP);
+              abortTurn(turn.abort, USER_STOP);
             return;
           }
           case "tool_result":

@@ -1,8 +1,11 @@
 import { estimateTextTokens } from "../loop/prune-history.js";
 import type { ModelMessage } from "../providers/model-message.js";
+import type { ContextReport } from "../turn/context-report.js";
 import { type HistoryLimits, measureHistory, overBudget, scaleLimits } from "./context-budget.js";
 import type { ContextSettings } from "./context-settings.js";
 import { fittingStart, pinnedDocuments } from "./pick-verbatim.js";
+
+export type { ContextReport };
 
 /**
  * The share of the budget at which summarizing starts, beside the turn: early enough that the summary
@@ -29,16 +32,6 @@ export type CompressionJob = {
   /** The coverage the new summary will have. */
   throughMessageId: string;
   messageCount: number;
-};
-
-/** The numbers of the turn's `context_usage` frames that the history alone cannot tell. */
-export type ContextReport = {
-  budget: number;
-  summaryTokens: number;
-  scratchpadTokens: number;
-  messagesSummarized: number;
-  /** History messages neither sent nor covered by the summary sent (0 unless a summarizer failed or was late). */
-  messagesDropped: number;
 };
 
 /**

@@ -1,5 +1,5 @@
-import type { LoopResult } from "../loop/loop-result.js";
 import type { LoopEvent } from "../turn/loop-event.js";
+import type { LoopResult } from "../turn/loop-result.js";
 import type { LlmCallRecord } from "../usage/llm-call-record.js";
 import { UsageAccumulator } from "../usage/usage-accumulator.js";
 

@@ -1,6 +1,6 @@
-import type { ContextReport } from "../context/assemble-context.js";
 import type { AssistantModelMessage, ModelMessage } from "../providers/model-message.js";
 import type { ProviderRequest } from "../providers/provider-request.js";
+import type { ContextReport } from "../turn/context-report.js";
 import type { ContextUsageEvent, LoopEvent } from "../turn/loop-event.js";
 import { agentState } from "./agent-state.js";
 import { appendNewMessage, type Level } from "./level.js";

@@ -1,5 +1,5 @@
 import type { LoopEvent } from "../turn/loop-event.js";
-import type { LoopResult } from "./loop-result.js";
+import type { LoopResult } from "../turn/loop-result.js";
 
 /** Runs a loop generator to its end, handing each event to `onEvent`; returns the result. */
 export async function drainLoop(

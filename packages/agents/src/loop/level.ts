@@ -5,13 +5,16 @@ import type { ToolSpec } from "../providers/provider-request.js";
 import { compileOutputSchema } from "../subtask/compile-output-schema.js";
 import { FINISH_SUBTASK, finishSubtaskTool } from "../subtask/finish-subtask-tool.js";
 import { RUN_SUBTASK } from "../subtask/run-subtask-tool.js";
+import type { ChildLevel } from "../subtask/subtask-parent.js";
 import type { Tool } from "../tools/tool.js";
 import type { AgentStateEvent, LoopEvent } from "../turn/loop-event.js";
+import type { LoopResult } from "../turn/loop-result.js";
 import { UsageAccumulator } from "../usage/usage-accumulator.js";
 import { linkAbort, shareAbortListener } from "./abortable.js";
+import { abortTurn, LEVEL_ENDED } from "./aborted-status.js";
 import type { LoopContext } from "./loop-context.js";
 import { countTokens, estimateTextTokens } from "./prune-history.js";
-import type { RunLoopParams } from "./run-loop-params.js";
+import type { RunLevel, RunLoopParams } from "./run-loop-params.js";
 
 /** The running state of one level: everything its steps read and write. */
 export type Level = {
@@ -41,11 +44,16 @@ export type Level = {
   now: () => number;
   /** Hands a text chunk on past the generators when order allows (see RunLoopParams.offer). */
   offer: (event: LoopEvent) => boolean;
+  /** Runs a subtask's level on the loop this level runs on, below it (see SubtaskParent). */
+  runChild: (child: ChildLevel) => AsyncGenerator<LoopEvent, LoopResult>;
   dispose: () => void;
 };
 
-/** Sets up one level; a bad output schema is reported by run_subtask before a level exists. */
-export function createLevel(params: RunLoopParams): Level {
+/**
+ * Sets up one level that runs on `run` (its subtasks too); a bad output schema is reported by
+ * run_subtask before a level exists.
+ */
+export function createLevel(params: RunLoopParams, run: RunLevel): Level {
   const { ctx } = params;
   const depth = params.depth ?? 0;
   // The level's signal: its own end, the turn's budget, and the caller's (a stop, a parent's end).
@@ -80,9 +88,25 @@ export function createLevel(params: RunLoopParams): Level {
     state: null,
     now: ctx.now ?? (() => performance.now()),
     offer: params.offer ?? (depth === 0 ? directOffer(ctx) : decline),
+    runChild: (child) =>
+      run({
+        provider: params.provider,
+        model: params.model,
+        systemPrompt: child.systemPrompt,
+        history: child.history,
+        tools: child.tools,
+        ctx,
+        depth: child.depth,
+        parentId: child.parentId,
+        signal: local.signal,
+        title: child.title,
+        ...(child.outputSchema !== undefined && { outputSchema: child.outputSchema }),
+        ...(params.maxTokens !== undefined && { maxTokens: params.maxTokens }),
+        offer: child.offer,
+      }),
     dispose: () => {
       unlink();
-      local.abort(LEVEL_ENDED);
+      abortTurn(local, LEVEL_ENDED);
     },
   };
   // One abort listener for the level's life (it fires in dispose), shared by every wait on the signal.
@@ -116,9 +140,6 @@ function specsLength(specs: readonly ToolSpec[]): number {
   }
   return length;
 }
-
-/** Why a level's own signal fires when it ends: a plain value, not a DOMException and its stack per level. */
-const LEVEL_ENDED = "level ended";
 
 /** The root's offer: straight to the consumer while it waits for the loop with nothing in flight. */
 function directOffer(ctx: LoopContext): (event: LoopEvent) => boolean {

@@ -1,10 +1,10 @@
 import type { BudgetLimits } from "../budget/budget-limits.js";
+import { ParallelPermits } from "../budget/parallel-permits.js";
 import { TurnBudget, type TurnBudgetOptions } from "../budget/turn-budget.js";
 import type { ModelMessage } from "../providers/model-message.js";
 import type { LoopEvent } from "../turn/loop-event.js";
 import type { LlmCallRecord } from "../usage/llm-call-record.js";
 import { ExclusiveLocks } from "./exclusive-locks.js";
-import { ParallelPermits } from "./parallel-permits.js";
 import type { ToolCrash } from "./tool-crash.js";
 
 /**

@@ -1,10 +1,10 @@
 import { TurnStatus } from "@agentwire-chat/protocol";
 import type { z } from "zod";
 import type { ToolCallEvent } from "../providers/provider-event.js";
+import type { LoopResult } from "../turn/loop-result.js";
 import type { SuspendedState } from "../turn/suspended-state.js";
 import { abortedStatus } from "./aborted-status.js";
 import type { Level } from "./level.js";
-import type { LoopResult } from "./loop-result.js";
 
 /** How a level stops early. */
 export const StopStatus = TurnStatus.extract([

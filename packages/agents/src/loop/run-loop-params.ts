@@ -1,9 +1,10 @@
-import type { ContextReport } from "../context/assemble-context.js";
 import type { ModelMessage } from "../providers/model-message.js";
 import type { Provider } from "../providers/provider.js";
 import type { ToolCallEvent } from "../providers/provider-event.js";
 import type { Tool } from "../tools/tool.js";
+import type { ContextReport } from "../turn/context-report.js";
 import type { LoopEvent } from "../turn/loop-event.js";
+import type { LoopResult } from "../turn/loop-result.js";
 import type { LoopContext } from "./loop-context.js";
 
 /** One level of the turn tree: the root (depth 0) or a subtask. */
@@ -48,3 +49,6 @@ export type RunLoopParams = {
    */
   offer?: (event: LoopEvent) => boolean;
 };
+
+/** The loop one level runs on: runLevel, handed to whoever runs a level below it. */
+export type RunLevel = (params: RunLoopParams) => AsyncGenerator<LoopEvent, LoopResult>;

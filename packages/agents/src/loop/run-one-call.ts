@@ -3,12 +3,12 @@ import { describeSchemaErrors } from "../subtask/compile-output-schema.js";
 import { FINISH_SUBTASK } from "../subtask/finish-subtask-tool.js";
 import { runSubtask } from "../subtask/run-subtask.js";
 import { RUN_SUBTASK, type RunSubtaskArgs } from "../subtask/run-subtask-tool.js";
-import { toolCallOutcome, toolThrew } from "../suspend/tool-level.js";
 import type { Tool } from "../tools/tool.js";
+import { type CallOutcome, errorOutcome, stoppedOutcome } from "../turn/call-outcome.js";
 import type { LoopEvent } from "../turn/loop-event.js";
 import { ABORTED, abortable } from "./abortable.js";
-import { type CallOutcome, errorOutcome, stoppedOutcome } from "./call-outcome.js";
 import type { Level } from "./level.js";
+import { toolCallOutcome, toolThrew } from "./tool-level.js";
 import { toolServices } from "./tool-services.js";
 
 /** Checks, budgets and runs one tool call; every failure is an outcome the model can read. */

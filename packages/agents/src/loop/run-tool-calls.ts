@@ -1,15 +1,15 @@
 import type { ToolModelMessage } from "../providers/model-message.js";
 import type { ToolCallEvent } from "../providers/provider-event.js";
 import { RUN_SUBTASK } from "../subtask/run-subtask-tool.js";
+import { truncateResult } from "../tools/truncate-result.js";
+import { type CallOutcome, errorOutcome, stoppedOutcome } from "../turn/call-outcome.js";
 import type { LoopEvent, ToolCallUpdateEvent } from "../turn/loop-event.js";
 import type { DeferredCall, SuspendedState } from "../turn/suspended-state.js";
 import type { Suspension } from "../turn/suspension.js";
-import { type CallOutcome, errorOutcome, stoppedOutcome } from "./call-outcome.js";
 import { EventChannel } from "./event-channel.js";
 import type { Level } from "./level.js";
 import { checkpointEvent } from "./level-state.js";
 import { runOneCall } from "./run-one-call.js";
-import { truncateResult } from "./truncate-result.js";
 
 /** What a batch of tool calls left: results in the model's call order, and how the level goes on. */
 export type BatchOutcome = {

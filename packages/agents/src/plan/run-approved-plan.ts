@@ -1,20 +1,20 @@
 import type { Plan } from "@agentwire-chat/protocol";
-import { outputText, stoppedOutcome } from "../loop/call-outcome.js";
 import { EventChannel } from "../loop/event-channel.js";
 import type { Level } from "../loop/level.js";
 import { appendNewMessage, createLevel } from "../loop/level.js";
 import { levelState } from "../loop/level-state.js";
-import type { LoopResult } from "../loop/loop-result.js";
+import { runLevel } from "../loop/run-level.js";
 import type { RunLoopParams } from "../loop/run-loop-params.js";
-import { runUnifiedAgentLoop } from "../loop/run-unified-agent-loop.js";
+import { toolCallOutcome } from "../loop/tool-level.js";
 import { toolServices } from "../loop/tool-services.js";
-import { truncateResult } from "../loop/truncate-result.js";
 import type { AssistantModelMessage, ToolModelMessage } from "../providers/model-message.js";
-import { suspensionEvents } from "../suspend/suspension-events.js";
-import { toolCallOutcome } from "../suspend/tool-level.js";
 import type { ToolOutcome } from "../tools/tool.js";
+import { truncateResult } from "../tools/truncate-result.js";
+import { outputText, stoppedOutcome } from "../turn/call-outcome.js";
 import type { LoopEvent } from "../turn/loop-event.js";
+import type { LoopResult } from "../turn/loop-result.js";
 import type { SuspendedLevel, SuspendedState } from "../turn/suspended-state.js";
+import { suspensionEvents } from "../turn/suspension-events.js";
 import { UsageAccumulator } from "../usage/usage-accumulator.js";
 import { CREATE_PLAN } from "./create-plan-tool.js";
 import { executePlan } from "./execute-plan.js";
@@ -36,7 +36,7 @@ export type ApprovedPlanParams = RunLoopParams & {
 export async function* runApprovedPlan(p: ApprovedPlanParams): AsyncGenerator<LoopEvent, LoopResult> {
   const { plan, store, ...params } = p;
   const callId = p.callId ?? `plan_${plan.id}`;
-  const level = createLevel({ ...params, depth: 0, parentId: null });
+  const level = createLevel({ ...params, depth: 0, parentId: null }, runLevel);
   const call = { id: callId, name: CREATE_PLAN, args: { plan_id: plan.id, approved: true } };
   const nest = { parent_id: null, depth: 0 };
   const startedAt = level.now();
@@ -103,7 +103,7 @@ export async function* runApprovedPlan(p: ApprovedPlanParams): AsyncGenerator<Lo
   // Reported like the loop's own messages, so the turn stores them as rows of the conversation.
   appendNewMessage(level, asked);
   appendNewMessage(level, answered);
-  const result = yield* runUnifiedAgentLoop({ ...params, history: [...params.history, asked, answered] });
+  const result = yield* runLevel({ ...params, history: [...params.history, asked, answered] });
   const usage = new UsageAccumulator();
   usage.merge(level.usage.snapshot());
   usage.merge(result.usage);

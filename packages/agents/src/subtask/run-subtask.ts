@@ -1,20 +1,19 @@
-import type { CallOutcome } from "../loop/call-outcome.js";
-import { errorOutcome, stoppedOutcome } from "../loop/call-outcome.js";
-import type { Level } from "../loop/level.js";
-import { runUnifiedAgentLoop } from "../loop/run-unified-agent-loop.js";
-import { truncateResult } from "../loop/truncate-result.js";
 import { subtaskSystemPrompt } from "../prompts/subtask-system-prompt.js";
-import { waitingCalls } from "../suspend/ask-deferred.js";
 import type { NestedSubtask, NestedSubtaskResult, Tool } from "../tools/tool.js";
+import { truncateResult } from "../tools/truncate-result.js";
+import { waitingCalls } from "../turn/ask-deferred.js";
+import type { CallOutcome } from "../turn/call-outcome.js";
+import { errorOutcome, stoppedOutcome } from "../turn/call-outcome.js";
 import type { LoopEvent } from "../turn/loop-event.js";
 import type { SuspendedState } from "../turn/suspended-state.js";
 import { compileOutputSchema } from "./compile-output-schema.js";
 import { RUN_SUBTASK, type RunSubtaskArgs } from "./run-subtask-tool.js";
 import { subtaskOutcome } from "./subtask-outcome.js";
+import type { SubtaskParent } from "./subtask-parent.js";
 
 /** Runs a child level for a run_subtask call, forwarding its events; its usage joins the parent's. */
 export async function runSubtask(
-  level: Level,
+  level: SubtaskParent,
   callId: string,
   args: RunSubtaskArgs,
   push: (event: LoopEvent) => void,
@@ -30,7 +29,7 @@ export async function runSubtask(
   return runChildLevel(level, { ...args, tools, parentId: callId, depth: level.depth + 1 }, push);
 }
 
-type ChildLevel = Pick<RunSubtaskArgs, "title" | "instructions" | "output_schema"> & {
+type ChildTask = Pick<RunSubtaskArgs, "title" | "instructions" | "output_schema"> & {
   tools: Tool[];
   parentId: string;
   depth: number;
@@ -38,14 +37,12 @@ type ChildLevel = Pick<RunSubtaskArgs, "title" | "instructions" | "output_schema
 
 /** Runs one child level to its end, forwarding its events; its usage joins the parent's. */
 async function runChildLevel(
-  level: Level,
-  args: ChildLevel,
+  level: SubtaskParent,
+  args: ChildTask,
   push: (event: LoopEvent) => void,
 ): Promise<CallOutcome> {
   const { tools, depth } = args;
-  const child = runUnifiedAgentLoop({
-    provider: level.params.provider,
-    model: level.params.model,
+  const child = level.runChild({
     systemPrompt: subtaskSystemPrompt({
       title: args.title,
       depth,
@@ -56,13 +53,10 @@ async function runChildLevel(
     }),
     history: [{ role: "user", content: args.instructions }],
     tools,
-    ctx: level.ctx,
     depth,
     parentId: args.parentId,
-    signal: level.signal,
     title: args.title,
     ...(args.output_schema !== undefined && { outputSchema: args.output_schema }),
-    ...(level.params.maxTokens !== undefined && { maxTokens: level.params.maxTokens }),
     // The child's earlier events are pushed before it runs on, so its chunks may skip its generator.
     offer: (event) => {
       push(event);
@@ -90,7 +84,7 @@ export type WaitClaim = { taken: boolean };
  * the same call already waits: then its waiting calls are closed and it ends with an error.
  */
 export async function runNestedSubtask(
-  level: Level,
+  level: SubtaskParent,
   callId: string,
   task: NestedSubtask,
   push: (event: LoopEvent) => void,
@@ -139,7 +133,7 @@ const secondQuestion = (title: string) =>
   `step "${title}" stopped: it needed the user while another question to the user was already pending; run it again later`;
 
 async function nestedOutcome(
-  level: Level,
+  level: SubtaskParent,
   task: NestedSubtask,
   push: (event: LoopEvent) => void,
 ): Promise<CallOutcome> {

@@ -1,5 +1,5 @@
-import { type CallOutcome, errorOutcome } from "../loop/call-outcome.js";
-import type { LoopResult } from "../loop/loop-result.js";
+import { type CallOutcome, errorOutcome } from "../turn/call-outcome.js";
+import type { LoopResult } from "../turn/loop-result.js";
 
 /** What the parent's run_subtask call receives from a finished (or stopped) child level. */
 export function subtaskOutcome(result: LoopResult, title: string): CallOutcome {

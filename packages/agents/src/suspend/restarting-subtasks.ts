@@ -6,7 +6,7 @@ import { openCalls } from "../turn/checkpoint-tree.js";
 export type RestartingSubtask = { id: string; fromStart: boolean };
 
 /**
- * The subtasks, at any depth, whose model call `continueFromCheckpoint` makes again: an open
+ * The subtasks, at any depth, whose model call `runAgentLoop` from a checkpoint makes again: an open
  * run_subtask call with no level of its own runs again from its start; one whose level has no call
  * open was in a model call. What each streamed since its last nested call was cut.
  */

@@ -1,12 +1,13 @@
-import { errorOutcome } from "../loop/call-outcome.js";
 import { EventChannel } from "../loop/event-channel.js";
 import { createLevel } from "../loop/level.js";
+import { runLevel } from "../loop/run-level.js";
 import { runApprovedCall } from "../loop/run-one-call.js";
 import type { Tool } from "../tools/tool.js";
+import { errorOutcome } from "../turn/call-outcome.js";
 import type { LoopEvent } from "../turn/loop-event.js";
 import type { SuspendedLevel } from "../turn/suspended-state.js";
+import type { ResumeParams } from "./resume-params.js";
 import { resolveTools, type ToolLevelRun } from "./resume-tool-level.js";
-import type { ResumeParams } from "./resume-unified-agent-loop.js";
 
 /**
  * Runs the pending call of the level that asked for approval, now approved: in a level rebuilt from
@@ -24,18 +25,21 @@ export async function* resumeApprovedCall(
   if (tool.name !== saved.pendingCall.name) {
     return { outcome: errorOutcome(`the approval is for ${saved.pendingCall.name}, not ${tool.name}`) };
   }
-  const level = createLevel({
-    provider: p.provider,
-    model: p.model ?? p.state.model,
-    systemPrompt: saved.systemPrompt,
-    history: [],
-    tools: resolveTools(p.tools, saved.toolNames),
-    ctx: p.ctx,
-    depth: saved.depth,
-    parentId: saved.parentId,
-    ...(p.signal !== undefined && { signal: p.signal }),
-    ...(p.maxTokens !== undefined && { maxTokens: p.maxTokens }),
-  });
+  const level = createLevel(
+    {
+      provider: p.provider,
+      model: p.model ?? p.state.model,
+      systemPrompt: saved.systemPrompt,
+      history: [],
+      tools: resolveTools(p.tools, saved.toolNames),
+      ctx: p.ctx,
+      depth: saved.depth,
+      parentId: saved.parentId,
+      ...(p.signal !== undefined && { signal: p.signal }),
+      ...(p.maxTokens !== undefined && { maxTokens: p.maxTokens }),
+    },
+    runLevel,
+  );
   try {
     const channel = new EventChannel<LoopEvent>();
     const push = (event: LoopEvent) => channel.push(event);

@@ -1,13 +1,14 @@
 import type { TurnUsage } from "@agentwire-chat/protocol";
-import { type CallOutcome, errorOutcome } from "../loop/call-outcome.js";
 import { EventChannel } from "../loop/event-channel.js";
 import { createLevel } from "../loop/level.js";
+import { runLevel } from "../loop/run-level.js";
+import { toolCallOutcome, toolThrew } from "../loop/tool-level.js";
 import { toolServices } from "../loop/tool-services.js";
 import type { NestedSubtaskResult, Tool } from "../tools/tool.js";
+import { type CallOutcome, errorOutcome } from "../turn/call-outcome.js";
 import type { LoopEvent } from "../turn/loop-event.js";
 import type { SuspendedLevel } from "../turn/suspended-state.js";
-import type { ResumeParams } from "./resume-unified-agent-loop.js";
-import { toolCallOutcome, toolThrew } from "./tool-level.js";
+import type { ResumeParams } from "./resume-params.js";
 
 /** How a resumed tool call ended, and the usage of what it ran. */
 export type ToolLevelRun = { outcome: CallOutcome; usage?: TurnUsage };
@@ -27,18 +28,21 @@ export async function* resumeToolLevel(
   const saved = toolLevel.tool;
   if (!saved || !owner)
     return { outcome: errorOutcome("the suspended state has a tool level without its caller") };
-  const level = createLevel({
-    provider: p.provider,
-    model: p.model ?? p.state.model,
-    systemPrompt: owner.systemPrompt,
-    history: [],
-    tools: resolveTools(p.tools, owner.toolNames),
-    ctx: p.ctx,
-    depth: owner.depth,
-    parentId: owner.parentId,
-    ...(p.signal !== undefined && { signal: p.signal }),
-    ...(p.maxTokens !== undefined && { maxTokens: p.maxTokens }),
-  });
+  const level = createLevel(
+    {
+      provider: p.provider,
+      model: p.model ?? p.state.model,
+      systemPrompt: owner.systemPrompt,
+      history: [],
+      tools: resolveTools(p.tools, owner.toolNames),
+      ctx: p.ctx,
+      depth: owner.depth,
+      parentId: owner.parentId,
+      ...(p.signal !== undefined && { signal: p.signal }),
+      ...(p.maxTokens !== undefined && { maxTokens: p.maxTokens }),
+    },
+    runLevel,
+  );
   try {
     const tool = level.tools.get(saved.name);
     if (!tool?.resume) {

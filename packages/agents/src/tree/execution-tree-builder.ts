@@ -1,5 +1,5 @@
 import { type ExecutionTreeNode, type ExecutionTreeSnapshot, preview } from "@agentwire-chat/protocol";
-import { isCutShort } from "../loop/call-outcome.js";
+import { isCutShort } from "../turn/call-outcome.js";
 import type { LoopEvent } from "../turn/loop-event.js";
 
 /**

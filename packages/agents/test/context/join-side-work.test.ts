@@ -5,7 +5,7 @@ import {
   drainLoop,
   joinSideWork,
   type LoopEvent,
-  runUnifiedAgentLoop,
+  runAgentLoop,
   type SideChannel,
 } from "../../src/index.js";
 import { ScriptedProvider } from "../../src/testing/index.js";
@@ -22,11 +22,9 @@ const sideCall = buildLlmCallRecord({
 const patch: LoopEvent = { type: "scratchpad_patch", items: [] };
 
 function loopOf(provider: ScriptedProvider) {
-  return runUnifiedAgentLoop({
+  return runAgentLoop({
     provider,
-    model: "m",
-    systemPrompt: "sys",
-    history: [{ role: "user", content: "hi" }],
+    from: { kind: "start", model: "m", systemPrompt: "sys", history: [{ role: "user", content: "hi" }] },
     tools: [],
     ctx: createLoopContext({}, { wallClockTimer: false }),
   });

@@ -8,7 +8,7 @@ import {
   type LoopEvent,
   ok,
   type ProviderRequest,
-  resumeUnifiedAgentLoop,
+  runAgentLoop,
   runSubtaskTool,
   type SuspendedState,
   type Tool,
@@ -95,7 +95,12 @@ describe("resuming with an approved tool", () => {
 
     const events: LoopEvent[] = [];
     const done = drainLoop(
-      resumeUnifiedAgentLoop({ provider, tools, ctx, state, answer: { approved: writer.tool } }),
+      runAgentLoop({
+        provider,
+        tools,
+        ctx,
+        from: { kind: "suspended", state, answer: { approved: writer.tool } },
+      }),
       (e) => {
         events.push(e);
       },
@@ -143,12 +148,15 @@ describe("resuming with an approved tool", () => {
     });
     const events: LoopEvent[] = [];
     const result = await drainLoop(
-      resumeUnifiedAgentLoop({
+      runAgentLoop({
         provider,
         tools,
         ctx: createLoopContext({}, { wallClockTimer: false }),
-        state: first.result.pending as SuspendedState,
-        answer: { approved: other },
+        from: {
+          kind: "suspended",
+          state: first.result.pending as SuspendedState,
+          answer: { approved: other },
+        },
       }),
       (e) => {
         events.push(e);

@@ -6,7 +6,6 @@ import {
   type CheckpointEvent,
   type CheckpointLevel,
   CheckpointTree,
-  continueFromCheckpoint,
   createLoopContext,
   defineTool,
   drainLoop,
@@ -14,9 +13,8 @@ import {
   type ModelMessage,
   ok,
   RESTARTED,
-  resumeUnifiedAgentLoop,
+  runAgentLoop,
   runSubtaskTool,
-  runUnifiedAgentLoop,
   type SuspendedState,
   type Tool,
 } from "../../src/index.js";
@@ -66,9 +64,12 @@ function afterAppend(first: string, extra: Partial<CheckpointLevel> = {}): Check
 async function continued(provider: ScriptedProvider, tools: Tool[], checkpoint: Checkpoint) {
   const events: LoopEvent[] = [];
   const ctx = createLoopContext({}, { wallClockTimer: false });
-  const result = await drainLoop(continueFromCheckpoint({ provider, tools, ctx, checkpoint }), (e) => {
-    events.push(e);
-  });
+  const result = await drainLoop(
+    runAgentLoop({ provider, tools, ctx, from: { kind: "checkpoint", checkpoint } }),
+    (e) => {
+      events.push(e);
+    },
+  );
   return { events, result };
 }
 
@@ -159,11 +160,14 @@ describe("checkpoints", () => {
     let taken: Checkpoint | undefined;
     // The process "dies" right after the checkpoint: the loop is never resumed past it.
     const ctx = createLoopContext({}, { wallClockTimer: false });
-    const loop = runUnifiedAgentLoop({
+    const loop = runAgentLoop({
       provider: first,
-      model: "gpt-4o",
-      systemPrompt: "sys",
-      history: [{ role: "user", content: "go" }],
+      from: {
+        kind: "start",
+        model: "gpt-4o",
+        systemPrompt: "sys",
+        history: [{ role: "user", content: "go" }],
+      },
       tools: [echoTool, once, again],
       ctx,
     });
@@ -336,7 +340,7 @@ describe("checkpoints", () => {
     const after: LoopEvent[] = [];
     const ctx = createLoopContext({}, { wallClockTimer: false });
     const resumed = await drainLoop(
-      resumeUnifiedAgentLoop({ provider, tools, ctx, state, answer: "teal" }),
+      runAgentLoop({ provider, tools, ctx, from: { kind: "suspended", state, answer: "teal" } }),
       (e) => {
         after.push(e);
       },

@@ -5,12 +5,13 @@ import {
   defineTool,
   drainLoop,
   type LlmCallRecord,
+  type LoopCommon,
   type LoopContext,
   type LoopEvent,
   type LoopResult,
   ok,
-  type RunLoopParams,
-  runUnifiedAgentLoop,
+  runAgentLoop,
+  type StartFrom,
   type Tool,
   type TurnBudgetOptions,
 } from "../../src/index.js";
@@ -35,7 +36,7 @@ export async function runLoop(
   options: {
     limits?: Partial<BudgetLimits>;
     budget?: TurnBudgetOptions;
-    params?: Partial<RunLoopParams>;
+    params?: Partial<Omit<LoopCommon, "provider" | "tools" | "ctx"> & Omit<StartFrom, "kind">>;
     ctx?: LoopContext;
     onEvent?: (event: LoopEvent) => void;
   } = {},
@@ -49,15 +50,24 @@ export async function runLoop(
       onLlmCall: (r) => records.push(r),
     });
   const events: LoopEvent[] = [];
+  const {
+    model = "gpt-4o",
+    systemPrompt = "You are a test agent.",
+    history = [{ role: "user", content: "hello" }],
+    ...common
+  } = options.params ?? {};
   const result = await drainLoop(
-    runUnifiedAgentLoop({
+    runAgentLoop({
       provider,
-      model: "gpt-4o",
-      systemPrompt: "You are a test agent.",
-      history: [{ role: "user", content: "hello" }],
+      from: {
+        kind: "start",
+        model,
+        systemPrompt,
+        history,
+      },
       tools,
       ctx,
-      ...options.params,
+      ...common,
     }),
     (e) => {
       events.push(e);

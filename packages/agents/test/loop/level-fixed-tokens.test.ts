@@ -3,6 +3,7 @@ import { z } from "zod";
 import { createLoopContext, defineTool, ok, runSubtaskTool, type Tool } from "../../src/index.js";
 import { createLevel } from "../../src/loop/level.js";
 import { estimateTextTokens } from "../../src/loop/prune-history.js";
+import { runLevel } from "../../src/loop/run-level.js";
 import { ScriptedProvider } from "../../src/testing/index.js";
 
 const tool = (name: string, description: string): Tool =>
@@ -21,15 +22,18 @@ describe("a level's fixed token estimate (system prompt and tool specs)", () => 
     runSubtaskTool,
   ];
   const level = (toolbelt: Tool[], outputSchema?: Record<string, unknown>) =>
-    createLevel({
-      provider: new ScriptedProvider(() => ({ text: "done" })),
-      model: "m",
-      systemPrompt: "You are a bench.",
-      history: [],
-      tools: toolbelt,
-      ctx: createLoopContext({}, { wallClockTimer: false }),
-      ...(outputSchema && { outputSchema, depth: 1, parentId: "p" }),
-    });
+    createLevel(
+      {
+        provider: new ScriptedProvider(() => ({ text: "done" })),
+        model: "m",
+        systemPrompt: "You are a bench.",
+        history: [],
+        tools: toolbelt,
+        ctx: createLoopContext({}, { wallClockTimer: false }),
+        ...(outputSchema && { outputSchema, depth: 1, parentId: "p" }),
+      },
+      runLevel,
+    );
 
   test("equals the estimate of the whole specs array as JSON, first and again from the cache", () => {
     // Wrapped anew (as the approval gate does each turn): other tool objects, the same schemas.

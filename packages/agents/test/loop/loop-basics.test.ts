@@ -4,7 +4,7 @@ import { defineTool, ok } from "../../src/index.js";
 import { ScriptedProvider } from "../../src/testing/index.js";
 import { deferred, echoTool, runLoop, toolUpdates } from "./helpers.js";
 
-describe("runUnifiedAgentLoop", () => {
+describe("runAgentLoop from a start", () => {
   test("zero tool calls: one text result and no nested events", async () => {
     const provider = new ScriptedProvider([{ text: ["Hel", "lo"] }]);
     const { events, result } = await runLoop(provider, [echoTool]);

@@ -4,7 +4,7 @@ import {
   createLoopContext,
   drainLoop,
   type ModelMessage,
-  resumeUnifiedAgentLoop,
+  runAgentLoop,
   runSubtaskTool,
   type SuspendedState,
 } from "../../src/index.js";
@@ -62,7 +62,9 @@ describe("ctx.onMessage", () => {
     const seen: Seen[] = [];
     const ctx = createLoopContext({}, { wallClockTimer: false, onMessage: collect(seen) });
     const state = first.result.pending as SuspendedState;
-    await drainLoop(resumeUnifiedAgentLoop({ provider, tools, ctx, state, answer: "blue" }));
+    await drainLoop(
+      runAgentLoop({ provider, tools, ctx, from: { kind: "suspended", state, answer: "blue" } }),
+    );
     expect(seen.map(brief)).toEqual(["0:tool:e1", "0:tool:q", "0:assistant:blue it is"]);
   });
 });

@@ -7,7 +7,7 @@ import {
   drainLoop,
   type LoopEvent,
   type ProviderRequest,
-  resumeUnifiedAgentLoop,
+  runAgentLoop,
   runSubtaskTool,
   type SuspendedState,
   waitingCalls,
@@ -57,7 +57,7 @@ const stored = (state: SuspendedState | undefined) => JSON.parse(JSON.stringify(
 async function resume(provider: ScriptedProvider, state: SuspendedState, answer: string) {
   const events: LoopEvent[] = [];
   const result = await drainLoop(
-    resumeUnifiedAgentLoop({ provider, tools, ctx: freshCtx(), state, answer }),
+    runAgentLoop({ provider, tools, ctx: freshCtx(), from: { kind: "suspended", state, answer } }),
     (e) => {
       events.push(e);
     },

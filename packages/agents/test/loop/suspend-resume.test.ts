@@ -7,7 +7,7 @@ import {
   drainLoop,
   type LoopEvent,
   type ProviderRequest,
-  resumeUnifiedAgentLoop,
+  runAgentLoop,
   runSubtaskTool,
   type SuspendedState,
 } from "../../src/index.js";
@@ -89,7 +89,7 @@ describe("suspension and resume", () => {
     const ctx = createLoopContext({}, { wallClockTimer: false });
     const events: LoopEvent[] = [];
     const result = await drainLoop(
-      resumeUnifiedAgentLoop({ provider, tools, ctx, state: stored, answer: "blue" }),
+      runAgentLoop({ provider, tools, ctx, from: { kind: "suspended", state: stored, answer: "blue" } }),
       (e) => {
         events.push(e);
       },
@@ -132,24 +132,22 @@ describe("suspension and resume", () => {
     const first = await runLoop(provider, tools);
     const ctx = () => createLoopContext({}, { wallClockTimer: false });
     const second = await drainLoop(
-      resumeUnifiedAgentLoop({
+      runAgentLoop({
         provider,
         tools,
         ctx: ctx(),
-        state: first.result.pending as SuspendedState,
-        answer: "a0",
+        from: { kind: "suspended", state: first.result.pending as SuspendedState, answer: "a0" },
       }),
     );
     expect(second.status).toBe("waiting_user");
     expect(second.pending?.toolCallId).toBe("q1");
     expect(second.pending?.levels.map((l) => l.pendingCall.id)).toEqual(["sub", "q1"]);
     const third = await drainLoop(
-      resumeUnifiedAgentLoop({
+      runAgentLoop({
         provider,
         tools,
         ctx: ctx(),
-        state: second.pending as SuspendedState,
-        answer: "a1",
+        from: { kind: "suspended", state: second.pending as SuspendedState, answer: "a1" },
       }),
     );
     expect(third).toMatchObject({ status: "complete", text: "root: child done" });

@@ -7,7 +7,7 @@ import {
   drainLoop,
   type LoopEvent,
   type ProviderRequest,
-  resumeUnifiedAgentLoop,
+  runAgentLoop,
   type SuspendedState,
 } from "../../src/index.js";
 import { ScriptedProvider, type ScriptedStep } from "../../src/testing/index.js";
@@ -79,9 +79,12 @@ const resume = async (
 ) => {
   const events: LoopEvent[] = [];
   const ctx = createLoopContext({}, { wallClockTimer: false });
-  const result = await drainLoop(resumeUnifiedAgentLoop({ provider, tools, ctx, state, answer }), (e) => {
-    events.push(e);
-  });
+  const result = await drainLoop(
+    runAgentLoop({ provider, tools, ctx, from: { kind: "suspended", state, answer } }),
+    (e) => {
+      events.push(e);
+    },
+  );
   return { events, result };
 };
 

@@ -7,7 +7,7 @@ import {
   type LlmCallRecord,
   ok,
   type Provider,
-  runUnifiedAgentLoop,
+  runAgentLoop,
   type Tool,
 } from "../../src/index.js";
 import { readFixture } from "./helpers/fixtures.js";
@@ -44,11 +44,14 @@ async function runTurn(provider: Provider, tools: Tool[]) {
   const records: LlmCallRecord[] = [];
   const ctx = createLoopContext({}, { wallClockTimer: false, onLlmCall: (r) => records.push(r) });
   const result = await drainLoop(
-    runUnifiedAgentLoop({
+    runAgentLoop({
       provider,
-      model: "test-model",
-      systemPrompt: "You are a test agent.",
-      history: [{ role: "user", content: "go" }],
+      from: {
+        kind: "start",
+        model: "test-model",
+        systemPrompt: "You are a test agent.",
+        history: [{ role: "user", content: "go" }],
+      },
       tools,
       ctx,
     }),
@@ -56,7 +59,7 @@ async function runTurn(provider: Provider, tools: Tool[]) {
   return { result, records };
 }
 
-describe("a whole turn through runUnifiedAgentLoop on a real adapter", () => {
+describe("a whole turn through runAgentLoop on a real adapter", () => {
   it("OpenAI: two parallel tool calls (recorded stream), results paired, final answer, usage summed", async () => {
     const before = server.requests.length;
     const together = barrier(2);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { TurnBudget } from "../../src/budget/turn-budget.js";
-import { USER_STOP } from "../../src/loop/aborted-status.js";
+import { abortTurn, SHUTDOWN, USER_STOP } from "../../src/loop/aborted-status.js";
 import { nodeError, nodeOk } from "../../src/workflows/node-type.js";
 import { runWorkflow } from "../../src/workflows/run-workflow.js";
 import { deferred, drain, edge, nodeStatuses, stringRegistry, testNode } from "./helpers.js";
@@ -157,7 +157,7 @@ describe("runWorkflow", () => {
     await gen.next();
     await gen.next();
     await started.promise;
-    shutdown.abort("shutdown");
+    abortTurn(shutdown, SHUTDOWN);
     const rest = await drain(gen);
     expect(rest.frames.at(-1)).toMatchObject({ type: "job_update", status: "cancelled" });
     expect(rest.result.status).toBe("interrupted");

@@ -7,7 +7,7 @@ export type ThreadGrantCheck = (toolName: string) => Promise<boolean>;
 /**
  * Wraps a tool whose class the policy gates with `ask`: unless the user allowed it for the thread, a
  * call suspends the turn with an approval request instead of running. On `allow`, the resumed loop
- * runs the call with the original, unwrapped tool (see resumeUnifiedAgentLoop's `approved` answer).
+ * runs the call with the original, unwrapped tool (see runAgentLoop's `approved` answer from a suspension).
  */
 export function withApproval(tool: Tool, granted: ThreadGrantCheck): Tool {
   return {

@@ -1,7 +1,7 @@
 import {
-  continueFromCheckpoint,
   ExecutionTreeBuilder,
   type LoopContext,
+  runAgentLoop,
   withFreshIterations,
 } from "@agentwire-chat/agents";
 import { AgentwireError, type StoredMessage } from "@agentwire-chat/protocol";
@@ -92,15 +92,13 @@ export async function extendTurn(
       const belt = await turnToolbelt(chat, scope, saved.memoryEnabled, run.logger, run.repos);
       if (belt.guidance !== undefined) ctx.guidance = belt.guidance;
       const context = await currentContextReport(run.repos, userId, thread.id, chat, ctx);
-      return continueFromCheckpoint({
+      return runAgentLoop({
         ...(context && { context }),
         provider,
         tools: belt.tools,
         ctx,
-        checkpoint: saved.state,
-        model: saved.model,
+        from: { kind: "checkpoint", checkpoint: saved.state, model: saved.model, after: "budget" },
         signal: run.turn.abort.signal,
-        after: "budget",
       });
     },
   });

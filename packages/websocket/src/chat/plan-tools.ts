@@ -4,8 +4,8 @@ import {
   type LoopResult,
   type PlanStore,
   type RunLoopParams,
+  runAgentLoop,
   runApprovedPlan,
-  runUnifiedAgentLoop,
   type Tool,
 } from "@agentwire-chat/agents";
 import type { ChatContext, Plan } from "@agentwire-chat/protocol";
@@ -60,6 +60,9 @@ export type ApprovedPlan = { plan: Plan; store: PlanStore };
 export function rootLoop(
   approved: ApprovedPlan | undefined,
 ): (params: RunLoopParams) => AsyncGenerator<LoopEvent, LoopResult> {
-  if (!approved) return runUnifiedAgentLoop;
+  if (!approved) {
+    return ({ model, systemPrompt, history, ...common }) =>
+      runAgentLoop({ ...common, from: { kind: "start", model, systemPrompt, history } });
+  }
   return (params) => runApprovedPlan({ ...params, plan: approved.plan, store: approved.store });
 }

@@ -1,4 +1,4 @@
-import { continueFromCheckpoint, type LoopContext, type Provider } from "@agentwire-chat/agents";
+import { type LoopContext, type Provider, runAgentLoop } from "@agentwire-chat/agents";
 import { AgentwireError, RESTART_DETAIL, type ServerFrame } from "@agentwire-chat/protocol";
 import {
   type FrameLog,
@@ -132,13 +132,12 @@ async function fromCheckpoint(
   const belt = await turnToolbelt(chat, scope, saved.memoryEnabled, run.logger, repos);
   if (belt.guidance !== undefined) ctx.guidance = belt.guidance;
   const context = await currentContextReport(repos, turn.userId, turn.threadId, chat, ctx);
-  return continueFromCheckpoint({
+  return runAgentLoop({
     ...(context && { context }),
     provider,
     tools: belt.tools,
     ctx,
-    checkpoint: saved.state,
-    model: saved.model,
+    from: { kind: "checkpoint", checkpoint: saved.state, model: saved.model },
     signal: turn.abort.signal,
   });
 }

@@ -1,11 +1,12 @@
 import {
+  abortTurn,
   type ContextReport,
   contextReport,
   ExecutionTreeBuilder,
   type LoopContext,
   type ResumeAnswer,
   renderScratchpad,
-  resumeUnifiedAgentLoop,
+  runAgentLoop,
   type Tool,
   USER_STOP,
   UsageAccumulator,
@@ -117,15 +118,18 @@ export async function resumeTurn(
       if (belt.guidance !== undefined) ctx.guidance = belt.guidance;
       const given = await answer(belt.unwrapped);
       const context = await currentContextReport(run.repos, userId, turn.threadId, chat, ctx);
-      return resumeUnifiedAgentLoop({
+      return runAgentLoop({
         ...(context && { context }),
         provider,
         tools: belt.tools,
         ctx,
-        state: saved.state,
-        answer: given,
-        model: saved.model,
-        openFor: openDurations(waiting.tree),
+        from: {
+          kind: "suspended",
+          state: saved.state,
+          answer: given,
+          model: saved.model,
+          openFor: openDurations(waiting.tree),
+        },
         signal: turn.abort.signal,
       });
     },
@@ -138,7 +142,7 @@ export async function stopWaitingTurn(
   chat: ChatServices,
   waiting: WaitingTurn,
 ): Promise<void> {
-  waiting.turn.abort.abort(USER_STOP);
+  abortTurn(waiting.turn.abort, USER_STOP);
   const run = turnSegmentOf(chat, waiting.turn, conn.repos, conn.logger, setupOf(waiting));
   await closeWaitingCalls(run, waiting.saved.state);
   await endTurn(run, { status: "stopped", usage: new UsageAccumulator().snapshot() }, waiting.saved.text);

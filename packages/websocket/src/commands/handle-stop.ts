@@ -1,4 +1,4 @@
-import { USER_STOP } from "@agentwire-chat/agents";
+import { abortTurn, USER_STOP } from "@agentwire-chat/agents";
 import { AgentwireError } from "@agentwire-chat/protocol";
 import { stopWaitingTurn, waitingTurn } from "../chat/resume-turn.js";
 import { ownThread } from "../turns/watch-turn.js";
@@ -10,7 +10,7 @@ export const handleStop: ChatCommandHandler<"stop"> = async (frame, conn, chat) 
   const live = chat.turns.get(thread.id);
   if (live && live.status === "running") {
     // The turn's driver sees the abort, stores the partial answer and sends generation_stopped.
-    live.abort.abort(USER_STOP);
+    abortTurn(live.abort, USER_STOP);
     return;
   }
   const owner = await chat.coordination?.remoteOwner(thread.id);

@@ -1,12 +1,7 @@
+import { HANDOVER } from "@agentwire-chat/agents";
 import type { ActiveTurn } from "./active-turn.js";
 import { settleWrites } from "./end-turn.js";
 import type { TurnSegment } from "./turn-segment.js";
-
-/**
- * The abort reason of a rolling deploy's handover: not a user's stop, not an interruption. The turn
- * stops where it is and another instance continues it from its last checkpoint.
- */
-export const HANDOVER = "handover";
 
 /** True once the turn was aborted to be handed over (and its route can continue from a checkpoint). */
 export function handingOver(turn: ActiveTurn): boolean {

@@ -1,3 +1,4 @@
+import { abortTurn, LEASE_LOST } from "@agentwire-chat/agents";
 import { AgentwireError } from "@agentwire-chat/protocol";
 import type { FrameLog, Repositories } from "@agentwire-chat/storage";
 import type { FastifyBaseLogger } from "fastify";
@@ -81,7 +82,7 @@ export async function openTurn(services: TurnServices, opening: TurnOpening): Pr
   let announced = false;
   try {
     // Across instances next; the row is written only once the thread is ours everywhere.
-    if (!(await coordination.claim(threadId, turnId, () => turn.abort.abort("lease_lost"))))
+    if (!(await coordination.claim(threadId, turnId, () => abortTurn(turn.abort, LEASE_LOST))))
       throw new AgentwireError("busy", BUSY);
     undo.push(() => coordination.release(threadId, turnId));
     const [claimed, setup] = await Promise.allSettled([turn.log.claim(threadId), opening.rows(turn)]);

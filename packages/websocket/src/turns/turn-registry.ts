@@ -1,6 +1,6 @@
+import { abortTurn, HANDOVER, SHUTDOWN } from "@agentwire-chat/agents";
 import type { FrameLog } from "@agentwire-chat/storage";
 import { ActiveTurn } from "./active-turn.js";
-import { HANDOVER } from "./hand-over-turn.js";
 
 export type TurnRegistryOptions = {
   /** How long an ended turn stays visible to `get` (observers, tools that finish late). */
@@ -117,7 +117,7 @@ export class TurnRegistry {
    */
   async handOver(timeoutMs: number): Promise<void> {
     const running = this.active().filter((t) => t.status === "running" && t.continuable);
-    for (const turn of running) turn.abort.abort(HANDOVER);
+    for (const turn of running) abortTurn(turn.abort, HANDOVER);
     await settledOrDeadline(
       running.map((t) => t.driving),
       timeoutMs,
@@ -130,9 +130,9 @@ export class TurnRegistry {
    */
   async shutdown(timeoutMs: number): Promise<void> {
     const running = this.active().filter((t) => t.status === "running");
-    for (const turn of running) turn.abort.abort("shutdown");
+    for (const turn of running) abortTurn(turn.abort, SHUTDOWN);
     const side = [...this.sideWork.values()];
-    for (const work of side) work.stop.abort("shutdown");
+    for (const work of side) abortTurn(work.stop, SHUTDOWN);
     await settledOrDeadline([...running.map((t) => t.driving), ...side.map((w) => w.done)], timeoutMs);
   }
 }

@@ -1,6 +1,6 @@
 import { agentStateOnWire } from "@agentwire-chat/protocol";
-import type { LoopEvent } from "../turn/loop-event.js";
-import type { SuspendedState } from "../turn/suspended-state.js";
+import type { LoopEvent } from "./loop-event.js";
+import type { SuspendedState } from "./suspended-state.js";
 
 /** The frames that tell the client the turn waits: the question (or approval request), then the state. */
 export function* suspensionEvents(state: SuspendedState): Generator<LoopEvent> {

@@ -1,7 +1,7 @@
-import { type CallOutcome, errorOutcome, outputText } from "../loop/call-outcome.js";
-import { crashRef, type ToolCrash } from "../loop/tool-crash.js";
 import type { ToolOutcome } from "../tools/tool.js";
+import { type CallOutcome, errorOutcome, outputText } from "../turn/call-outcome.js";
 import type { SuspendedLevel, SuspendedState } from "../turn/suspended-state.js";
+import { crashRef, type ToolCrash } from "./tool-crash.js";
 
 /** The level a tool call runs in, as far as its waiting subtask's node needs it. */
 type Owner = { depth: number; toolNames: string[] | null };

@@ -1,40 +1,19 @@
-import { type CallOutcome, errorOutcome } from "../loop/call-outcome.js";
-import type { LoopResult } from "../loop/loop-result.js";
-import type { RunLoopParams } from "../loop/run-loop-params.js";
+import { runLevel } from "../loop/run-level.js";
 import { endEvent } from "../loop/run-tool-calls.js";
-import { runUnifiedAgentLoop } from "../loop/run-unified-agent-loop.js";
-import { truncateResult } from "../loop/truncate-result.js";
 import type { ToolModelMessage } from "../providers/model-message.js";
 import { subtaskOutcome } from "../subtask/subtask-outcome.js";
 import type { Tool } from "../tools/tool.js";
+import { truncateResult } from "../tools/truncate-result.js";
+import { askDeferred } from "../turn/ask-deferred.js";
+import { type CallOutcome, errorOutcome } from "../turn/call-outcome.js";
 import type { LoopEvent } from "../turn/loop-event.js";
+import type { LoopResult } from "../turn/loop-result.js";
 import type { SuspendedLevel, SuspendedState } from "../turn/suspended-state.js";
+import { suspensionEvents } from "../turn/suspension-events.js";
 import { UsageAccumulator } from "../usage/usage-accumulator.js";
-import { askDeferred } from "./ask-deferred.js";
 import { resumeApprovedCall } from "./resume-approved-call.js";
+import type { ResumeParams } from "./resume-params.js";
 import { resolveTools, resumeToolLevel, type ToolLevelRun } from "./resume-tool-level.js";
-import { suspensionEvents } from "./suspension-events.js";
-
-/** What resuming needs beside the saved state: the same provider, root toolbelt and turn context. */
-export type ResumeParams = Pick<RunLoopParams, "provider" | "tools" | "ctx" | "signal" | "maxTokens"> & {
-  /** The root's context numbers: its model calls send `context_usage` again after the answer. */
-  context?: RunLoopParams["context"];
-  state: SuspendedState;
-  answer: ResumeAnswer;
-  /** Defaults to the model the turn was started with. */
-  model?: string;
-  /**
-   * How long each waiting call (by id) had been open when the answer came, wait included: its
-   * `end` counts from then, not from the resume (a subtask that waited 12 s on the user took 12 s).
-   */
-  openFor?: Readonly<Record<string, number>>;
-};
-
-/**
- * How the pending call is answered: its result (the user's answer, a denial), or, for an approval,
- * the approved tool (unwrapped from its gate), which then runs as the call with the suspension's args.
- */
-export type ResumeAnswer = string | { content: string; isError?: boolean } | { approved: Tool };
 
 /**
  * Continues a suspended turn tree: the deepest level gets the answer as its pending call's result and
@@ -44,7 +23,7 @@ export type ResumeAnswer = string | { content: string; isError?: boolean } | { a
  * A level whose parallel sibling calls waited too (`deferred`) asks the next of them before it runs on.
  * An approved call first runs as the deepest level's pending call, and its result is the answer.
  */
-export async function* resumeUnifiedAgentLoop(p: ResumeParams): AsyncGenerator<LoopEvent, LoopResult> {
+export async function* resumeSuspended(p: ResumeParams): AsyncGenerator<LoopEvent, LoopResult> {
   const { state } = p;
   const usage = new UsageAccumulator();
   const now = p.ctx.now ?? (() => performance.now());
@@ -109,7 +88,7 @@ export async function* resumeUnifiedAgentLoop(p: ResumeParams): AsyncGenerator<L
       const results = inCallOrder(level, answered);
       // The results are new messages of this level: report them like the loop reports its own.
       for (const m of results) p.ctx.onMessage?.(m, { depth: level.depth, parentId: level.parentId });
-      const result = yield* runUnifiedAgentLoop({
+      const result = yield* runLevel({
         provider: p.provider,
         model: p.model ?? state.model,
         systemPrompt: level.systemPrompt,

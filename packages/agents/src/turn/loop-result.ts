@@ -2,7 +2,7 @@ import { TurnStatus, type TurnUsage } from "@agentwire-chat/protocol";
 import type { z } from "zod";
 import type { BudgetBreach } from "../budget/turn-budget.js";
 import type { ModelMessage } from "../providers/model-message.js";
-import type { SuspendedState } from "../turn/suspended-state.js";
+import type { SuspendedState } from "./suspended-state.js";
 
 /**
  * How a level ends, in turn words: `waiting_user` when it suspended (a question or an approval),

@@ -1,5 +1,5 @@
-import type { SuspendedState } from "../turn/suspended-state.js";
-import type { Suspension } from "../turn/suspension.js";
+import type { SuspendedState } from "./suspended-state.js";
+import type { Suspension } from "./suspension.js";
 
 /** How one tool call ended, before truncation. */
 export type CallOutcome =

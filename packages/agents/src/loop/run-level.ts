@@ -1,9 +1,9 @@
-import { suspensionEvents } from "../suspend/suspension-events.js";
 import type { LoopEvent } from "../turn/loop-event.js";
+import type { LoopResult, LoopStatus } from "../turn/loop-result.js";
+import { suspensionEvents } from "../turn/suspension-events.js";
 import { callModel } from "./call-model.js";
 import { createLevel, type Level } from "./level.js";
 import { checkpointEvent } from "./level-state.js";
-import type { LoopResult, LoopStatus } from "./loop-result.js";
 import { assertNever, type NextStep } from "./next-step.js";
 import type { RunLoopParams } from "./run-loop-params.js";
 import { runToolsStep } from "./run-tools-step.js";
@@ -17,8 +17,8 @@ const FINISH_REMINDER =
  * stop or a limit. Yields protocol events; returns how the level ended. Never throws for a model,
  * tool or provider failure: those are results.
  */
-export async function* runUnifiedAgentLoop(params: RunLoopParams): AsyncGenerator<LoopEvent, LoopResult> {
-  const level = createLevel(params);
+export async function* runLevel(params: RunLoopParams): AsyncGenerator<LoopEvent, LoopResult> {
+  const level = createLevel(params, runLevel);
   const root = level.depth === 0;
   const freeze = () => level.budget.freeze();
   if (root) params.signal?.addEventListener("abort", freeze, { once: true });

@@ -1,5 +1,5 @@
 import type { ToolModelMessage } from "../providers/model-message.js";
-import type { SuspendedLevel, SuspendedState } from "../turn/suspended-state.js";
+import type { SuspendedLevel, SuspendedState } from "./suspended-state.js";
 
 /**
  * After level `i`'s pending call is answered: when a sibling call of that level still waits (a

@@ -1,31 +1,36 @@
-import type { LoopResult } from "../loop/loop-result.js";
+import type { LoopCommon } from "../loop/loop-common.js";
+import { runLevel } from "../loop/run-level.js";
 import { endEvent, SKIPPED, startEvent } from "../loop/run-tool-calls.js";
-import { runUnifiedAgentLoop } from "../loop/run-unified-agent-loop.js";
-import { truncateResult } from "../loop/truncate-result.js";
 import type { ToolModelMessage } from "../providers/model-message.js";
 import type { ToolCallEvent } from "../providers/provider-event.js";
 import { RUN_SUBTASK } from "../subtask/run-subtask-tool.js";
 import { subtaskOutcome } from "../subtask/subtask-outcome.js";
 import type { Tool } from "../tools/tool.js";
+import { truncateResult } from "../tools/truncate-result.js";
 import type { Checkpoint, CheckpointLevel } from "../turn/checkpoint.js";
 import { openCalls } from "../turn/checkpoint-tree.js";
 import type { LoopEvent } from "../turn/loop-event.js";
+import type { LoopResult } from "../turn/loop-result.js";
 import type { DeferredCall, SuspendedState } from "../turn/suspended-state.js";
+import { suspensionEvents } from "../turn/suspension-events.js";
 import { UsageAccumulator } from "../usage/usage-accumulator.js";
 import { resolveTools } from "./resume-tool-level.js";
-import type { ResumeParams } from "./resume-unified-agent-loop.js";
-import { suspensionEvents } from "./suspension-events.js";
 
-/** What continuing needs beside the checkpoint: the same provider, root toolbelt and turn context. */
-export type ContinueParams = Omit<ResumeParams, "state" | "answer"> & {
+/**
+ * A turn continued from its last checkpoint. Without `after` the process that ran it died: calls in
+ * flight may have run. `after: "budget"`: the turn stopped at a limit (see withFreshIterations), so
+ * the calls the checkpoint leaves open never started, and they all run.
+ */
+export type CheckpointFrom = {
+  kind: "checkpoint";
   checkpoint: Checkpoint;
-  /**
-   * Why the turn stopped there. `crash` (the default): calls in flight may have run. `budget`: the
-   * turn stopped at a limit (see withFreshIterations), so the calls the checkpoint leaves open never
-   * started, and they all run.
-   */
-  after?: "crash" | "budget";
+  after?: "budget";
+  /** Defaults to the model the turn was started with. */
+  model?: string;
 };
+
+/** What continuing needs: the checkpoint, and the same provider, root toolbelt and turn context. */
+export type ContinueParams = LoopCommon & Omit<CheckpointFrom, "kind">;
 
 /** The result of a call that was running when the process died and cannot safely run twice. */
 export const RESTARTED = "the server restarted before this call finished";
@@ -44,9 +49,9 @@ export function isIdempotent(tool: Tool | undefined): boolean {
  * decides. Then each level goes on as before the crash: the model call that was in flight is made again.
  * A continued subtask that asks the user suspends the turn as it would have before the crash (the
  * batch's calls not yet run are skipped, as beside any call that waits). With `after: "budget"` it
- * continues the state a limit stopped the turn at (see ContinueParams).
+ * continues the state a limit stopped the turn at (see CheckpointFrom).
  */
-export function continueFromCheckpoint(p: ContinueParams): AsyncGenerator<LoopEvent, LoopResult> {
+export function continueCheckpoint(p: ContinueParams): AsyncGenerator<LoopEvent, LoopResult> {
   return continueLevel(p, p.checkpoint.root);
 }
 
@@ -114,7 +119,7 @@ async function* continueLevel(
   }
   // New messages of the level, reported like the loop reports its own (the server stores the root's).
   for (const m of answered) p.ctx.onMessage?.(m, { depth: level.depth, parentId: level.parentId });
-  const result = yield* runUnifiedAgentLoop({
+  const result = yield* runLevel({
     provider: p.provider,
     model: p.model ?? p.checkpoint.model,
     systemPrompt: level.systemPrompt,
