@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { McpServersStatus, ServerFrame } from "@agentwire-chat/protocol";
+import { TestClient } from "@agentwire-chat/testkit/harness";
+import { type OpenAIMock, startOpenAIMock } from "@agentwire-chat/testkit/openai-sse-mock";
+import { until } from "@agentwire-chat/testkit/until";
 import { createLogger } from "@agentwire-chat/websocket";
 import { afterEach, describe, expect, it } from "vitest";
-import { type OpenAIMock, startOpenAIMock } from "../../../packages/websocket/test/chat/openai-sse-mock.js";
-import { TestClient } from "../../../packages/websocket/test/harness.js";
-import { until } from "../../../packages/websocket/test/support/until.js";
 import { loadConfig } from "../src/config.js";
 import { type RunningServer, startServer } from "../src/start-server.js";
 

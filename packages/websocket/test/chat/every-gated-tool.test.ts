@@ -16,6 +16,9 @@ import {
 import { ScriptedProvider, type ScriptedStep } from "@agentwire-chat/agents/testing";
 import { contentText, type ServerFrame } from "@agentwire-chat/protocol";
 import type { Repositories } from "@agentwire-chat/storage";
+import { expectWellFormedTurn, isDone } from "@agentwire-chat/testkit/chat-harness";
+import { startTestServer, type TestClient, type TestServer } from "@agentwire-chat/testkit/harness";
+import { translateGraph } from "@agentwire-chat/testkit/route-harness";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { turnToolbelt } from "../../src/chat/turn-toolbelt.js";
 import {
@@ -29,10 +32,7 @@ import {
   ToolPolicyConfig,
   UIToolProxy,
 } from "../../src/index.js";
-import { startTestServer, type TestClient, type TestServer } from "../harness.js";
 import { tempDir } from "../tools/tool-helpers.js";
-import { translateGraph } from "../workflows/route-harness.js";
-import { expectWellFormedTurn, isDone } from "./chat-harness.js";
 import { expectStartsEnded, storedMessages } from "./turn-helpers.js";
 
 // Issue 23: an approved call runs exactly as the same call runs ungated (context, lock, permit, budget,

@@ -3,14 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Cluster, startCluster } from "@agentwire-chat/cluster";
 import type { Storage, TurnRow } from "@agentwire-chat/storage";
+import { openTestStorage } from "@agentwire-chat/testkit/harness";
+import { redisMissing, startRedis, type TestRedis } from "@agentwire-chat/testkit/redis-server";
+import { skipMissingService } from "@agentwire-chat/testkit/skip-missing-service";
+import { until } from "@agentwire-chat/testkit/until";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logging/create-logger.js";
 import { TurnRegistry } from "../../src/turns/turn-registry.js";
-import { openTestStorage } from "../harness.js";
-import { redisMissing, startRedis, type TestRedis } from "../support/redis-server.js";
-import { skipMissingService } from "../support/skip-missing-service.js";
-import { until } from "../support/until.js";
 
 /**
  * The dead-turn sweep of a real cluster instance on a real Redis and a real SQLite file: a turn

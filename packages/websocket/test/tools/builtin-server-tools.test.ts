@@ -3,6 +3,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createMemoryTools, InMemoryPinStore, McpManager, type Tool } from "@agentwire-chat/agents";
 import type { Repositories, Storage } from "@agentwire-chat/storage";
+import {
+  type ChatTestServer,
+  expectWellFormedTurn,
+  startChatServer,
+} from "@agentwire-chat/testkit/chat-harness";
+import { openTestStorage } from "@agentwire-chat/testkit/harness";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   createBuiltinServerTools,
@@ -10,8 +16,6 @@ import {
   resolveToolPolicy,
   ToolPolicies,
 } from "../../src/index.js";
-import { type ChatTestServer, expectWellFormedTurn, startChatServer } from "../chat/chat-harness.js";
-import { openTestStorage } from "../harness.js";
 import { injectedModel, injectedTurn, tempDir, toolEnds } from "./tool-helpers.js";
 
 const FIXTURE = fileURLToPath(

@@ -15,10 +15,6 @@ import {
 import type { FrameLog, FrameLogMemory, Repositories, Storage } from "@agentwire-chat/storage";
 import { openPostgres, postgresStorage } from "@agentwire-chat/storage/postgres";
 import { openDatabase, sqliteHandle, sqliteStorage } from "@agentwire-chat/storage/sqlite";
-import type { FastifyInstance } from "fastify";
-import pg from "pg";
-import { inject } from "vitest";
-import WebSocket from "ws";
 import {
   type AgentwireServices,
   type AuthSettings,
@@ -29,7 +25,11 @@ import {
   hashApiToken,
   type ReadinessChecks,
   type ServerLimitsInput,
-} from "../src/index.js";
+} from "@agentwire-chat/websocket";
+import type { FastifyInstance } from "fastify";
+import pg from "pg";
+import { inject } from "vitest";
+import WebSocket from "ws";
 
 /**
  * AGENTWIRE_TEST_DB=postgres runs every harness server on Postgres (vitest.pg.config.ts starts one
