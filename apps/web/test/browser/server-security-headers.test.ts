@@ -3,6 +3,7 @@ import { mkdtemp } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { scriptedProviderModule } from "@agentwire-chat/testkit/fixtures";
 import { launchBrowser } from "@agentwire-chat/testkit/launch-browser";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -12,7 +13,7 @@ import { type RunningServer, startServer } from "../../../server/src/start-serve
 import { ChatPage } from "./chat-page.js";
 import { buildApp } from "./serve-app.js";
 
-const provider = join(import.meta.dirname, "../../../server/test/fixtures/scripted-provider.ts");
+const provider = scriptedProviderModule;
 
 /** A `securitypolicyviolation` event as the page saw it (the source says which script to blame). */
 type Violation = { directive: string; blocked: string; source: string };

@@ -1,6 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { createMemoryTools, InMemoryPinStore, McpManager, type Tool } from "@agentwire-chat/agents";
 import type { Repositories, Storage } from "@agentwire-chat/storage";
 import {
@@ -8,6 +7,7 @@ import {
   expectWellFormedTurn,
   startChatServer,
 } from "@agentwire-chat/testkit/chat-harness";
+import { mcpTestServer } from "@agentwire-chat/testkit/fixtures";
 import { openTestStorage } from "@agentwire-chat/testkit/harness";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
@@ -18,9 +18,7 @@ import {
 } from "../../src/index.js";
 import { injectedModel, injectedTurn, tempDir, toolEnds } from "./tool-helpers.js";
 
-const FIXTURE = fileURLToPath(
-  new URL("../../../agents/test/tools/fixtures/mcp-test-server.mjs", import.meta.url),
-);
+const FIXTURE = mcpTestServer;
 
 let dir: ReturnType<typeof tempDir>;
 let database: Storage | undefined;

@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { pgShape, type SchemaShape, sqliteShape } from "./schema-shape.js";
 
 const skip = skipMissingService(postgresMissing());
-const root = join(import.meta.dirname, "../../../..");
+const root = join(import.meta.dirname, "../../..");
 const pgMigrations = findMigrationsFolder("postgres");
 const journalEntries = (
   JSON.parse(readFileSync(join(pgMigrations, "meta", "_journal.json"), "utf8")) as { entries: unknown[] }
