@@ -1,5 +1,5 @@
 import type { TestProject } from "vitest/node";
-import { startPostgres, type TestPostgres } from "./packages/websocket/test/support/postgres-server.js";
+import { startPostgres, type TestPostgres } from "./packages/testkit/src/postgres-server.js";
 
 let server: TestPostgres | undefined;
 

@@ -12,10 +12,14 @@ export default defineConfig({
   test: {
     ...base.test,
     // Replaces the base lists (mergeConfig would append to them).
-    include: ["packages/websocket/test/**/*.test.ts"],
+    // Of the cluster's tests, the sweep and the command bus serve over a database; the others touch none.
+    include: [
+      "packages/websocket/test/**/*.test.ts",
+      "packages/cluster/test/dead-turn-sweep.test.ts",
+      "packages/cluster/test/command-bus.test.ts",
+    ],
     exclude: [
       "**/node_modules/**",
-      "packages/websocket/test/db/**",
       "packages/websocket/test/turns/frame-log*.test.ts",
       "packages/websocket/test/migrations.test.ts",
       "packages/websocket/test/chat/crash-recovery.test.ts",

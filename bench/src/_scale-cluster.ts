@@ -7,8 +7,8 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { startPostgres, type TestPostgres } from "../../packages/websocket/test/support/postgres-server.js";
-import { startRedis, type TestRedis } from "../../packages/websocket/test/support/redis-server.js";
+import { startPostgres, type TestPostgres } from "@agentwire-chat/testkit/postgres-server";
+import { startRedis, type TestRedis } from "@agentwire-chat/testkit/redis-server";
 import { serverProfileArgv } from "./_fork.js";
 
 const root = join(import.meta.dirname, "../..");

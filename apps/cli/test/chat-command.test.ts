@@ -1,11 +1,11 @@
 import { createProviderRegistry } from "@agentwire-chat/agents";
 import { ScriptedProvider } from "@agentwire-chat/agents/testing";
+import { type ChatTestServer, startChatServer } from "@agentwire-chat/testkit/chat-harness";
+import { freePort } from "@agentwire-chat/testkit/free-port";
+import { startTestServer, type TestServer } from "@agentwire-chat/testkit/harness";
+import { until } from "@agentwire-chat/testkit/until";
 import { createChatServices } from "@agentwire-chat/websocket";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ChatTestServer, startChatServer } from "../../../packages/websocket/test/chat/chat-harness.js";
-import { startTestServer, type TestServer } from "../../../packages/websocket/test/harness.js";
-import { freePort } from "../../../packages/websocket/test/support/free-port.js";
-import { until } from "../../../packages/websocket/test/support/until.js";
 import { runCliProcess } from "./support/cli-process.js";
 
 let server: ChatTestServer | undefined;

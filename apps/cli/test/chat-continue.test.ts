@@ -2,9 +2,10 @@
  * `agentwire chat` going on after a turn its budget stopped: `/continue` in an interactive session,
  * and the one-shot `chat --continue --thread ID`, in a pseudo-terminal against a real server.
  */
+
+import { type ChatTestServer, startChatServer } from "@agentwire-chat/testkit/chat-harness";
+import { echoTool } from "@agentwire-chat/testkit/test-tools";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ChatTestServer, startChatServer } from "../../../packages/websocket/test/chat/chat-harness.js";
-import { echoTool } from "../../../packages/websocket/test/chat/test-tools.js";
 import { type PtyRun, runInPty } from "./support/pty-screen.js";
 
 let server: ChatTestServer | undefined;

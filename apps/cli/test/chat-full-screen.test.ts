@@ -5,8 +5,8 @@
  */
 import type { ProviderRequest } from "@agentwire-chat/agents";
 import type { ScriptedStep } from "@agentwire-chat/agents/testing";
+import { type ChatTestServer, startChatServer } from "@agentwire-chat/testkit/chat-harness";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ChatTestServer, startChatServer } from "../../../packages/websocket/test/chat/chat-harness.js";
 import { type PtyRun, runInPty } from "./support/pty-screen.js";
 
 let server: ChatTestServer | undefined;

@@ -1,7 +1,8 @@
 /** `agentwire chat` on a draft plan: the CLI asks for the decision and follows the turn it starts. */
+
+import { type ChatTestServer, startChatServer } from "@agentwire-chat/testkit/chat-harness";
+import { script } from "@agentwire-chat/testkit/plan-script";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ChatTestServer, startChatServer } from "../../../packages/websocket/test/chat/chat-harness.js";
-import { script } from "../../../packages/websocket/test/plan/plan-script.js";
 import { runCliProcess } from "./support/cli-process.js";
 
 let server: ChatTestServer | undefined;

@@ -6,19 +6,11 @@ import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type ChatTestServer, gate, startChatServer } from "@agentwire-chat/testkit/chat-harness";
+import { killHard, restartServer, spawnCrashServer } from "@agentwire-chat/testkit/crash-server";
+import { startTcpProxy, type TcpProxy } from "@agentwire-chat/testkit/tcp-proxy";
+import { until } from "@agentwire-chat/testkit/until";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  killHard,
-  restartServer,
-  spawnCrashServer,
-} from "../../../packages/client/test/support/crash-server.js";
-import { startTcpProxy, type TcpProxy } from "../../../packages/client/test/support/tcp-proxy.js";
-import {
-  type ChatTestServer,
-  gate,
-  startChatServer,
-} from "../../../packages/websocket/test/chat/chat-harness.js";
-import { until } from "../../../packages/websocket/test/support/until.js";
 import type { RunningServer } from "../../server/src/start-server.js";
 import { runCliProcess } from "./support/cli-process.js";
 import { type PtyRun, runInPty } from "./support/pty-screen.js";

@@ -8,14 +8,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RESTART_DETAIL } from "@agentwire-chat/protocol";
+import type { ContinueScenario } from "@agentwire-chat/testkit/continue-scenarios";
+import { killHard, restartContinuing, spawnContinueServer } from "@agentwire-chat/testkit/crash-server";
+import { startTcpProxy, type TcpProxy } from "@agentwire-chat/testkit/tcp-proxy";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  killHard,
-  restartContinuing,
-  spawnContinueServer,
-} from "../../../packages/client/test/support/crash-server.js";
-import { startTcpProxy, type TcpProxy } from "../../../packages/client/test/support/tcp-proxy.js";
-import type { ContinueScenario } from "../../../packages/websocket/test/chat/continue-scenarios.js";
 import type { RunningServer } from "../../server/src/start-server.js";
 import { runCliProcess } from "./support/cli-process.js";
 

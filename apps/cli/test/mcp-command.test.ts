@@ -2,10 +2,11 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { mcpTestServer } from "@agentwire-chat/testkit/fixtures";
 import { afterEach, describe, expect, it } from "vitest";
 
 const root = join(import.meta.dirname, "../../..");
-const mcpServer = join(root, "packages/agents/test/tools/fixtures/mcp-test-server.mjs");
+const mcpServer = mcpTestServer;
 let dir: string | undefined;
 afterEach(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });

@@ -4,11 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ProviderRequest } from "@agentwire-chat/agents";
 import type { ScriptedStep } from "@agentwire-chat/agents/testing";
+import { type ChatTestServer, startChatServer } from "@agentwire-chat/testkit/chat-harness";
+import { testClient } from "@agentwire-chat/testkit/test-client";
+import { until } from "@agentwire-chat/testkit/until";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Client } from "../../../packages/client/src/index.js";
-import { testClient } from "../../../packages/client/test/support/test-client.js";
-import { type ChatTestServer, startChatServer } from "../../../packages/websocket/test/chat/chat-harness.js";
-import { until } from "../../../packages/websocket/test/support/until.js";
 import { runCliProcess } from "./support/cli-process.js";
 
 let server: ChatTestServer | undefined;

@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStorage } from "@agentwire-chat/storage";
 import { createSqliteRepositories, openDatabase } from "@agentwire-chat/storage/sqlite";
+import { postgresMissing, startPostgres } from "@agentwire-chat/testkit/postgres-server";
+import { skipMissingService } from "@agentwire-chat/testkit/skip-missing-service";
 import { createUserResolver } from "@agentwire-chat/websocket";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { postgresMissing, startPostgres } from "../../../packages/websocket/test/support/postgres-server.js";
-import { skipMissingService } from "../../../packages/websocket/test/support/skip-missing-service.js";
 import type { CliIo } from "../src/cli-io.js";
 import { runCli } from "../src/run-cli.js";
 

@@ -1,13 +1,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { scriptedProviderModule } from "@agentwire-chat/testkit/fixtures";
+import { TestClient } from "@agentwire-chat/testkit/harness";
 import { createLogger } from "@agentwire-chat/websocket";
 import { afterEach, describe, expect, it } from "vitest";
-import { TestClient } from "../../../packages/websocket/test/harness.js";
 import { loadConfig } from "../src/config.js";
 import { type RunningServer, startServer } from "../src/start-server.js";
 
-const provider = join(import.meta.dirname, "fixtures/scripted-provider.ts");
+const provider = scriptedProviderModule;
 let server: RunningServer | undefined;
 let dir: string | undefined;
 afterEach(async () => {

@@ -4,12 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { ServerFrame, StoredMessage } from "@agentwire-chat/protocol";
+import { scriptedProviderModule } from "@agentwire-chat/testkit/fixtures";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 
 const root = join(import.meta.dirname, "../../..");
 const main = join(root, "apps/server/src/main.ts");
-const provider = join(import.meta.dirname, "fixtures/scripted-provider.ts");
+const provider = scriptedProviderModule;
 const children: ChildProcess[] = [];
 let dir: string | undefined;
 afterEach(() => {

@@ -2,8 +2,8 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { ServerFrame } from "@agentwire-chat/protocol";
+import { until } from "@agentwire-chat/testkit/until";
 import { describe, expect, it } from "vitest";
-import { until } from "../../../packages/websocket/test/support/until.js";
 import { type Instance, isDone, messagesOf, useCluster } from "./support/cluster-instances.js";
 
 /**

@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { ServerFrame } from "@agentwire-chat/protocol";
 import { openStorage } from "@agentwire-chat/storage";
+import { until } from "@agentwire-chat/testkit/until";
 import { describe, expect, it } from "vitest";
-import { until } from "../../../packages/websocket/test/support/until.js";
 import { STEPS } from "./fixtures/long-turn-provider.js";
 import { isDone, seqsOf, useCluster } from "./support/cluster-instances.js";
 

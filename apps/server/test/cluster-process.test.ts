@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ServerFrame } from "@agentwire-chat/protocol";
+import { scriptedProviderModule } from "@agentwire-chat/testkit/fixtures";
 import { afterEach, describe, expect, it } from "vitest";
 import { isDone, messagesOf, seqsOf, useCluster } from "./support/cluster-instances.js";
 import { expectWriteThenAnswerContinued } from "./support/expect-continued-turn.js";
@@ -15,7 +16,7 @@ import { expectWriteThenAnswerContinued } from "./support/expect-continued-turn.
 const LEASE_MS = 600;
 const HANDOVER_LEASE_MS = 10_000;
 const { skip, instance, client, databaseUrl } = useCluster({
-  provider: join(import.meta.dirname, "fixtures/scripted-provider.ts"),
+  provider: scriptedProviderModule,
   leaseMs: LEASE_MS,
 });
 

@@ -1,10 +1,10 @@
-import { join } from "node:path";
+import { scriptedProviderModule } from "@agentwire-chat/testkit/fixtures";
 import { describe, expect, it } from "vitest";
 import { isDone, useCluster } from "./support/cluster-instances.js";
 
 /** Two real server processes on one Postgres and one Redis: a save on A redraws the user's editor on B. */
 const { skip, instance, client } = useCluster({
-  provider: join(import.meta.dirname, "fixtures/scripted-provider.ts"),
+  provider: scriptedProviderModule,
   leaseMs: 2_000,
 });
 

@@ -2,13 +2,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ServerFrame } from "@agentwire-chat/protocol";
+import { scriptedProviderModule } from "@agentwire-chat/testkit/fixtures";
 import { createLogger } from "@agentwire-chat/websocket";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { ConfigError, loadConfig } from "../src/config.js";
 import { type RunningServer, startServer } from "../src/start-server.js";
 
-const provider = join(import.meta.dirname, "fixtures/scripted-provider.ts");
+const provider = scriptedProviderModule;
 let server: RunningServer | undefined;
 let dir: string | undefined;
 afterEach(async () => {

@@ -2,15 +2,15 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { McpServersStatus, ServerFrame } from "@agentwire-chat/protocol";
+import { mcpHungServer, mcpTestServer } from "@agentwire-chat/testkit/fixtures";
+import { TestClient } from "@agentwire-chat/testkit/harness";
+import { type OpenAIMock, startOpenAIMock } from "@agentwire-chat/testkit/openai-sse-mock";
+import { until } from "@agentwire-chat/testkit/until";
 import { createLogger } from "@agentwire-chat/websocket";
 import { afterEach, describe, expect, it } from "vitest";
-import { type OpenAIMock, startOpenAIMock } from "../../../packages/websocket/test/chat/openai-sse-mock.js";
-import { TestClient } from "../../../packages/websocket/test/harness.js";
-import { until } from "../../../packages/websocket/test/support/until.js";
 import { loadConfig } from "../src/config.js";
 import { type RunningServer, startServer } from "../src/start-server.js";
 
-const fixtures = join(import.meta.dirname, "../../../packages/agents/test/tools/fixtures");
 const METRICS_TOKEN = "operator-metrics-token-0123456789";
 const ALICE_TOKEN = "alice-static-token-0123456789";
 const DOWN_SECRET = "down-server-secret-0123456789";
@@ -50,10 +50,10 @@ async function start(env: Record<string, string> = {}) {
     mcpConfig,
     JSON.stringify({
       servers: {
-        test: { command: process.execPath, args: [join(fixtures, "mcp-test-server.mjs")] },
+        test: { command: process.execPath, args: [mcpTestServer] },
         hung: {
           command: process.execPath,
-          args: [join(fixtures, "mcp-hung-server.mjs")],
+          args: [mcpHungServer],
           env: { ATTEMPTS_FILE: join(dir, "hung-attempts") },
         },
         down: { command: join(dir, "no-such-server"), env: { API_KEY: DOWN_SECRET } },

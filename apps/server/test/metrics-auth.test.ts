@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "@agentwire-chat/testkit/free-port";
 import { createLogger, hashApiToken } from "@agentwire-chat/websocket";
 import { afterEach, describe, expect, it } from "vitest";
-import { freePort } from "../../../packages/websocket/test/support/free-port.js";
 import { ConfigError, loadConfig } from "../src/config.js";
 import { type RunningServer, startServer } from "../src/start-server.js";
 

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { postgresMissing, startPostgres } from "@agentwire-chat/testkit/postgres-server";
+import { skipMissingService } from "@agentwire-chat/testkit/skip-missing-service";
 import { createLogger } from "@agentwire-chat/websocket";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { postgresMissing, startPostgres } from "../../../packages/websocket/test/support/postgres-server.js";
-import { skipMissingService } from "../../../packages/websocket/test/support/skip-missing-service.js";
 import { loadConfig } from "../src/config.js";
 import { type RunningServer, startServer } from "../src/start-server.js";
 

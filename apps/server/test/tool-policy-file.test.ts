@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { ServerFrame } from "@agentwire-chat/protocol";
+import { scriptedProviderModule } from "@agentwire-chat/testkit/fixtures";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { ConfigError, loadConfig } from "../src/config.js";
@@ -11,7 +12,7 @@ import { reloadOnSighup } from "../src/tool-policy-file.js";
 
 const root = join(import.meta.dirname, "../../..");
 const main = join(root, "apps/server/src/main.ts");
-const provider = join(import.meta.dirname, "fixtures/scripted-provider.ts");
+const provider = scriptedProviderModule;
 const dir = mkdtempSync(join(tmpdir(), "agentwire-tool-policy-"));
 const children: ChildProcess[] = [];
 afterEach(() => {

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStorage, type Storage } from "@agentwire-chat/storage";
+import { scriptedProviderModule } from "@agentwire-chat/testkit/fixtures";
 import { createLogger } from "@agentwire-chat/websocket";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
@@ -11,7 +12,7 @@ import { loadConfig } from "../src/config.js";
 import { createServices } from "../src/create-services.js";
 import { type RunningServer, startServer } from "../src/start-server.js";
 
-const provider = join(import.meta.dirname, "fixtures/scripted-provider.ts");
+const provider = scriptedProviderModule;
 let server: RunningServer | undefined;
 let collector: Server | undefined;
 let storage: Storage | undefined;

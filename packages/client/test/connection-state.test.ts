@@ -1,11 +1,11 @@
 import type { ServerFrame } from "@agentwire-chat/protocol";
+import { type ChatTestServer, startChatServer } from "@agentwire-chat/testkit/chat-harness";
+import { startTcpProxy, type TcpProxy } from "@agentwire-chat/testkit/tcp-proxy";
+import { testClient } from "@agentwire-chat/testkit/test-client";
+import { until } from "@agentwire-chat/testkit/until";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ChatTestServer, startChatServer } from "../../websocket/test/chat/chat-harness.js";
-import { until } from "../../websocket/test/support/until.js";
 import type { Client, ConnectionState } from "../src/index.js";
 import { readAll } from "./support/frames.js";
-import { startTcpProxy, type TcpProxy } from "./support/tcp-proxy.js";
-import { testClient } from "./support/test-client.js";
 
 let server: ChatTestServer | undefined;
 let proxy: TcpProxy | undefined;

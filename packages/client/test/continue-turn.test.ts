@@ -1,9 +1,9 @@
+import { type ChatTestServer, startChatServer } from "@agentwire-chat/testkit/chat-harness";
+import { testClient } from "@agentwire-chat/testkit/test-client";
+import { echoTool } from "@agentwire-chat/testkit/test-tools";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ChatTestServer, startChatServer } from "../../websocket/test/chat/chat-harness.js";
-import { echoTool } from "../../websocket/test/chat/test-tools.js";
 import type { Client } from "../src/index.js";
 import { readAll, seqs } from "./support/frames.js";
-import { testClient } from "./support/test-client.js";
 
 let server: ChatTestServer | undefined;
 const clients: Client[] = [];

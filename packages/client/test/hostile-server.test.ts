@@ -1,9 +1,9 @@
+import { testClient } from "@agentwire-chat/testkit/test-client";
+import { until } from "@agentwire-chat/testkit/until";
 import { afterEach, describe, expect, it } from "vitest";
-import { until } from "../../websocket/test/support/until.js";
 import type { Client, ClientError } from "../src/index.js";
 import { type FakeServer, startFakeServer } from "./support/fake-server.js";
 import { readAll, seqs } from "./support/frames.js";
-import { testClient } from "./support/test-client.js";
 
 let fake: FakeServer | undefined;
 const clients: Client[] = [];

@@ -1,11 +1,11 @@
 import type { ProviderRequest } from "@agentwire-chat/agents";
 import type { ScriptedStep } from "@agentwire-chat/agents/testing";
 import type { ServerFrame, StoredMessage } from "@agentwire-chat/protocol";
+import { type ChatTestServer, gate, startChatServer } from "@agentwire-chat/testkit/chat-harness";
+import { testClient } from "@agentwire-chat/testkit/test-client";
+import { until } from "@agentwire-chat/testkit/until";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ChatTestServer, gate, startChatServer } from "../../websocket/test/chat/chat-harness.js";
-import { until } from "../../websocket/test/support/until.js";
 import type { Client } from "../src/index.js";
-import { testClient } from "./support/test-client.js";
 
 let server: ChatTestServer | undefined;
 const clients: Client[] = [];

@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { type ChatTestServer, startChatServer } from "@agentwire-chat/testkit/chat-harness";
 import { afterAll, describe, expect, it } from "vitest";
-import { type ChatTestServer, startChatServer } from "../../websocket/test/chat/chat-harness.js";
 import { npmInstall, packClients } from "./support/pack-install.js";
 
 const run = promisify(execFile);

@@ -1,12 +1,12 @@
 import type { ProviderRequest } from "@agentwire-chat/agents";
 import type { ScriptedStep } from "@agentwire-chat/agents/testing";
+import { type ChatTestServer, gate, startChatServer } from "@agentwire-chat/testkit/chat-harness";
+import { startTcpProxy, type TcpProxy } from "@agentwire-chat/testkit/tcp-proxy";
+import { testClient } from "@agentwire-chat/testkit/test-client";
+import { until } from "@agentwire-chat/testkit/until";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ChatTestServer, gate, startChatServer } from "../../websocket/test/chat/chat-harness.js";
-import { until } from "../../websocket/test/support/until.js";
 import type { Client, Turn } from "../src/index.js";
 import { chunks, readAll, seqs } from "./support/frames.js";
-import { startTcpProxy, type TcpProxy } from "./support/tcp-proxy.js";
-import { testClient } from "./support/test-client.js";
 
 let server: ChatTestServer | undefined;
 let proxy: TcpProxy | undefined;

@@ -2,14 +2,14 @@ import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { killHard, restartServer, spawnCrashServer } from "@agentwire-chat/testkit/crash-server";
+import { startTcpProxy, type TcpProxy } from "@agentwire-chat/testkit/tcp-proxy";
+import { testClient } from "@agentwire-chat/testkit/test-client";
+import { until } from "@agentwire-chat/testkit/until";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../../apps/server/src/start-server.js";
-import { until } from "../../websocket/test/support/until.js";
 import type { Client } from "../src/index.js";
-import { killHard, restartServer, spawnCrashServer } from "./support/crash-server.js";
 import { readAll, seqs } from "./support/frames.js";
-import { startTcpProxy, type TcpProxy } from "./support/tcp-proxy.js";
-import { testClient } from "./support/test-client.js";
 
 let child: ChildProcess | undefined;
 let fresh: RunningServer | undefined;

@@ -1,13 +1,13 @@
 import type { ProviderRequest } from "@agentwire-chat/agents";
 import type { ScriptedStep } from "@agentwire-chat/agents/testing";
+import { type ChatTestServer, startChatServer } from "@agentwire-chat/testkit/chat-harness";
+import { script } from "@agentwire-chat/testkit/plan-script";
+import { testClient } from "@agentwire-chat/testkit/test-client";
+import { echoTool } from "@agentwire-chat/testkit/test-tools";
+import { until } from "@agentwire-chat/testkit/until";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ChatTestServer, startChatServer } from "../../websocket/test/chat/chat-harness.js";
-import { echoTool } from "../../websocket/test/chat/test-tools.js";
-import { script } from "../../websocket/test/plan/plan-script.js";
-import { until } from "../../websocket/test/support/until.js";
 import { type Client, ClientError, type ToolCard, type TurnView } from "../src/index.js";
 import { chunks, readAll, seqs } from "./support/frames.js";
-import { testClient } from "./support/test-client.js";
 
 let server: ChatTestServer | undefined;
 const clients: Client[] = [];

@@ -1,5 +1,5 @@
+import { startTestServer, type TestClient, type TestServer } from "@agentwire-chat/testkit/harness";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestClient, type TestServer } from "./harness.js";
 
 let server: TestServer;
 let client: TestClient;

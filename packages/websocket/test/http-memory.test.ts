@@ -1,6 +1,6 @@
 import { MemoryEntry } from "@agentwire-chat/protocol";
+import { startTestServer, type TestServer } from "@agentwire-chat/testkit/harness";
 import { afterEach, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "./harness.js";
 
 let server: TestServer | undefined;
 afterEach(async () => {

@@ -1,6 +1,6 @@
 import { StoredPlan, ThreadUsage } from "@agentwire-chat/protocol";
+import { type ChatTestServer, isDone, startChatServer } from "@agentwire-chat/testkit/chat-harness";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ChatTestServer, isDone, startChatServer } from "./chat/chat-harness.js";
 import { threadOf } from "./chat/turn-helpers.js";
 
 let server: ChatTestServer | undefined;

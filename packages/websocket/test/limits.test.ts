@@ -1,6 +1,6 @@
+import { startTestServer, type TestServer } from "@agentwire-chat/testkit/harness";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { startTestServer, type TestServer } from "./harness.js";
 
 let server: TestServer | undefined;
 afterEach(async () => {

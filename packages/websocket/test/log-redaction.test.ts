@@ -1,7 +1,7 @@
+import { startTestServer, upgradeStatus } from "@agentwire-chat/testkit/harness";
 import { describe, expect, it } from "vitest";
 import { createLogger, redactUrl } from "../src/index.js";
 import { redactText } from "../src/logging/redact-text.js";
-import { startTestServer, upgradeStatus } from "./harness.js";
 
 describe("log redaction", () => {
   it("never logs tokens from any carrier, nor api_key query values", async () => {

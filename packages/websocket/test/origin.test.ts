@@ -1,5 +1,5 @@
+import { startTestServer, type TestServer, upgradeStatus } from "@agentwire-chat/testkit/harness";
 import { afterEach, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer, upgradeStatus } from "./harness.js";
 
 let server: TestServer | undefined;
 afterEach(async () => {

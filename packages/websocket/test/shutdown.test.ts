@@ -1,5 +1,5 @@
+import { startTestServer } from "@agentwire-chat/testkit/harness";
 import { describe, expect, it } from "vitest";
-import { startTestServer } from "./harness.js";
 
 describe("graceful shutdown", () => {
   it("closes every client with 1012, then refuses new upgrades", async () => {

@@ -1,8 +1,8 @@
+import { startTestServer, type TestServer, upgradeStatus } from "@agentwire-chat/testkit/harness";
 import { afterEach, describe, expect, it } from "vitest";
 import { createUserResolver } from "../src/auth/resolve-user.js";
 import { hashApiToken } from "../src/index.js";
 import { rawUpgrade } from "./attacks/raw-http.js";
-import { startTestServer, type TestServer, upgradeStatus } from "./harness.js";
 
 let server: TestServer | undefined;
 afterEach(async () => {

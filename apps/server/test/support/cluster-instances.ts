@@ -4,19 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { ServerFrame, StoredMessage } from "@agentwire-chat/protocol";
+import { postgresMissing, startPostgres, type TestPostgres } from "@agentwire-chat/testkit/postgres-server";
+import { redisMissing, startRedis, type TestRedis } from "@agentwire-chat/testkit/redis-server";
+import { skipMissingService } from "@agentwire-chat/testkit/skip-missing-service";
 import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import WebSocket from "ws";
-import {
-  postgresMissing,
-  startPostgres,
-  type TestPostgres,
-} from "../../../../packages/websocket/test/support/postgres-server.js";
-import {
-  redisMissing,
-  startRedis,
-  type TestRedis,
-} from "../../../../packages/websocket/test/support/redis-server.js";
-import { skipMissingService } from "../../../../packages/websocket/test/support/skip-missing-service.js";
 
 const root = join(import.meta.dirname, "../../../..");
 const main = join(root, "apps/server/src/main.ts");

@@ -1,8 +1,8 @@
 import { type BudgetLimits, type ContextSettings, createProviderRegistry } from "@agentwire-chat/agents";
 import type { ScriptedResponder } from "@agentwire-chat/agents/testing";
+import { startChatServer as startScriptedChatServer } from "@agentwire-chat/testkit/chat-harness";
+import { startTestServer, type TestServer } from "@agentwire-chat/testkit/harness";
 import { createChatServices } from "../../../../packages/websocket/src/index.js";
-import { startChatServer as startScriptedChatServer } from "../../../../packages/websocket/test/chat/chat-harness.js";
-import { startTestServer, type TestServer } from "../../../../packages/websocket/test/harness.js";
 import { lookupPriceTool, saveNoteTool } from "./test-tools.js";
 
 export type ChatServerOptions = {

@@ -2,19 +2,15 @@ import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { killHard, restartServer, spawnCrashServer } from "@agentwire-chat/testkit/crash-server";
+import type { TestServer } from "@agentwire-chat/testkit/harness";
+import { launchBrowser } from "@agentwire-chat/testkit/launch-browser";
+import { startTcpProxy, type TcpProxy } from "@agentwire-chat/testkit/tcp-proxy";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  killHard,
-  restartServer,
-  spawnCrashServer,
-} from "../../../../packages/client/test/support/crash-server.js";
-import { startTcpProxy, type TcpProxy } from "../../../../packages/client/test/support/tcp-proxy.js";
-import type { TestServer } from "../../../../packages/websocket/test/harness.js";
 import type { RunningServer } from "../../../server/src/start-server.js";
 import { ChatPage } from "./chat-page.js";
 import { startChatServer } from "./chat-server.js";
-import { launchBrowser } from "./launch-browser.js";
 import { newGates, respondFor } from "./scripted-chat.js";
 import { buildApp, serveApp } from "./serve-app.js";
 

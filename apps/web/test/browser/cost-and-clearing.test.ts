@@ -4,12 +4,12 @@ import { join } from "node:path";
 import type { ProviderRequest } from "@agentwire-chat/agents";
 import type { ScriptedStep } from "@agentwire-chat/agents/testing";
 import { ThreadUsage } from "@agentwire-chat/protocol";
+import type { TestServer } from "@agentwire-chat/testkit/harness";
+import { launchBrowser } from "@agentwire-chat/testkit/launch-browser";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TestServer } from "../../../../packages/websocket/test/harness.js";
 import { ChatPage } from "./chat-page.js";
 import { startChatServer } from "./chat-server.js";
-import { launchBrowser } from "./launch-browser.js";
 import { buildApp, serveApp } from "./serve-app.js";
 
 /** Notes two scratchpad items, then answers once their result is back. */

@@ -3,15 +3,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ProviderRequest } from "@agentwire-chat/agents";
 import type { ScriptedStep } from "@agentwire-chat/agents/testing";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser } from "@agentwire-chat/testkit/launch-browser";
 import {
   type RouteTestServer,
   startRouteServer,
   translateGraph,
-} from "../../../../packages/websocket/test/workflows/route-harness.js";
+} from "@agentwire-chat/testkit/route-harness";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChatPage } from "./chat-page.js";
-import { launchBrowser } from "./launch-browser.js";
 import { buildApp, serveApp } from "./serve-app.js";
 
 const fence = (value: unknown) => `\`\`\`json\n${JSON.stringify(value)}\n\`\`\``;

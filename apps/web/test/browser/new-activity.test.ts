@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { isDone } from "@agentwire-chat/testkit/chat-harness";
+import type { TestServer } from "@agentwire-chat/testkit/harness";
+import { launchBrowser } from "@agentwire-chat/testkit/launch-browser";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isDone } from "../../../../packages/websocket/test/chat/chat-harness.js";
-import type { TestServer } from "../../../../packages/websocket/test/harness.js";
 import { ChatPage } from "./chat-page.js";
 import { startChatServer } from "./chat-server.js";
-import { launchBrowser } from "./launch-browser.js";
 import { newGates, respondFor } from "./scripted-chat.js";
 import { buildApp, serveApp } from "./serve-app.js";
 

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { TestServer } from "@agentwire-chat/testkit/harness";
+import { launchBrowser } from "@agentwire-chat/testkit/launch-browser";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TestServer } from "../../../../packages/websocket/test/harness.js";
 import { ChatPage } from "./chat-page.js";
 import { startChatServer } from "./chat-server.js";
-import { launchBrowser } from "./launch-browser.js";
 import { newGates, respondFor } from "./scripted-chat.js";
 import { buildApp, serveApp, WEB_ROOT } from "./serve-app.js";
 

@@ -4,18 +4,14 @@ import { mkdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RESTART_DETAIL } from "@agentwire-chat/protocol";
+import type { ContinueScenario } from "@agentwire-chat/testkit/continue-scenarios";
+import { killHard, restartContinuing, spawnContinueServer } from "@agentwire-chat/testkit/crash-server";
+import { launchBrowser } from "@agentwire-chat/testkit/launch-browser";
+import { startTcpProxy, type TcpProxy } from "@agentwire-chat/testkit/tcp-proxy";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  killHard,
-  restartContinuing,
-  spawnContinueServer,
-} from "../../../../packages/client/test/support/crash-server.js";
-import { startTcpProxy, type TcpProxy } from "../../../../packages/client/test/support/tcp-proxy.js";
-import type { ContinueScenario } from "../../../../packages/websocket/test/chat/continue-scenarios.js";
 import type { RunningServer } from "../../../server/src/start-server.js";
 import { ChatPage } from "./chat-page.js";
-import { launchBrowser } from "./launch-browser.js";
 import { buildApp, serveApp, WEB_ROOT } from "./serve-app.js";
 
 /** Where the page's picture after the restart goes, to look at (not a snapshot compared). */

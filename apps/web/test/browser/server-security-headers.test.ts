@@ -3,16 +3,17 @@ import { mkdtemp } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { scriptedProviderModule } from "@agentwire-chat/testkit/fixtures";
+import { launchBrowser } from "@agentwire-chat/testkit/launch-browser";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../server/src/config.js";
 import { contentSecurityPolicyHeader } from "../../../server/src/content-security-policy.js";
 import { type RunningServer, startServer } from "../../../server/src/start-server.js";
 import { ChatPage } from "./chat-page.js";
-import { launchBrowser } from "./launch-browser.js";
 import { buildApp } from "./serve-app.js";
 
-const provider = join(import.meta.dirname, "../../../server/test/fixtures/scripted-provider.ts");
+const provider = scriptedProviderModule;
 
 /** A `securitypolicyviolation` event as the page saw it (the source says which script to blame). */
 type Violation = { directive: string; blocked: string; source: string };

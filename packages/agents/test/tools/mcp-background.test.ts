@@ -3,7 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { mcpHungServer, mcpTestServer } from "@agentwire-chat/testkit/fixtures";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   InMemoryPinStore,
@@ -14,8 +14,8 @@ import {
 } from "../../src/tools/builtin/index.js";
 import { okOutput, runTool, toolNamed } from "./run-tool.js";
 
-const FIXTURE = fileURLToPath(new URL("./fixtures/mcp-test-server.mjs", import.meta.url));
-const HUNG = fileURLToPath(new URL("./fixtures/mcp-hung-server.mjs", import.meta.url));
+const FIXTURE = mcpTestServer;
+const HUNG = mcpHungServer;
 
 let dir: string;
 const managers: McpManager[] = [];

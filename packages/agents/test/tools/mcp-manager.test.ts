@@ -1,7 +1,7 @@
 import { existsSync, promises as fsp } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { mcpTestServer } from "@agentwire-chat/testkit/fixtures";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   canonicalJson,
@@ -16,7 +16,7 @@ import {
 import type { Tool } from "../../src/tools/tool.js";
 import { errorText, okOutput, runTool, toolNamed } from "./run-tool.js";
 
-const FIXTURE = fileURLToPath(new URL("./fixtures/mcp-test-server.mjs", import.meta.url));
+const FIXTURE = mcpTestServer;
 const SECRET_NAME = "AGENTWIRE_TEST_PARENT_API_KEY";
 
 let dir: string;

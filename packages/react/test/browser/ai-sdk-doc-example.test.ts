@@ -4,11 +4,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ProviderRequest } from "@agentwire-chat/agents";
 import type { ScriptedStep } from "@agentwire-chat/agents/testing";
+import { type ChatTestServer, startChatServer } from "@agentwire-chat/testkit/chat-harness";
+import { launchBrowser } from "@agentwire-chat/testkit/launch-browser";
+import { echoTool } from "@agentwire-chat/testkit/test-tools";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser } from "../../../../apps/web/test/browser/launch-browser.js";
-import { type ChatTestServer, startChatServer } from "../../../websocket/test/chat/chat-harness.js";
-import { echoTool } from "../../../websocket/test/chat/test-tools.js";
 import { buildChatApp, serveApp } from "./build-app.js";
 
 const DOC = fileURLToPath(new URL("../../../../docs/ai-sdk.md", import.meta.url));

@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ProviderRequest } from "@agentwire-chat/agents";
 import type { ScriptedStep } from "@agentwire-chat/agents/testing";
+import { type ChatTestServer, gate, startChatServer } from "@agentwire-chat/testkit/chat-harness";
+import { launchBrowser } from "@agentwire-chat/testkit/launch-browser";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser } from "../../../../apps/web/test/browser/launch-browser.js";
-import { type ChatTestServer, gate, startChatServer } from "../../../websocket/test/chat/chat-harness.js";
 import { buildChatApp, serveApp } from "./build-app.js";
 
 const lastUserText = (r: ProviderRequest) => {

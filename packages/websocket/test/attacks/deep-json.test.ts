@@ -1,8 +1,8 @@
 import { findTooDeep, MAX_JSON_DEPTH } from "@agentwire-chat/protocol";
+import { type ChatTestServer, startChatServer } from "@agentwire-chat/testkit/chat-harness";
+import { startTestServer } from "@agentwire-chat/testkit/harness";
 import { afterEach, describe, expect, it } from "vitest";
 import { UIToolProxy } from "../../src/index.js";
-import { type ChatTestServer, startChatServer } from "../chat/chat-harness.js";
-import { startTestServer } from "../harness.js";
 import { injectedModel } from "../tools/tool-helpers.js";
 
 let server: ChatTestServer | undefined;

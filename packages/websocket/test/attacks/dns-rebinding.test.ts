@@ -1,7 +1,7 @@
+import { countRows, startTestServer, type TestServer } from "@agentwire-chat/testkit/harness";
 import { afterEach, describe, expect, it } from "vitest";
 import { hostAllowlist, parseHost } from "../../src/auth/host-allowlist.js";
 import { isOriginAllowed } from "../../src/auth/is-origin-allowed.js";
-import { countRows, startTestServer, type TestServer } from "../harness.js";
 import { rawRequest, rawUpgrade } from "./raw-http.js";
 
 let server: TestServer | undefined;

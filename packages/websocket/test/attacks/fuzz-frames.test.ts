@@ -7,12 +7,12 @@
  */
 import { randomUUID } from "node:crypto";
 import type { ServerFrame } from "@agentwire-chat/protocol";
+import { type ChatTestServer, startChatServer } from "@agentwire-chat/testkit/chat-harness";
+import type { TestClient } from "@agentwire-chat/testkit/harness";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { UIToolProxy } from "../../src/index.js";
-import { type ChatTestServer, startChatServer } from "../chat/chat-harness.js";
-import type { TestClient } from "../harness.js";
 import { describeCase, type FuzzCase } from "./fuzz-case.js";
 import { fuzzCaseArbitrary } from "./fuzz-cases.js";
 import { closingCaseArbitrary } from "./fuzz-closing-cases.js";

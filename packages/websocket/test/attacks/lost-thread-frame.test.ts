@@ -1,6 +1,6 @@
 import type { ServerFrame, ThreadSummary } from "@agentwire-chat/protocol";
+import { type ChatTestServer, isDone, startChatServer } from "@agentwire-chat/testkit/chat-harness";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ChatTestServer, isDone, startChatServer } from "../chat/chat-harness.js";
 
 let server: ChatTestServer | undefined;
 afterEach(async () => {

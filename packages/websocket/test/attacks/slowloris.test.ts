@@ -5,8 +5,13 @@
  * answers 200 throughout, and clients that behave are not cut off.
  */
 import { connect, type Socket } from "node:net";
+import {
+  startTestServer,
+  type TestClient,
+  type TestServer,
+  withTimeout,
+} from "@agentwire-chat/testkit/harness";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestClient, type TestServer, withTimeout } from "../harness.js";
 
 /** Connections dripping a header, half of them upgrades to /ws. */
 const HELD_HEADERS = 200;

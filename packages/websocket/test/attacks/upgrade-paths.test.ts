@@ -1,5 +1,5 @@
+import { startTestServer, type TestServer } from "@agentwire-chat/testkit/harness";
 import { afterEach, describe, expect, it } from "vitest";
-import { startTestServer, type TestServer } from "../harness.js";
 import { rawUpgrade } from "./raw-http.js";
 
 let server: TestServer | undefined;

@@ -4,10 +4,15 @@ import { join } from "node:path";
 import { askUserTool, type ProviderRequest, runSubtaskTool } from "@agentwire-chat/agents";
 import type { ScriptedStep } from "@agentwire-chat/agents/testing";
 import type { ServerFrame } from "@agentwire-chat/protocol";
+import {
+  type ChatTestServer,
+  expectWellFormedTurn,
+  gate,
+  startChatServer,
+} from "@agentwire-chat/testkit/chat-harness";
+import { openTestStorage, type TestClient } from "@agentwire-chat/testkit/harness";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { AdmissionQueue, AgentwireMetrics } from "../../src/index.js";
-import { openTestStorage, type TestClient } from "../harness.js";
-import { type ChatTestServer, expectWellFormedTurn, gate, startChatServer } from "./chat-harness.js";
 
 let server: ChatTestServer | undefined;
 let dir: string | undefined;

@@ -4,10 +4,15 @@ import { join } from "node:path";
 import type { ProviderRequest } from "@agentwire-chat/agents";
 import type { ScriptedStep } from "@agentwire-chat/agents/testing";
 import type { ServerFrame } from "@agentwire-chat/protocol";
+import {
+  type ChatTestServer,
+  expectWellFormedTurn,
+  isDone,
+  startChatServer,
+} from "@agentwire-chat/testkit/chat-harness";
+import type { TestClient } from "@agentwire-chat/testkit/harness";
+import { echoTool, type RecordingTool } from "@agentwire-chat/testkit/test-tools";
 import { afterEach, describe, expect, it } from "vitest";
-import type { TestClient } from "../harness.js";
-import { type ChatTestServer, expectWellFormedTurn, isDone, startChatServer } from "./chat-harness.js";
-import { echoTool, type RecordingTool } from "./test-tools.js";
 import { expectStartsEnded, finalRow, storedMessages } from "./turn-helpers.js";
 
 let server: ChatTestServer | undefined;

@@ -1,12 +1,21 @@
 import { defineTool, type ProviderRequest, type Tool, type ToolContext } from "@agentwire-chat/agents";
 import type { ScriptedStep } from "@agentwire-chat/agents/testing";
 import { contentText, type ServerFrame } from "@agentwire-chat/protocol";
+import {
+  type ChatTestServer,
+  expectWellFormedTurn,
+  isDone,
+  startChatServer,
+} from "@agentwire-chat/testkit/chat-harness";
+import type { TestClient } from "@agentwire-chat/testkit/harness";
+import {
+  type RouteTestServer,
+  startRouteServer,
+  translateGraph,
+} from "@agentwire-chat/testkit/route-harness";
+import { waitingTool } from "@agentwire-chat/testkit/test-tools";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { TestClient } from "../harness.js";
-import { type RouteTestServer, startRouteServer, translateGraph } from "../workflows/route-harness.js";
-import { type ChatTestServer, expectWellFormedTurn, isDone, startChatServer } from "./chat-harness.js";
-import { waitingTool } from "./test-tools.js";
 import { expectStartsEnded, finalRow, storedMessages } from "./turn-helpers.js";
 
 // An approved call must run exactly as an ungated one: the loop's services, lock, permit, budget,

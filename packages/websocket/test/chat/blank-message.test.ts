@@ -1,6 +1,6 @@
 import type { ServerFrame } from "@agentwire-chat/protocol";
+import { type ChatTestServer, isDone, startChatServer } from "@agentwire-chat/testkit/chat-harness";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ChatTestServer, isDone, startChatServer } from "./chat-harness.js";
 
 const TABLES = ["threads", "messages", "turns", "llm_calls", "frame_batches"];
 

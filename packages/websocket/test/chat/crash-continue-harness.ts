@@ -9,17 +9,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { ServerFrame, StoredMessage } from "@agentwire-chat/protocol";
+import { isDone } from "@agentwire-chat/testkit/chat-harness";
+import { type ContinueScenario, continueChat } from "@agentwire-chat/testkit/continue-scenarios";
+import { continueChild } from "@agentwire-chat/testkit/crash-server";
+import { TestClient, testDialect, testPostgresUrl } from "@agentwire-chat/testkit/harness";
+import { until } from "@agentwire-chat/testkit/until";
 import { afterEach, expect } from "vitest";
 import { loadConfig } from "../../../../apps/server/src/config.js";
 import { type RunningServer, startServer } from "../../../../apps/server/src/start-server.js";
 import { createLogger } from "../../src/index.js";
-import { TestClient, testDialect, testPostgresUrl } from "../harness.js";
-import { until } from "../support/until.js";
-import { isDone } from "./chat-harness.js";
-import { type ContinueScenario, continueChat } from "./continue-scenarios.js";
 
 const root = join(import.meta.dirname, "../../../..");
-const childScript = join(import.meta.dirname, "continue-child.ts");
 
 /** A frame as the log stamps it. */
 export type Frame = ServerFrame & { seq: number; thread_id?: string };
@@ -73,7 +73,7 @@ export async function spawnChild(
   const database = await databaseEnv(dir);
   const proc = spawn(
     process.execPath,
-    ["--import", "tsx", "--conditions=@agentwire-chat/source", childScript],
+    ["--import", "tsx", "--conditions=@agentwire-chat/source", continueChild],
     {
       cwd: root,
       env: {

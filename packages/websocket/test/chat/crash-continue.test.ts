@@ -1,8 +1,8 @@
 import { RESTARTED } from "@agentwire-chat/agents";
 import { RESTART_DETAIL } from "@agentwire-chat/protocol";
+import { isDone } from "@agentwire-chat/testkit/chat-harness";
+import { until } from "@agentwire-chat/testkit/until";
 import { describe, expect, it } from "vitest";
-import { until } from "../support/until.js";
-import { isDone } from "./chat-harness.js";
 import {
   crashDir,
   ends,

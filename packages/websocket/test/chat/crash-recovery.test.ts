@@ -6,15 +6,15 @@ import { createInterface } from "node:readline";
 import { createProviderRegistry } from "@agentwire-chat/agents";
 import { ScriptedProvider } from "@agentwire-chat/agents/testing";
 import type { StoredMessage } from "@agentwire-chat/protocol";
+import { expectWellFormedTurn, isDone } from "@agentwire-chat/testkit/chat-harness";
+import { crashChild } from "@agentwire-chat/testkit/crash-server";
+import { TestClient } from "@agentwire-chat/testkit/harness";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../../apps/server/src/config.js";
 import { type RunningServer, startServer } from "../../../../apps/server/src/start-server.js";
 import { createChatServices, createLogger } from "../../src/index.js";
-import { TestClient } from "../harness.js";
-import { expectWellFormedTurn, isDone } from "./chat-harness.js";
 
 const root = join(import.meta.dirname, "../../../..");
-const childScript = join(import.meta.dirname, "crash-child.ts");
 let child: ChildProcess | undefined;
 let fresh: RunningServer | undefined;
 let clients: TestClient[] = [];
@@ -34,7 +34,7 @@ afterEach(async () => {
 function spawnChild(dbPath: string): Promise<string> {
   const proc = spawn(
     process.execPath,
-    ["--import", "tsx", "--conditions=@agentwire-chat/source", childScript],
+    ["--import", "tsx", "--conditions=@agentwire-chat/source", crashChild],
     {
       cwd: root,
       env: { PATH: process.env.PATH ?? "", DATABASE_PATH: dbPath },

@@ -2,7 +2,6 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import {
   createDefaultNodeRegistry,
   createProviderRegistry,
@@ -16,6 +15,10 @@ import {
 import { ScriptedProvider, type ScriptedStep } from "@agentwire-chat/agents/testing";
 import { contentText, type ServerFrame } from "@agentwire-chat/protocol";
 import type { Repositories } from "@agentwire-chat/storage";
+import { expectWellFormedTurn, isDone } from "@agentwire-chat/testkit/chat-harness";
+import { mcpEffectServer } from "@agentwire-chat/testkit/fixtures";
+import { startTestServer, type TestClient, type TestServer } from "@agentwire-chat/testkit/harness";
+import { translateGraph } from "@agentwire-chat/testkit/route-harness";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { turnToolbelt } from "../../src/chat/turn-toolbelt.js";
 import {
@@ -29,10 +32,7 @@ import {
   ToolPolicyConfig,
   UIToolProxy,
 } from "../../src/index.js";
-import { startTestServer, type TestClient, type TestServer } from "../harness.js";
 import { tempDir } from "../tools/tool-helpers.js";
-import { translateGraph } from "../workflows/route-harness.js";
-import { expectWellFormedTurn, isDone } from "./chat-harness.js";
 import { expectStartsEnded, storedMessages } from "./turn-helpers.js";
 
 // Issue 23: an approved call runs exactly as the same call runs ungated (context, lock, permit, budget,
@@ -41,9 +41,7 @@ import { expectStartsEnded, storedMessages } from "./turn-helpers.js";
 // tools); which tools are gated is read from that wiring, so a newly gated tool fails the first test
 // until it has a case below.
 
-const MCP_FIXTURE = fileURLToPath(
-  new URL("../../../agents/test/tools/fixtures/mcp-effect-server.mjs", import.meta.url),
-);
+const MCP_FIXTURE = mcpEffectServer;
 const USER = "local"; // auth none
 
 /** The policy settings an operator can set to `ask`, read from the schema: every gate there is. */

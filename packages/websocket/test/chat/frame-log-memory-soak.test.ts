@@ -1,8 +1,8 @@
 import type { ServerFrame } from "@agentwire-chat/protocol";
 import { MemoryFrameLog } from "@agentwire-chat/storage";
+import { type ChatTestServer, isDone, startChatServer } from "@agentwire-chat/testkit/chat-harness";
+import { type TestClient, testDialect } from "@agentwire-chat/testkit/harness";
 import { afterEach, describe, expect, it } from "vitest";
-import { type TestClient, testDialect } from "../harness.js";
-import { type ChatTestServer, isDone, startChatServer } from "./chat-harness.js";
 import { threadOf } from "./turn-helpers.js";
 
 let server: ChatTestServer | undefined;

@@ -3,11 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ServerFrame } from "@agentwire-chat/protocol";
 import { readTurnCheckpoint, type TurnRow } from "@agentwire-chat/storage";
+import { isDone, startChatServer } from "@agentwire-chat/testkit/chat-harness";
+import { openTestStorage } from "@agentwire-chat/testkit/harness";
+import { echoTool } from "@agentwire-chat/testkit/test-tools";
 import { afterEach, describe, expect, it } from "vitest";
 import type { TurnCoordination } from "../../src/index.js";
-import { openTestStorage } from "../harness.js";
-import { isDone, startChatServer } from "./chat-harness.js";
-import { echoTool } from "./test-tools.js";
 
 let dir: string | undefined;
 afterEach(() => {

@@ -4,12 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { ServerFrame, StoredMessage } from "@agentwire-chat/protocol";
+import { expectWellFormedTurn, isDone } from "@agentwire-chat/testkit/chat-harness";
+import { TestClient } from "@agentwire-chat/testkit/harness";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../../apps/server/src/config.js";
 import { type RunningServer, startServer } from "../../../../apps/server/src/start-server.js";
 import { createLogger } from "../../src/index.js";
-import { TestClient } from "../harness.js";
-import { expectWellFormedTurn, isDone } from "./chat-harness.js";
 import { type KillScenario, SUBTASK_RUNS_MS, scenarioChat } from "./kill-scenarios.js";
 
 const root = join(import.meta.dirname, "../../../..");

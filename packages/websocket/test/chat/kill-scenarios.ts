@@ -5,8 +5,8 @@
  */
 import { createProviderRegistry, type ProviderRequest } from "@agentwire-chat/agents";
 import { ScriptedProvider, type ScriptedStep } from "@agentwire-chat/agents/testing";
+import { echoTool } from "@agentwire-chat/testkit/test-tools";
 import { type ChatServices, createChatServices } from "../../src/index.js";
-import { echoTool } from "./test-tools.js";
 
 export type KillScenario = "stream" | "parallel" | "question" | "approval" | "commit";
 

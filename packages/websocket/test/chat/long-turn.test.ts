@@ -2,10 +2,16 @@ import type { ProviderRequest } from "@agentwire-chat/agents";
 import type { ScriptedStep } from "@agentwire-chat/agents/testing";
 import type { ServerFrame } from "@agentwire-chat/protocol";
 import { MemoryFrameLog } from "@agentwire-chat/storage";
+import {
+  type ChatTestServer,
+  expectWellFormedTurn,
+  gate,
+  isDone,
+  startChatServer,
+} from "@agentwire-chat/testkit/chat-harness";
+import { echoTool } from "@agentwire-chat/testkit/test-tools";
+import { until } from "@agentwire-chat/testkit/until";
 import { afterEach, describe, expect, it } from "vitest";
-import { until } from "../support/until.js";
-import { type ChatTestServer, expectWellFormedTurn, gate, isDone, startChatServer } from "./chat-harness.js";
-import { echoTool } from "./test-tools.js";
 import { finalRow, threadOf } from "./turn-helpers.js";
 
 let server: ChatTestServer | undefined;

@@ -4,9 +4,15 @@ import { join } from "node:path";
 import type { ProviderRequest } from "@agentwire-chat/agents";
 import type { ScriptedStep } from "@agentwire-chat/agents/testing";
 import type { ServerFrame } from "@agentwire-chat/protocol";
+import {
+  type ChatTestServer,
+  expectWellFormedTurn,
+  gate,
+  isDone,
+  startChatServer,
+} from "@agentwire-chat/testkit/chat-harness";
+import type { TestClient } from "@agentwire-chat/testkit/harness";
 import { afterEach, describe, expect, it } from "vitest";
-import type { TestClient } from "../harness.js";
-import { type ChatTestServer, expectWellFormedTurn, gate, isDone, startChatServer } from "./chat-harness.js";
 import { expectStartsEnded, finalRow, storedMessages, threadOf } from "./turn-helpers.js";
 
 let servers: ChatTestServer[] = [];

@@ -1,9 +1,13 @@
+import {
+  type ChatTestServer,
+  expectWellFormedTurn,
+  startChatServer,
+} from "@agentwire-chat/testkit/chat-harness";
+import type { TestClient } from "@agentwire-chat/testkit/harness";
+import { echoTool } from "@agentwire-chat/testkit/test-tools";
 import { afterEach, describe, expect, it } from "vitest";
 import { ToolPolicies } from "../../src/index.js";
-import type { TestClient } from "../harness.js";
 import { injectedModel, injectedTurn, toolEnds } from "../tools/tool-helpers.js";
-import { type ChatTestServer, expectWellFormedTurn, startChatServer } from "./chat-harness.js";
-import { echoTool } from "./test-tools.js";
 
 let server: ChatTestServer | undefined;
 afterEach(async () => {

@@ -1,10 +1,10 @@
 import type { ProviderRequest } from "@agentwire-chat/agents";
 import type { ScriptedStep } from "@agentwire-chat/agents/testing";
 import type { ServerFrame, ThreadSummary } from "@agentwire-chat/protocol";
+import { type ChatTestServer, gate, startChatServer } from "@agentwire-chat/testkit/chat-harness";
+import type { TestClient } from "@agentwire-chat/testkit/harness";
+import { until } from "@agentwire-chat/testkit/until";
 import { afterEach, describe, expect, it } from "vitest";
-import type { TestClient } from "../harness.js";
-import { until } from "../support/until.js";
-import { type ChatTestServer, gate, startChatServer } from "./chat-harness.js";
 
 let server: ChatTestServer | undefined;
 afterEach(async () => {

@@ -9,11 +9,11 @@ import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createProviderRegistry } from "@agentwire-chat/agents";
 import type { ServerFrame } from "@agentwire-chat/protocol";
+import { expectWellFormedTurn, isDone } from "@agentwire-chat/testkit/chat-harness";
+import { startTestServer, type TestServer } from "@agentwire-chat/testkit/harness";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../../apps/server/src/config.js";
 import { createChatServices } from "../../src/index.js";
-import { startTestServer, type TestServer } from "../harness.js";
-import { expectWellFormedTurn, isDone } from "./chat-harness.js";
 import { storedMessages, threadOf } from "./turn-helpers.js";
 
 const IDLE_MS = 300;

@@ -7,10 +7,8 @@
  * slow-socket merging and resume.
  */
 import type { ServerFrame } from "@agentwire-chat/protocol";
-import { afterEach, describe, expect, it } from "vitest";
-import { type TestClient, type TestServer, withTimeout } from "../harness.js";
-import { until } from "../support/until.js";
-import { expectWellFormedTurn, gate, isDone } from "./chat-harness.js";
+import { expectWellFormedTurn, gate, isDone } from "@agentwire-chat/testkit/chat-harness";
+import { type TestClient, type TestServer, withTimeout } from "@agentwire-chat/testkit/harness";
 import {
   type ChunkFrame,
   type Completion,
@@ -19,8 +17,10 @@ import {
   startOpenAIChatServer,
   startOpenAIMock,
   textChunks,
-} from "./openai-sse-mock.js";
-import { echoTool } from "./test-tools.js";
+} from "@agentwire-chat/testkit/openai-sse-mock";
+import { echoTool } from "@agentwire-chat/testkit/test-tools";
+import { until } from "@agentwire-chat/testkit/until";
+import { afterEach, describe, expect, it } from "vitest";
 import { expectStartsEnded, finalRow, storedMessages, threadOf } from "./turn-helpers.js";
 
 let mock: OpenAIMock | undefined;

@@ -1,11 +1,17 @@
 import { defineTool, type ProviderRequest } from "@agentwire-chat/agents";
 import type { ScriptedStep } from "@agentwire-chat/agents/testing";
 import type { ServerFrame } from "@agentwire-chat/protocol";
+import {
+  type ChatTestServer,
+  expectWellFormedTurn,
+  gate,
+  isDone,
+  startChatServer,
+} from "@agentwire-chat/testkit/chat-harness";
+import type { TestClient } from "@agentwire-chat/testkit/harness";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { ActiveTurn } from "../../src/index.js";
-import type { TestClient } from "../harness.js";
-import { type ChatTestServer, expectWellFormedTurn, gate, isDone, startChatServer } from "./chat-harness.js";
 
 /**
  * A turn with three gates: before the first model answer (g1), inside the tool (g2), before the second

@@ -1,6 +1,12 @@
 import type { ScratchpadItem, ServerFrame } from "@agentwire-chat/protocol";
+import {
+  type ChatTestServer,
+  expectWellFormedTurn,
+  gate,
+  isDone,
+  startChatServer,
+} from "@agentwire-chat/testkit/chat-harness";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ChatTestServer, expectWellFormedTurn, gate, isDone, startChatServer } from "./chat-harness.js";
 import { threadOf } from "./turn-helpers.js";
 
 type Patch = Extract<ServerFrame, { type: "scratchpad_patch" }>;

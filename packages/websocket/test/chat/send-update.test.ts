@@ -1,6 +1,11 @@
 import type { ServerFrame } from "@agentwire-chat/protocol";
+import {
+  type ChatTestServer,
+  expectWellFormedTurn,
+  isDone,
+  startChatServer,
+} from "@agentwire-chat/testkit/chat-harness";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ChatTestServer, expectWellFormedTurn, isDone, startChatServer } from "./chat-harness.js";
 import { storedMessages, threadOf } from "./turn-helpers.js";
 
 let server: ChatTestServer | undefined;

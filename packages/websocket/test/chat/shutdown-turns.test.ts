@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startChatServer } from "@agentwire-chat/testkit/chat-harness";
+import { openTestStorage } from "@agentwire-chat/testkit/harness";
 import { afterEach, describe, expect, it } from "vitest";
-import { openTestStorage } from "../harness.js";
-import { startChatServer } from "./chat-harness.js";
 
 let dir: string | undefined;
 afterEach(() => {

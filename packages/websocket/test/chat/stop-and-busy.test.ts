@@ -1,7 +1,13 @@
 import type { ServerFrame } from "@agentwire-chat/protocol";
+import {
+  type ChatTestServer,
+  expectWellFormedTurn,
+  gate,
+  isDone,
+  startChatServer,
+} from "@agentwire-chat/testkit/chat-harness";
+import { waitingTool } from "@agentwire-chat/testkit/test-tools";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ChatTestServer, expectWellFormedTurn, gate, isDone, startChatServer } from "./chat-harness.js";
-import { waitingTool } from "./test-tools.js";
 import { expectStartsEnded, finalRow, storedMessages, threadOf } from "./turn-helpers.js";
 
 let server: ChatTestServer | undefined;

@@ -1,9 +1,14 @@
 import type { ProviderRequest } from "@agentwire-chat/agents";
 import type { ScriptedStep } from "@agentwire-chat/agents/testing";
 import type { ServerFrame } from "@agentwire-chat/protocol";
+import {
+  type ChatTestServer,
+  expectWellFormedTurn,
+  isDone,
+  startChatServer,
+} from "@agentwire-chat/testkit/chat-harness";
+import { echoTool } from "@agentwire-chat/testkit/test-tools";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ChatTestServer, expectWellFormedTurn, isDone, startChatServer } from "./chat-harness.js";
-import { echoTool } from "./test-tools.js";
 import { expectStartsEnded, finalRow, storedMessages, threadOf } from "./turn-helpers.js";
 
 let server: ChatTestServer | undefined;

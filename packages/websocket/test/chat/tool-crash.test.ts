@@ -1,9 +1,14 @@
 import { defineTool, type Tool } from "@agentwire-chat/agents";
+import {
+  type ChatTestServer,
+  expectWellFormedTurn,
+  isDone,
+  startChatServer,
+} from "@agentwire-chat/testkit/chat-harness";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AgentwireMetrics } from "../../src/index.js";
 import { toolEnds } from "../tools/tool-helpers.js";
-import { type ChatTestServer, expectWellFormedTurn, isDone, startChatServer } from "./chat-harness.js";
 import { threadOf } from "./turn-helpers.js";
 
 let server: ChatTestServer | undefined;

@@ -1,6 +1,11 @@
+import {
+  type ChatTestServer,
+  expectWellFormedTurn,
+  isDone,
+  startChatServer,
+} from "@agentwire-chat/testkit/chat-harness";
+import { echoTool } from "@agentwire-chat/testkit/test-tools";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ChatTestServer, expectWellFormedTurn, isDone, startChatServer } from "./chat-harness.js";
-import { echoTool } from "./test-tools.js";
 
 let server: ChatTestServer | undefined;
 afterEach(async () => {

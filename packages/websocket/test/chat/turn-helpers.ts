@@ -1,7 +1,7 @@
 /** Helpers the chat-turn acceptance tests share: reading a turn's frames and rows. */
 import type { ServerFrame, StoredMessage } from "@agentwire-chat/protocol";
+import type { TestServer } from "@agentwire-chat/testkit/harness";
 import { expect } from "vitest";
-import type { TestServer } from "../harness.js";
 
 /** The thread id of a turn's frames. */
 export function threadOf(frames: ServerFrame[]): string {

@@ -2,8 +2,8 @@ import type { ProviderRequest } from "@agentwire-chat/agents";
 import type { ScriptedStep } from "@agentwire-chat/agents/testing";
 import type { ServerFrame } from "@agentwire-chat/protocol";
 import { readSuspendedTurn } from "@agentwire-chat/storage";
+import { type ChatTestServer, isDone, startChatServer } from "@agentwire-chat/testkit/chat-harness";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ChatTestServer, isDone, startChatServer } from "./chat-harness.js";
 import { finalRow, threadOf } from "./turn-helpers.js";
 
 let server: ChatTestServer | undefined;

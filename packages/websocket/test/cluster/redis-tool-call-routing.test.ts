@@ -5,15 +5,15 @@ import type { ToolOutcome } from "@agentwire-chat/agents";
 import { type Cluster, startCluster } from "@agentwire-chat/cluster";
 import type { ServerFrame } from "@agentwire-chat/protocol";
 import type { Storage } from "@agentwire-chat/storage";
+import { openTestStorage } from "@agentwire-chat/testkit/harness";
+import { redisMissing, startRedis, type TestRedis } from "@agentwire-chat/testkit/redis-server";
+import { skipMissingService } from "@agentwire-chat/testkit/skip-missing-service";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logging/create-logger.js";
 import { UIToolProxy } from "../../src/tools/ui-tool-proxy.js";
 import { recoverOrEndTurn } from "../../src/turns/recover-turns.js";
 import { TurnRegistry } from "../../src/turns/turn-registry.js";
-import { openTestStorage } from "../harness.js";
-import { redisMissing, startRedis, type TestRedis } from "../support/redis-server.js";
-import { skipMissingService } from "../support/skip-missing-service.js";
 
 /**
  * Client tool answers across two real cluster instances on one Redis: a call waits in A's proxy, its

@@ -1,9 +1,9 @@
 import { RedisThreadStateRelay } from "@agentwire-chat/cluster";
 import type { ServerFrame } from "@agentwire-chat/protocol";
+import { redisMissing, startRedis, type TestRedis } from "@agentwire-chat/testkit/redis-server";
+import { skipMissingService } from "@agentwire-chat/testkit/skip-missing-service";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ThreadStates } from "../../src/chat/thread-states/thread-states.js";
-import { redisMissing, startRedis, type TestRedis } from "../support/redis-server.js";
-import { skipMissingService } from "../support/skip-missing-service.js";
 
 /** Thread live states across two instances on one real Redis: a change on A reaches B's sockets. */
 const skip = skipMissingService(redisMissing());

@@ -1,10 +1,10 @@
 import { RedisWorkflowUpdateRelay } from "@agentwire-chat/cluster";
 import type { ServerFrame } from "@agentwire-chat/protocol";
 import type { WorkflowRow } from "@agentwire-chat/storage";
+import { redisMissing, startRedis, type TestRedis } from "@agentwire-chat/testkit/redis-server";
+import { skipMissingService } from "@agentwire-chat/testkit/skip-missing-service";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { OpenWorkflows } from "../../src/index.js";
-import { redisMissing, startRedis, type TestRedis } from "../support/redis-server.js";
-import { skipMissingService } from "../support/skip-missing-service.js";
 
 /** Workflow saves across two instances on one real Redis: a save on A redraws the user's editors on B. */
 const skip = skipMissingService(redisMissing());

@@ -8,7 +8,7 @@ import {
 } from "@agentwire-chat/agents";
 import type { ScriptedStep } from "@agentwire-chat/agents/testing";
 import type { StoredMessage } from "@agentwire-chat/protocol";
-import type { TestServer } from "../harness.js";
+import type { TestServer } from "@agentwire-chat/testkit/harness";
 
 export const USER = "local";
 

@@ -5,12 +5,17 @@
  */
 import { createProviderRegistry } from "@agentwire-chat/agents";
 import type { ServerFrame, ServerFrameOf } from "@agentwire-chat/protocol";
+import { isDone } from "@agentwire-chat/testkit/chat-harness";
+import { startTestServer, type TestClient, type TestServer } from "@agentwire-chat/testkit/harness";
+import {
+  type Completion,
+  type OpenAIMock,
+  seen,
+  startOpenAIMock,
+} from "@agentwire-chat/testkit/openai-sse-mock";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../../apps/server/src/config.js";
 import { createChatServices } from "../../src/index.js";
-import { isDone } from "../chat/chat-harness.js";
-import { type Completion, type OpenAIMock, seen, startOpenAIMock } from "../chat/openai-sse-mock.js";
-import { startTestServer, type TestClient, type TestServer } from "../harness.js";
 import { seedThread } from "./context-fixtures.js";
 
 let mock: OpenAIMock | undefined;

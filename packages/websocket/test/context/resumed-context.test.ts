@@ -1,6 +1,11 @@
 import type { ServerFrame, ServerFrameOf } from "@agentwire-chat/protocol";
+import {
+  type ChatTestServer,
+  expectWellFormedTurn,
+  isDone,
+  startChatServer,
+} from "@agentwire-chat/testkit/chat-harness";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ChatTestServer, expectWellFormedTurn, isDone, startChatServer } from "../chat/chat-harness.js";
 import { threadOf } from "../chat/turn-helpers.js";
 import { settings } from "./context-fixtures.js";
 

@@ -1,13 +1,13 @@
 import type { ProviderRequest } from "@agentwire-chat/agents";
 import type { ServerFrame, ServerFrameOf } from "@agentwire-chat/protocol";
-import { afterEach, describe, expect, it } from "vitest";
 import {
   type ChatTestServer,
   expectWellFormedTurn,
   gate,
   isDone,
   startChatServer,
-} from "../chat/chat-harness.js";
+} from "@agentwire-chat/testkit/chat-harness";
+import { afterEach, describe, expect, it } from "vitest";
 import {
   append,
   isSummarizer,

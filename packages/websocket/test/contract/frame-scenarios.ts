@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { createWorkspaceTools, type ProviderRequest, type Tool } from "@agentwire-chat/agents";
 import type { ScriptedStep } from "@agentwire-chat/agents/testing";
 import type { ServerFrame } from "@agentwire-chat/protocol";
-import { type ChatTestServer, isDone, startChatServer } from "../chat/chat-harness.js";
-import type { TestClient } from "../harness.js";
+import { type ChatTestServer, isDone, startChatServer } from "@agentwire-chat/testkit/chat-harness";
+import type { TestClient } from "@agentwire-chat/testkit/harness";
 
 /** A command the client sent, after the frame with seq `after_seq` (0: before any frame). */
 export type SentCommand = { after_seq: number; command: string; request_id?: string; data: unknown };

@@ -5,8 +5,8 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { ServerFrame } from "@agentwire-chat/protocol";
+import { expectWellFormedTurn } from "@agentwire-chat/testkit/chat-harness";
 import { describe, expect, it } from "vitest";
-import { expectWellFormedTurn } from "../chat/chat-harness.js";
 import { expectStartsEnded } from "../chat/turn-helpers.js";
 import {
   DOC_SCENARIO,

@@ -6,11 +6,11 @@ import { type IncomingMessage, request } from "node:http";
 import { type BaseEvent, EventType, HttpAgent, type Message } from "@ag-ui/client";
 import type { ProviderRequest } from "@agentwire-chat/agents";
 import type { ScriptedStep } from "@agentwire-chat/agents/testing";
+import { type ChatTestServer, gate, startChatServer } from "@agentwire-chat/testkit/chat-harness";
+import { echoTool } from "@agentwire-chat/testkit/test-tools";
+import { until } from "@agentwire-chat/testkit/until";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ChatTestServer, gate, startChatServer } from "../chat/chat-harness.js";
-import { echoTool } from "../chat/test-tools.js";
 import { storedMessages } from "../chat/turn-helpers.js";
-import { until } from "../support/until.js";
 import { PLAIN_ANSWER_EVENTS } from "./ag-ui-expected.js";
 
 let server: ChatTestServer | undefined;

@@ -1,5 +1,8 @@
 import type { ProviderRequest } from "@agentwire-chat/agents";
 import type { ScriptedStep } from "@agentwire-chat/agents/testing";
+import { type ChatTestServer, gate, startChatServer } from "@agentwire-chat/testkit/chat-harness";
+import { echoTool } from "@agentwire-chat/testkit/test-tools";
+import { until } from "@agentwire-chat/testkit/until";
 import {
   lastAssistantMessageIsCompleteWithApprovalResponses,
   lastAssistantMessageIsCompleteWithToolCalls,
@@ -10,9 +13,6 @@ import {
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import type { TransportResponse, UiChunk } from "../../src/edges/ai-sdk/ui-chunks.js";
-import { type ChatTestServer, gate, startChatServer } from "../chat/chat-harness.js";
-import { echoTool } from "../chat/test-tools.js";
-import { until } from "../support/until.js";
 import { aiSdkTransport, NodeChat, textOf } from "./ai-sdk-chat.js";
 
 // The edge's restated types must stay assignable to the real ones: a drift fails the typecheck.

@@ -5,9 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createOpenAIMediaGenerator, type MediaGenerator } from "@agentwire-chat/agents";
 import type { ServerFrame } from "@agentwire-chat/protocol";
+import { expectWellFormedTurn, isDone } from "@agentwire-chat/testkit/chat-harness";
+import { type RouteTestServer, startRouteServer } from "@agentwire-chat/testkit/route-harness";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { expectWellFormedTurn, isDone } from "../chat/chat-harness.js";
-import { type RouteTestServer, startRouteServer } from "../workflows/route-harness.js";
 
 type Frame<T extends ServerFrame["type"]> = Extract<ServerFrame, { type: T }>;
 const ofType = <T extends ServerFrame["type"]>(frames: ServerFrame[], type: T) =>

@@ -1,9 +1,9 @@
 import { defineTool, ok } from "@agentwire-chat/agents";
+import { type ChatTestServer, isDone, startChatServer } from "@agentwire-chat/testkit/chat-harness";
 import Fastify from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AgentwireMetrics, metricsRoute } from "../../src/index.js";
-import { type ChatTestServer, isDone, startChatServer } from "../chat/chat-harness.js";
 
 let server: ChatTestServer | undefined;
 afterEach(async () => {

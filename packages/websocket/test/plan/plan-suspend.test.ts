@@ -4,8 +4,13 @@ import { join } from "node:path";
 import type { ProviderRequest } from "@agentwire-chat/agents";
 import type { ScriptedStep } from "@agentwire-chat/agents/testing";
 import { contentText, type ServerFrame } from "@agentwire-chat/protocol";
+import {
+  type ChatTestServer,
+  expectWellFormedTurn,
+  isDone,
+  startChatServer,
+} from "@agentwire-chat/testkit/chat-harness";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ChatTestServer, expectWellFormedTurn, isDone, startChatServer } from "../chat/chat-harness.js";
 import { expectStartsEnded, finalRow, storedMessages, threadOf } from "../chat/turn-helpers.js";
 
 let servers: ChatTestServer[] = [];

@@ -1,15 +1,15 @@
 import type { ProviderRequest } from "@agentwire-chat/agents";
 import type { ServerFrame } from "@agentwire-chat/protocol";
-import { afterEach, describe, expect, it } from "vitest";
 import {
   type ChatTestServer,
   expectWellFormedTurn,
   gate,
   isDone,
   startChatServer,
-} from "../chat/chat-harness.js";
+} from "@agentwire-chat/testkit/chat-harness";
+import { firstText, lastMessage, script } from "@agentwire-chat/testkit/plan-script";
+import { afterEach, describe, expect, it } from "vitest";
 import { expectStartsEnded, finalRow, storedMessages, threadOf } from "../chat/turn-helpers.js";
-import { firstText, lastMessage, script } from "./plan-script.js";
 
 let server: ChatTestServer | undefined;
 afterEach(async () => {

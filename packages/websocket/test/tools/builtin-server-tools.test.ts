@@ -1,8 +1,14 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { createMemoryTools, InMemoryPinStore, McpManager, type Tool } from "@agentwire-chat/agents";
 import type { Repositories, Storage } from "@agentwire-chat/storage";
+import {
+  type ChatTestServer,
+  expectWellFormedTurn,
+  startChatServer,
+} from "@agentwire-chat/testkit/chat-harness";
+import { mcpTestServer } from "@agentwire-chat/testkit/fixtures";
+import { openTestStorage } from "@agentwire-chat/testkit/harness";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   createBuiltinServerTools,
@@ -10,13 +16,9 @@ import {
   resolveToolPolicy,
   ToolPolicies,
 } from "../../src/index.js";
-import { type ChatTestServer, expectWellFormedTurn, startChatServer } from "../chat/chat-harness.js";
-import { openTestStorage } from "../harness.js";
 import { injectedModel, injectedTurn, tempDir, toolEnds } from "./tool-helpers.js";
 
-const FIXTURE = fileURLToPath(
-  new URL("../../../agents/test/tools/fixtures/mcp-test-server.mjs", import.meta.url),
-);
+const FIXTURE = mcpTestServer;
 
 let dir: ReturnType<typeof tempDir>;
 let database: Storage | undefined;

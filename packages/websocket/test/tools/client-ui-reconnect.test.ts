@@ -1,6 +1,6 @@
+import { type ChatTestServer, isDone, startChatServer } from "@agentwire-chat/testkit/chat-harness";
 import { afterEach, describe, expect, it } from "vitest";
 import { UIToolProxy } from "../../src/index.js";
-import { type ChatTestServer, isDone, startChatServer } from "../chat/chat-harness.js";
 import { injectedModel, toolEnds } from "./tool-helpers.js";
 
 let server: ChatTestServer | undefined;

@@ -1,8 +1,13 @@
 import type { ServerFrame } from "@agentwire-chat/protocol";
+import {
+  type ChatTestServer,
+  expectWellFormedTurn,
+  isDone,
+  startChatServer,
+} from "@agentwire-chat/testkit/chat-harness";
+import type { TestClient } from "@agentwire-chat/testkit/harness";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ToolPolicyConfig, UIToolProxy } from "../../src/index.js";
-import { type ChatTestServer, expectWellFormedTurn, isDone, startChatServer } from "../chat/chat-harness.js";
-import type { TestClient } from "../harness.js";
 import { type InjectedCall, injectedModel, toolEnds } from "./tool-helpers.js";
 
 let server: ChatTestServer | undefined;

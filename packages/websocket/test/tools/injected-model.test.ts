@@ -1,9 +1,13 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { userDirName } from "@agentwire-chat/agents";
+import {
+  type ChatTestServer,
+  expectWellFormedTurn,
+  startChatServer,
+} from "@agentwire-chat/testkit/chat-harness";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createBuiltinServerTools, resolveToolPolicy } from "../../src/index.js";
-import { type ChatTestServer, expectWellFormedTurn, startChatServer } from "../chat/chat-harness.js";
 import { injectedModel, injectedTurn, tempDir, toolEnds } from "./tool-helpers.js";
 
 let server: ChatTestServer | undefined;

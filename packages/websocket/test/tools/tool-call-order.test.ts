@@ -2,9 +2,13 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Tool } from "@agentwire-chat/agents";
 import type { Repositories } from "@agentwire-chat/storage";
+import {
+  type ChatTestServer,
+  expectWellFormedTurn,
+  startChatServer,
+} from "@agentwire-chat/testkit/chat-harness";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createBuiltinServerTools, resolveToolPolicy } from "../../src/index.js";
-import { type ChatTestServer, expectWellFormedTurn, startChatServer } from "../chat/chat-harness.js";
 import { injectedModel, injectedTurn, type ToolEnd, tempDir, toolEnds } from "./tool-helpers.js";
 
 let dir: ReturnType<typeof tempDir>;

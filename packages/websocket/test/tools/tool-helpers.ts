@@ -4,8 +4,8 @@ import { join } from "node:path";
 import type { ScriptedResponder } from "@agentwire-chat/agents/testing";
 import type { ServerFrame, ServerFrameOf } from "@agentwire-chat/protocol";
 import { contentText } from "@agentwire-chat/protocol";
-import { isDone } from "../chat/chat-harness.js";
-import type { TestClient } from "../harness.js";
+import { isDone } from "@agentwire-chat/testkit/chat-harness";
+import type { TestClient } from "@agentwire-chat/testkit/harness";
 
 export type InjectedCall = { name: string; args?: unknown };
 

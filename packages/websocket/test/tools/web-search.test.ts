@@ -3,6 +3,11 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { Tool } from "@agentwire-chat/agents";
 import type { Repositories } from "@agentwire-chat/storage";
+import {
+  type ChatTestServer,
+  expectWellFormedTurn,
+  startChatServer,
+} from "@agentwire-chat/testkit/chat-harness";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   type BuiltinServerToolsOptions,
@@ -10,7 +15,6 @@ import {
   resolveToolPolicy,
   type ToolPolicyConfig,
 } from "../../src/index.js";
-import { type ChatTestServer, expectWellFormedTurn, startChatServer } from "../chat/chat-harness.js";
 import { injectedModel, injectedTurn, tempDir, toolEnds } from "./tool-helpers.js";
 
 const KEY = "BSA-socket-test-key-0c41b7";

@@ -1,6 +1,14 @@
 import { defineTool, type ProviderRequest } from "@agentwire-chat/agents";
 import type { ScriptedStep } from "@agentwire-chat/agents/testing";
 import type { ServerFrame } from "@agentwire-chat/protocol";
+import {
+  type ChatTestServer,
+  expectWellFormedTurn,
+  gate,
+  isDone,
+  startChatServer,
+} from "@agentwire-chat/testkit/chat-harness";
+import { echoTool } from "@agentwire-chat/testkit/test-tools";
 import { type HrTime, SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import {
   BasicTracerProvider,
@@ -12,14 +20,6 @@ import {
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AgentwireMetrics, createTurnTracer, type TurnObserver, turnObserverOf } from "../../src/index.js";
-import {
-  type ChatTestServer,
-  expectWellFormedTurn,
-  gate,
-  isDone,
-  startChatServer,
-} from "../chat/chat-harness.js";
-import { echoTool } from "../chat/test-tools.js";
 import { finalRow, threadOf } from "../chat/turn-helpers.js";
 
 let server: ChatTestServer | undefined;

@@ -8,10 +8,10 @@ import {
   openDatabase,
   SqliteFrameLog,
 } from "@agentwire-chat/storage/sqlite";
+import { until } from "@agentwire-chat/testkit/until";
 import { Registry } from "prom-client";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { registerFrameLogMetrics } from "../../src/index.js";
-import { until } from "../support/until.js";
 
 // The byte bound's accounting, commit by commit (commits stepped by hand), on SQLite.
 let dir: string;

@@ -8,10 +8,10 @@ import {
   openDatabase,
   SqliteFrameLog,
 } from "@agentwire-chat/storage/sqlite";
+import { until } from "@agentwire-chat/testkit/until";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ActiveTurn } from "../../src/turns/active-turn.js";
 import { TurnRegistry } from "../../src/turns/turn-registry.js";
-import { until } from "../support/until.js";
 
 let dir: string;
 let database: AgentwireDatabase;

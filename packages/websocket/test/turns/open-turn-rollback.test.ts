@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { ScriptedStep } from "@agentwire-chat/agents/testing";
 import type { ServerFrame } from "@agentwire-chat/protocol";
+import { type ChatTestServer, isDone, startChatServer } from "@agentwire-chat/testkit/chat-harness";
+import type { TestClient } from "@agentwire-chat/testkit/harness";
+import { echoTool } from "@agentwire-chat/testkit/test-tools";
 import { afterEach, describe, expect, it } from "vitest";
 import { createLogger, type RecoveryCause, recoverOrEndTurn, recoverTurn } from "../../src/index.js";
-import { type ChatTestServer, isDone, startChatServer } from "../chat/chat-harness.js";
-import { echoTool } from "../chat/test-tools.js";
 import { threadOf } from "../chat/turn-helpers.js";
-import type { TestClient } from "../harness.js";
 
 // Every way a turn opens goes through openTurn; a write that fails on the way must leave no turn
 // `running` (in the database or in this process) and the thread must take the next turn.

@@ -6,10 +6,10 @@ import {
   openPostgres,
   PostgresFrameLog,
 } from "@agentwire-chat/storage/postgres";
+import { postgresMissing, startPostgres, type TestPostgres } from "@agentwire-chat/testkit/postgres-server";
+import { skipMissingService } from "@agentwire-chat/testkit/skip-missing-service";
 import type pgTypes from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres-server.js";
-import { skipMissingService } from "../support/skip-missing-service.js";
 
 const skip = skipMissingService(postgresMissing());
 let server: TestPostgres | undefined;

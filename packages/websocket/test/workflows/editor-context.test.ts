@@ -1,10 +1,14 @@
 import { DESCRIBE_MAX_NODES, type ProviderRequest } from "@agentwire-chat/agents";
 import type { ScriptedStep } from "@agentwire-chat/agents/testing";
 import { contentText, type ServerFrame } from "@agentwire-chat/protocol";
+import { expectWellFormedTurn, isDone } from "@agentwire-chat/testkit/chat-harness";
+import {
+  type RouteTestServer,
+  startRouteServer,
+  translateGraph,
+} from "@agentwire-chat/testkit/route-harness";
 import { afterEach, describe, expect, it } from "vitest";
 import { ContextScopes } from "../../src/index.js";
-import { expectWellFormedTurn, isDone } from "../chat/chat-harness.js";
-import { type RouteTestServer, startRouteServer, translateGraph } from "./route-harness.js";
 
 let server: RouteTestServer | undefined;
 afterEach(async () => {

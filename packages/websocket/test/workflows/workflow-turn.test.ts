@@ -1,7 +1,11 @@
 import type { ServerFrame, StoredMessage } from "@agentwire-chat/protocol";
+import { expectWellFormedTurn, gate, isDone } from "@agentwire-chat/testkit/chat-harness";
+import {
+  type RouteTestServer,
+  startRouteServer,
+  translateGraph,
+} from "@agentwire-chat/testkit/route-harness";
 import { afterEach, describe, expect, it } from "vitest";
-import { expectWellFormedTurn, gate, isDone } from "../chat/chat-harness.js";
-import { type RouteTestServer, startRouteServer, translateGraph } from "./route-harness.js";
 
 let server: RouteTestServer | undefined;
 afterEach(async () => {

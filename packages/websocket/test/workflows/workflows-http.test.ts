@@ -1,6 +1,10 @@
+import { startTestServer } from "@agentwire-chat/testkit/harness";
+import {
+  type RouteTestServer,
+  startRouteServer,
+  translateGraph,
+} from "@agentwire-chat/testkit/route-harness";
 import { afterEach, describe, expect, it } from "vitest";
-import { startTestServer } from "../harness.js";
-import { type RouteTestServer, startRouteServer, translateGraph } from "./route-harness.js";
 
 let server: RouteTestServer | undefined;
 afterEach(async () => {

@@ -1,6 +1,11 @@
+import {
+  startTestServer,
+  type TestClient,
+  type TestServer,
+  upgradeStatus,
+} from "@agentwire-chat/testkit/harness";
+import { until } from "@agentwire-chat/testkit/until";
 import { afterEach, describe, expect, it } from "vitest";
-import { startTestServer, type TestClient, type TestServer, upgradeStatus } from "../harness.js";
-import { until } from "../support/until.js";
 
 let server: TestServer | undefined;
 afterEach(async () => {

@@ -1,13 +1,13 @@
 import type { ServerFrame } from "@agentwire-chat/protocol";
 import type { LoggedFrame } from "@agentwire-chat/storage";
+import { type ChatTestServer, startChatServer } from "@agentwire-chat/testkit/chat-harness";
+import { until } from "@agentwire-chat/testkit/until";
 import type { FastifyBaseLogger } from "fastify";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { Connection, type SocketLike } from "../../src/index.js";
 import { type Outgoing, queueMerging } from "../../src/ws/merge-text-deltas.js";
-import { type ChatTestServer, startChatServer } from "../chat/chat-harness.js";
-import { until } from "../support/until.js";
 
 type Chunk = Extract<ServerFrame, { type: "chunk" }> & { seq: number; seq_start?: number };
 

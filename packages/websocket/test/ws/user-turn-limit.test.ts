@@ -1,5 +1,5 @@
+import { type ChatTestServer, isDone, startChatServer } from "@agentwire-chat/testkit/chat-harness";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ChatTestServer, isDone, startChatServer } from "../chat/chat-harness.js";
 
 let server: ChatTestServer | undefined;
 afterEach(async () => {

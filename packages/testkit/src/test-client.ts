@@ -1,5 +1,5 @@
+import { type Client, type ClientOptions, createClient } from "@agentwire-chat/client";
 import WebSocket from "ws";
-import { type Client, type ClientOptions, createClient } from "../../src/index.js";
 
 /** A client on Node's `ws`, reconnecting fast (tests wait on events, not on the backoff). */
 export function testClient(url: string, options: Partial<ClientOptions> = {}): Client {

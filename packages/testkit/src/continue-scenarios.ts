@@ -15,8 +15,8 @@ import {
   type Tool,
 } from "@agentwire-chat/agents";
 import { ScriptedProvider, type ScriptedStep } from "@agentwire-chat/agents/testing";
+import { AdmissionQueue, type ChatServices, createChatServices } from "@agentwire-chat/websocket";
 import { z } from "zod";
-import { AdmissionQueue, type ChatServices, createChatServices } from "../../src/index.js";
 import { echoTool } from "./test-tools.js";
 
 export type ContinueScenario =

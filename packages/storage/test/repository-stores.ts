@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { Repositories } from "@agentwire-chat/storage";
 import { createPgRepositories, openPostgres } from "@agentwire-chat/storage/postgres";
 import { createSqliteRepositories, openDatabase } from "@agentwire-chat/storage/sqlite";
-import type { TestPostgres } from "../support/postgres-server.js";
+import type { TestPostgres } from "@agentwire-chat/testkit/postgres-server";
 
 /** The tables that hang off a thread, for reading what a cascade left behind. */
 export type ThreadChildTable = "messages" | "turns" | "llm_calls" | "assets" | "tool_grants";

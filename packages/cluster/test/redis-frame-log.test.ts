@@ -1,10 +1,10 @@
 import { RedisFrameLog } from "@agentwire-chat/cluster";
 import type { FrameSubscriber, LoggedFrame, StoredCheckpoint } from "@agentwire-chat/storage";
+import { redisMissing, startRedis, type TestRedis } from "@agentwire-chat/testkit/redis-server";
+import { skipMissingService } from "@agentwire-chat/testkit/skip-missing-service";
+import { until } from "@agentwire-chat/testkit/until";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { redisMissing, startRedis, type TestRedis } from "../support/redis-server.js";
-import { skipMissingService } from "../support/skip-missing-service.js";
-import { until } from "../support/until.js";
 
 const skip = skipMissingService(redisMissing());
 let server: TestRedis | undefined;

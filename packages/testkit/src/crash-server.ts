@@ -4,14 +4,13 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { createProviderRegistry } from "@agentwire-chat/agents";
 import { ScriptedProvider, type ScriptedStep } from "@agentwire-chat/agents/testing";
-import { loadConfig } from "../../../../apps/server/src/config.js";
-import { type RunningServer, startServer } from "../../../../apps/server/src/start-server.js";
-import { createChatServices, createLogger } from "../../../websocket/src/index.js";
-import { type ContinueScenario, continueChat } from "../../../websocket/test/chat/continue-scenarios.js";
+import { loadConfig, type RunningServer, startServer } from "@agentwire-chat/server";
+import { createChatServices, createLogger } from "@agentwire-chat/websocket";
+import { type ContinueScenario, continueChat } from "./continue-scenarios.js";
 
-const root = fileURLToPath(new URL("../../../../", import.meta.url));
-/** The websocket package's crash test server: its second model call streams "Half an answer", then hangs. */
-const crashChild = fileURLToPath(new URL("../../../websocket/test/chat/crash-child.ts", import.meta.url));
+const root = fileURLToPath(new URL("../../../", import.meta.url));
+/** The crash test server's script: its second model call streams "Half an answer", then hangs. */
+export const crashChild = fileURLToPath(new URL("./crash-child.ts", import.meta.url));
 
 /** The crash server as a real process (to kill with -9), and the http URL it listens on. */
 export type CrashServer = { proc: ChildProcess; url: Promise<string> };
@@ -72,10 +71,8 @@ export function restartServer(dbPath: string, steps: ScriptedStep[]): Promise<Ru
   );
 }
 
-/** The websocket package's crash-continue server: a scenario's turn, cut by a kill, goes on after a restart. */
-const continueChild = fileURLToPath(
-  new URL("../../../websocket/test/chat/continue-child.ts", import.meta.url),
-);
+/** The crash-continue server's script: a scenario's turn, cut by a kill, goes on after a restart. */
+export const continueChild = fileURLToPath(new URL("./continue-child.ts", import.meta.url));
 
 /** Starts a crash-continue scenario's server as a real process over `dir` (its database and side effects). */
 export function spawnContinueServer(dir: string, scenario: ContinueScenario): CrashServer {

@@ -14,8 +14,8 @@ import {
   type ToolPolicies,
   type ToolPolicyConfig,
   TurnRegistry,
-} from "../../src/index.js";
-import { startTestServer, type TestServer, type TestServerOptions } from "../harness.js";
+} from "@agentwire-chat/websocket";
+import { startTestServer, type TestServer, type TestServerOptions } from "./harness.js";
 
 export type RouteTestServer = TestServer & {
   provider: ScriptedProvider;

@@ -2,7 +2,6 @@ import { type BudgetLimits, createProviderRegistry, type Tool } from "@agentwire
 import { ScriptedProvider, type ScriptedResponder, type ScriptedStep } from "@agentwire-chat/agents/testing";
 import type { ServerFrame } from "@agentwire-chat/protocol";
 import { ServerFrame as ServerFrameSchema } from "@agentwire-chat/protocol";
-import { expect } from "vitest";
 import {
   AdmissionQueue,
   type ChatServices,
@@ -11,8 +10,9 @@ import {
   type ToolPolicyConfig,
   type TurnObserver,
   type UIToolProxy,
-} from "../../src/index.js";
-import { startTestServer, type TestServer, type TestServerOptions } from "../harness.js";
+} from "@agentwire-chat/websocket";
+import { expect } from "vitest";
+import { startTestServer, type TestServer, type TestServerOptions } from "./harness.js";
 
 export type ChatTestServer = TestServer & { provider: ScriptedProvider; chat: ChatServices };
 

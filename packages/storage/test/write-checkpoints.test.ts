@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStorage, type Storage } from "@agentwire-chat/storage";
+import { postgresMissing, startPostgres, type TestPostgres } from "@agentwire-chat/testkit/postgres-server";
+import { skipMissingService } from "@agentwire-chat/testkit/skip-missing-service";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres-server.js";
-import { skipMissingService } from "../support/skip-missing-service.js";
 
 // A frame log kept outside the database (Redis) hands it the checkpoints its frames are stored with.
 const skipPostgres = skipMissingService(postgresMissing());

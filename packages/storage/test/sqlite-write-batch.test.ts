@@ -8,9 +8,9 @@ import {
   SqliteFrameLog,
   sqliteStorage,
 } from "@agentwire-chat/storage/sqlite";
+import { until } from "@agentwire-chat/testkit/until";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { until } from "../support/until.js";
 
 let dir: string;
 let database: AgentwireDatabase;

@@ -6,9 +6,8 @@
  */
 import { createProviderRegistry } from "@agentwire-chat/agents";
 import { ScriptedProvider } from "@agentwire-chat/agents/testing";
-import { loadConfig } from "../../../../apps/server/src/config.js";
-import { startServer } from "../../../../apps/server/src/start-server.js";
-import { createChatServices, createLogger } from "../../src/index.js";
+import { loadConfig, startServer } from "@agentwire-chat/server";
+import { createChatServices, createLogger } from "@agentwire-chat/websocket";
 import { echoTool } from "./test-tools.js";
 
 const provider = new ScriptedProvider([

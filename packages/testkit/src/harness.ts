@@ -2,7 +2,6 @@
  * Shared test harness: a real server on an ephemeral port with a temp SQLite file, real `ws` clients,
  * and waits on events (never sleeps). Used by every websocket/server test; the chat-turn tests too.
  */
-import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,12 +12,6 @@ import {
   type ServerFrameType,
 } from "@agentwire-chat/protocol";
 import type { FrameLog, FrameLogMemory, Repositories, Storage } from "@agentwire-chat/storage";
-import { openPostgres, postgresStorage } from "@agentwire-chat/storage/postgres";
-import { openDatabase, sqliteHandle, sqliteStorage } from "@agentwire-chat/storage/sqlite";
-import type { FastifyInstance } from "fastify";
-import pg from "pg";
-import { inject } from "vitest";
-import WebSocket from "ws";
 import {
   type AgentwireServices,
   type AuthSettings,
@@ -29,14 +22,13 @@ import {
   hashApiToken,
   type ReadinessChecks,
   type ServerLimitsInput,
-} from "../src/index.js";
+} from "@agentwire-chat/websocket";
+import type { FastifyInstance } from "fastify";
+import WebSocket from "ws";
+import { countRows, openTestStorage } from "./test-storage.js";
 
-/**
- * AGENTWIRE_TEST_DB=postgres runs every harness server on Postgres (vitest.pg.config.ts starts one
- * for the run): the same tests hold on both dialects.
- */
-export const testDialect: "sqlite" | "postgres" =
-  process.env.AGENTWIRE_TEST_DB === "postgres" ? "postgres" : "sqlite";
+// Tests of servers reach the database through the harness too.
+export { countRows, openTestStorage, testDialect, testPostgresUrl } from "./test-storage.js";
 
 export interface TestServerOptions {
   /** `none` (default), `token` (tokens made with `createToken`), or full settings with static tokens. */
@@ -174,48 +166,6 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-/**
- * The storage a test server runs on: the SQLite file at `dbPath`, or on Postgres a database named after
- * that path (created the first time, reopened after), so restart tests work on both dialects.
- */
-export async function openTestStorage(dbPath: string): Promise<Storage> {
-  if (testDialect === "sqlite") return sqliteStorage(openDatabase({ path: dbPath }));
-  return postgresStorage(await openPostgres({ url: await testPostgresUrl(dbPath), poolSize: 4 }));
-}
-
-/**
- * On Postgres, the URL of the database named after `dbPath` (created the first time): what a server
- * process of a test (a child to kill) gets as DATABASE_URL to reach the same data as the test.
- */
-export async function testPostgresUrl(dbPath: string): Promise<string> {
-  const server = inject("postgresUrl");
-  if (!server) throw new Error("AGENTWIRE_TEST_DB=postgres needs vitest.pg.config.ts (it starts Postgres)");
-  const name = `t_${createHash("sha256").update(dbPath).digest("hex").slice(0, 24)}`;
-  const admin = new pg.Client({ connectionString: server });
-  await admin.connect();
-  try {
-    const exists = await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
-    if (exists.rowCount === 0) await admin.query(`CREATE DATABASE "${name}"`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-/** How many rows a table holds, on either dialect. */
-export async function countRows(storage: Storage, table: string): Promise<number> {
-  if (!/^[a-z_]+$/.test(table)) throw new Error(`countRows: bad table ${table}`);
-  if (storage.dialect === "sqlite") {
-    const row = sqliteHandle(storage).prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number };
-    return row.n;
-  }
-  const { postgres } = storage as ReturnType<typeof postgresStorage>;
-  const result = await postgres.pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`);
-  return Number(result.rows[0]?.n);
 }
 
 /** The HTTP status of a refused upgrade (401, 403, 429, 503...), or `101` when it was accepted. */
@@ -410,11 +360,4 @@ export function withTimeout<T>(
     }, ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-declare module "vitest" {
-  export interface ProvidedContext {
-    /** The Postgres server of an AGENTWIRE_TEST_DB=postgres run (its `postgres` database). */
-    postgresUrl: string | undefined;
-  }
 }

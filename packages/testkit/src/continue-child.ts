@@ -3,9 +3,8 @@
  * included) over DATABASE_PATH (or DATABASE_URL: Postgres) with the chat services of CONTINUE_SCENARIO, its tools' side effects in
  * SIDE_EFFECT_DIR. TURN_MAX_RECOVERIES passes through. Prints `{"url": ...}` once it listens.
  */
-import { loadConfig } from "../../../../apps/server/src/config.js";
-import { startServer } from "../../../../apps/server/src/start-server.js";
-import { createLogger } from "../../src/index.js";
+import { loadConfig, startServer } from "@agentwire-chat/server";
+import { createLogger } from "@agentwire-chat/websocket";
 import { type ContinueScenario, continueChat } from "./continue-scenarios.js";
 
 const scenario = process.env.CONTINUE_SCENARIO as ContinueScenario;

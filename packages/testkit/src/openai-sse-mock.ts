@@ -8,15 +8,15 @@ import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createProviderRegistry, type Tool } from "@agentwire-chat/agents";
 import type { ServerFrame } from "@agentwire-chat/protocol";
-import { loadConfig } from "../../../../apps/server/src/config.js";
-import { createChatServices } from "../../src/index.js";
+import { loadConfig } from "@agentwire-chat/server";
+import { createChatServices } from "@agentwire-chat/websocket";
 import {
   startTestServer,
   type TestClient,
   type TestServer,
   type TestServerOptions,
   withTimeout,
-} from "../harness.js";
+} from "./harness.js";
 
 type ChatMessage = { role: string; content?: unknown; tool_call_id?: string };
 

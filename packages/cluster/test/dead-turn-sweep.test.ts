@@ -1,16 +1,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Cluster, startCluster } from "@agentwire-chat/cluster";
+import { type Cluster, type LocalTurn, startCluster } from "@agentwire-chat/cluster";
 import type { Storage, TurnRow } from "@agentwire-chat/storage";
+import { redisMissing, startRedis, type TestRedis } from "@agentwire-chat/testkit/redis-server";
+import { skipMissingService } from "@agentwire-chat/testkit/skip-missing-service";
+import { openTestStorage } from "@agentwire-chat/testkit/test-storage";
+import { until } from "@agentwire-chat/testkit/until";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createLogger } from "../../src/logging/create-logger.js";
-import { TurnRegistry } from "../../src/turns/turn-registry.js";
-import { openTestStorage } from "../harness.js";
-import { redisMissing, startRedis, type TestRedis } from "../support/redis-server.js";
-import { skipMissingService } from "../support/skip-missing-service.js";
-import { until } from "../support/until.js";
 
 /**
  * The dead-turn sweep of a real cluster instance on a real Redis and a real SQLite file: a turn
@@ -18,6 +16,7 @@ import { until } from "../support/until.js";
  * beat (a quarter lease later).
  */
 const skip = skipMissingService(redisMissing());
+const silent = { error() {}, warn() {} };
 let server: TestRedis | undefined;
 let dir: string;
 let storage: Storage | undefined;
@@ -54,14 +53,15 @@ describe.skipIf(skip)("the dead-turn sweep", () => {
     // A lease of a minute: the sweep beats every 15 s, past the wait below.
     const cluster = await startCluster({
       url: server!.url,
-      logger: createLogger({ level: "silent" }),
+      logger: silent,
       instanceId: `survivor-${Date.now()}`,
       leaseMs: 60_000,
     });
     clusters.push(cluster);
     const recovered: TurnRow[] = [];
     await cluster.serve({
-      turns: new TurnRegistry(),
+      // This instance runs no turn of its own (the server's TurnRegistry, empty).
+      turns: new Map<string, LocalTurn>(),
       repos,
       endLostTurn: async (row) => {
         recovered.push(row);

@@ -7,10 +7,10 @@ import {
   type SuspendedTurn,
 } from "@agentwire-chat/storage";
 import { createPgRepositories, openPostgres } from "@agentwire-chat/storage/postgres";
+import { postgresMissing, startPostgres, type TestPostgres } from "@agentwire-chat/testkit/postgres-server";
+import { skipMissingService } from "@agentwire-chat/testkit/skip-missing-service";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres-server.js";
-import { skipMissingService } from "../support/skip-missing-service.js";
 import {
   postgresDialect,
   type RepositoryDialect,

@@ -5,14 +5,14 @@ import { join, relative } from "node:path";
 import { findMigrationsFolder } from "@agentwire-chat/storage";
 import { openPostgres, pgSchema } from "@agentwire-chat/storage/postgres";
 import { openDatabase } from "@agentwire-chat/storage/sqlite";
+import { postgresMissing, startPostgres, type TestPostgres } from "@agentwire-chat/testkit/postgres-server";
+import { skipMissingService } from "@agentwire-chat/testkit/skip-missing-service";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { postgresMissing, startPostgres, type TestPostgres } from "../support/postgres-server.js";
-import { skipMissingService } from "../support/skip-missing-service.js";
 import { pgShape, type SchemaShape, sqliteShape } from "./schema-shape.js";
 
 const skip = skipMissingService(postgresMissing());
-const root = join(import.meta.dirname, "../../../..");
+const root = join(import.meta.dirname, "../../..");
 const pgMigrations = findMigrationsFolder("postgres");
 const journalEntries = (
   JSON.parse(readFileSync(join(pgMigrations, "meta", "_journal.json"), "utf8")) as { entries: unknown[] }
