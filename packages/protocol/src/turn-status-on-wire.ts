@@ -85,6 +85,13 @@ export function jobStatusOnWire(status: "running" | EndedTurnStatus): JobUpdateF
 
 /** `job_update.status` in turn words: `cancelled` is `stopped`, `failed` is `error`. */
 export function jobStatusFromWire(status: JobUpdateFrame["status"]): "running" | EndedTurnStatus {
+  return runWordsFromWire(status);
+}
+
+/** A workflow run's or node's older words (`completed`, `failed`, `cancelled`) in turn words; others as they are. */
+function runWordsFromWire<S extends string>(
+  status: S,
+): Exclude<S, "completed" | "failed" | "cancelled"> | "complete" | "error" | "stopped" {
   switch (status) {
     case "completed":
       return "complete";
@@ -93,7 +100,7 @@ export function jobStatusFromWire(status: JobUpdateFrame["status"]): "running" |
     case "cancelled":
       return "stopped";
     default:
-      return status;
+      return status as Exclude<S, "completed" | "failed" | "cancelled">;
   }
 }
 
@@ -113,14 +120,5 @@ export function nodeStatusOnWire(status: NodeStatus): NodeUpdateFrame["status"] 
 
 /** `node_update.status` in turn words. */
 export function nodeStatusFromWire(status: NodeUpdateFrame["status"]): NodeStatus {
-  switch (status) {
-    case "completed":
-      return "complete";
-    case "failed":
-      return "error";
-    case "cancelled":
-      return "stopped";
-    default:
-      return status;
-  }
+  return runWordsFromWire(status);
 }
