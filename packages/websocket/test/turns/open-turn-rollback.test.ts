@@ -35,10 +35,18 @@ const errorOf = (frames: ServerFrame[]) => frames.find((f): f is Frame<"error"> 
 const live = (threadId: string) => server?.chat.turns.get(threadId)?.active ?? false;
 const latest = (threadId: string) => server?.repos.turns.latest("local", threadId);
 
-/** Sends a message on the thread and waits for its turn to end; the final row's status. */
+/**
+ * Sends a message on the thread and waits for its turn to end; the final row's status. Frames of an
+ * earlier turn still being committed (an ended lost turn's) may reach the new watcher first: only the
+ * `done` after this message's own row counts.
+ */
 async function nextTurnEnds(client: TestClient, threadId: string): Promise<string | undefined> {
   client.command("chat_message", { thread_id: threadId, content: "again" });
-  const frames = await client.collectUntil(isDone);
+  let mine = false;
+  const frames = await client.collectUntil((f) => {
+    if (f.type === "message" && f.message.role === "user" && f.message.content === "again") mine = true;
+    return mine && isDone(f);
+  });
   const last = frames.filter((f): f is Frame<"message"> => f.type === "message").at(-1);
   return last?.message.status;
 }
