@@ -156,7 +156,7 @@ export class RedisFrameLog extends MemoryFrameLog implements FrameLog {
     // move on an answer); the seq floor passes each frame once whichever path brings it first.
     // Live frames committed during the read wait behind the replay (see gated).
     const gate = gated(subscriber, afterSeq);
-    this.threads.get(threadId)?.subscribers.set(subscriber.id, gate);
+    this.threads.get(threadId)?.follow(gate);
     const { frames, ended } = await this.range(threadId, afterSeq);
     gate.open(frames);
     if (!ended) this.follow(threadId, gate, gate.seq());
@@ -168,7 +168,7 @@ export class RedisFrameLog extends MemoryFrameLog implements FrameLog {
     // A socket already following through the stream stays on it: no frame twice, none skipped.
     if (this.followers.get(threadId)?.has(subscriber.id)) return;
     const thread = this.threads.get(threadId);
-    if (thread) thread.subscribers.set(subscriber.id, subscriber);
+    if (thread) thread.follow(subscriber);
   }
 
   unsubscribe(threadId: string, subscriberId: string): void {
@@ -355,10 +355,7 @@ export class RedisFrameLog extends MemoryFrameLog implements FrameLog {
         this.onError(error, thread.threadId);
       }
     }
-    if (thread.endAfter !== 0 && thread.committedSeq >= thread.endAfter) {
-      thread.endAfter = 0;
-      thread.subscribers.clear();
-    }
+    thread.dropEndedWatchers();
     this.memory.touch(thread);
   }
 

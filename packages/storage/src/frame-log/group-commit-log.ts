@@ -105,18 +105,18 @@ export class GroupCommitLog extends MemoryFrameLog implements FrameLog {
     if (recent) {
       // From memory, synchronously up to the subscription: no commit can deliver in between.
       if (recent.length > 0) subscriber.deliver(recent);
-      if (follow) thread.subscribers.set(subscriber.id, subscriber);
+      if (follow) thread.follow(subscriber);
       return { replayed: recent.length, lastSeq: thread.committedSeq };
     }
     const gate = gated(subscriber, afterSeq);
-    if (follow) thread.subscribers.set(subscriber.id, gate);
+    if (follow) thread.follow(gate);
     const frames = await this.storedAfter(threadId, afterSeq, thread.committedSeq);
     gate.open(frames);
     return { replayed: frames.length, lastSeq: gate.seq() };
   }
 
   subscribe(threadId: string, subscriber: FrameSubscriber): void {
-    this.threads.get(threadId)?.subscribers.set(subscriber.id, subscriber);
+    this.threads.get(threadId)?.follow(subscriber);
   }
 
   unsubscribe(threadId: string, subscriberId: string): void {

@@ -27,8 +27,13 @@ export class ThreadLog {
   readonly subscribers = new Map<string, FrameSubscriber>();
   /** First held seq; 0 when not held. */
   heldFrom = 0;
-  /** Subscribers are dropped once this seq is delivered; 0 when not ending. */
+  /** The ended turn's watchers are dropped once this seq is delivered; 0 when not ending. */
   endAfter = 0;
+  /**
+   * Who watched when the turn ended (endSubscriptions). Only they are dropped once its last frame is
+   * delivered: a watcher the next turn added while that frame was still committing stays.
+   */
+  ending: Set<string> | undefined = undefined;
   /** The turn's latest checkpoint not yet taken by a commit: it goes once the frames before it do. */
   checkpoint: QueuedCheckpoint | undefined = undefined;
   /**
@@ -36,6 +41,20 @@ export class ThreadLog {
    * the thread alone however long the turn stays silent (a long tool call while nobody watches).
    */
   turnOpen = false;
+
+  /** Adds a watcher of the thread; one that watched the ending turn too stays for the next. */
+  follow(subscriber: FrameSubscriber): void {
+    this.subscribers.set(subscriber.id, subscriber);
+    this.ending?.delete(subscriber.id);
+  }
+
+  /** Drops the ended turn's watchers once its last frame is delivered (see `ending`). */
+  dropEndedWatchers(): void {
+    if (this.endAfter === 0 || this.committedSeq < this.endAfter) return;
+    this.endAfter = 0;
+    for (const id of this.ending ?? []) this.subscribers.delete(id);
+    this.ending = undefined;
+  }
   /** `,"thread_id":"…","seq":` — the stamp, spliced into each frame's JSON. */
   readonly stampPrefix: string;
 
@@ -100,10 +119,7 @@ export function deliverCommitted(
       onError(error, thread.threadId);
     }
   }
-  if (thread.endAfter !== 0 && thread.committedSeq >= thread.endAfter) {
-    thread.endAfter = 0;
-    thread.subscribers.clear();
-  }
+  thread.dropEndedWatchers();
   return freed;
 }
 
@@ -347,7 +363,10 @@ export class LogMemory {
     if (!thread) return;
     thread.turnOpen = false;
     if (thread.committedSeq >= thread.lastSeq) thread.subscribers.clear();
-    else thread.endAfter = thread.lastSeq;
+    else {
+      thread.endAfter = thread.lastSeq;
+      thread.ending = new Set(thread.subscribers.keys());
+    }
     this.touch(thread);
   }
 

@@ -137,6 +137,27 @@ describe("SqliteFrameLog", () => {
     expect(got.map((f) => f.seq)).toEqual([1]);
   });
 
+  it("endSubscriptions before its frames commit drops only the ended turn's watchers, not one the next turn added meanwhile", async () => {
+    const { threadId, turnId, repos } = await thread();
+    const log = openLog();
+    await log.claim(threadId);
+    const old = recorder("old");
+    log.subscribe(threadId, old.sub);
+    log.append(threadId, turnId, chunk("last"));
+    // The turn ends while its last frame is still uncommitted (Postgres: a commit in flight)...
+    log.endSubscriptions(threadId);
+    // ...and the next turn's socket starts watching before that commit lands.
+    const next = recorder("next");
+    const nextTurn = (await repos.turns.start("u", threadId)).id;
+    await log.claim(threadId);
+    log.subscribe(threadId, next.sub);
+    commit();
+    log.append(threadId, nextTurn, chunk("next turn"));
+    commit();
+    expect(old.got.map((f) => f.seq)).toEqual([1]);
+    expect(next.got.map((f) => f.seq)).toEqual([1, 2]);
+  });
+
   it("the idle sweep forgets ended, handed-off and outside-turn threads, never one whose turn still runs silently", async () => {
     let clock = 0;
     // The real sweep timer, every 20 ms; the log's clock is stepped by hand past the idle time.
