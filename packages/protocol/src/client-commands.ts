@@ -37,6 +37,14 @@ export type ChatContext = z.infer<typeof ChatContext>;
 export const MediaGeneration = z.looseObject({ mode: z.enum(["chat", "image", "speech"]) });
 export type MediaGeneration = z.infer<typeof MediaGeneration>;
 
+/**
+ * What a `chat_message` sent while a turn runs on its thread does: `reject` it (`busy`), `queue` it for
+ * the next turn, `steer` it into the running turn before its next model call, or `interrupt` the turn
+ * (stopped as `stop` does) and start at once.
+ */
+export const OnBusy = z.enum(["reject", "queue", "steer", "interrupt"]);
+export type OnBusy = z.infer<typeof OnBusy>;
+
 export const ChatMessageData = z.strictObject({
   thread_id: id.optional(),
   content: MessageContent,
@@ -47,6 +55,13 @@ export const ChatMessageData = z.strictObject({
   workflow_id: id.optional(),
   media_generation: MediaGeneration.optional(),
   memory_enabled: z.boolean().optional(),
+  /**
+   * The message this one follows: the final assistant row of a turn of the thread, on any branch, or
+   * null for a new first message (an edit of the first). Absent: the thread's current leaf.
+   */
+  parent_message_id: id.nullable().optional(),
+  /** What happens when a turn already runs on the thread (absent: the server's `BUSY_POLICY`). */
+  on_busy: OnBusy.optional(),
   /** Deprecated: accepted and ignored. */
   agent_mode: z.unknown().optional(),
   /** Deprecated: accepted and ignored; the server decides the toolbelt. */
@@ -97,6 +112,10 @@ export const PlanDecisionData = z.strictObject({
 });
 /** Continues the thread's last turn, which a budget or the iteration limit ended, with a fresh budget. */
 export const ContinueTurnData = z.strictObject({ thread_id: id });
+/** Answers a user message of the thread (on any branch) again, as a new branch beside the old answer. */
+export const RegenerateData = z.strictObject({ thread_id: id, message_id: id });
+/** Removes a queued message that has not started yet. */
+export const CancelQueuedData = z.strictObject({ thread_id: id, message_id: id });
 /** Asks for `thread_state` frames about all the user's threads on this socket. */
 export const SubscribeThreadsData = z.strictObject({});
 
@@ -113,6 +132,8 @@ export const clientCommandData = {
   plan_decision: PlanDecisionData,
   subscribe_threads: SubscribeThreadsData,
   continue_turn: ContinueTurnData,
+  regenerate: RegenerateData,
+  cancel_queued: CancelQueuedData,
 } as const;
 
 export type ClientCommandName = keyof typeof clientCommandData;
@@ -133,6 +154,8 @@ export const PingFrame = envelope("ping");
 export const PlanDecisionFrame = envelope("plan_decision");
 export const SubscribeThreadsFrame = envelope("subscribe_threads");
 export const ContinueTurnFrame = envelope("continue_turn");
+export const RegenerateFrame = envelope("regenerate");
+export const CancelQueuedFrame = envelope("cancel_queued");
 
 /** Every frame a client may send. */
 export const ClientFrame = z.discriminatedUnion("command", [
@@ -147,6 +170,8 @@ export const ClientFrame = z.discriminatedUnion("command", [
   PlanDecisionFrame,
   SubscribeThreadsFrame,
   ContinueTurnFrame,
+  RegenerateFrame,
+  CancelQueuedFrame,
 ]);
 export type ClientFrame = z.infer<typeof ClientFrame>;
 

@@ -33,6 +33,13 @@ export const StoredMessage = z.object({
   usage: TurnUsage.optional(),
   status: MessageStatus,
   created_at: z.string(),
+  /** The message this one follows on its branch (null: the thread's first); a turn's rows chain. */
+  parent_message_id: z.string().nullable().optional(),
+  /**
+   * Only where the message has alternatives (others follow the same parent): all of them, itself
+   * included, oldest first. Set by `GET /api/threads/:id/messages`, not in `message` frames.
+   */
+  sibling_ids: z.array(z.string()).optional(),
 });
 export type StoredMessage = z.infer<typeof StoredMessage>;
 
@@ -56,5 +63,30 @@ export const ThreadSummary = z.object({
   question: z.string().optional(),
   /** The latest `send_update` message of the running turn, when the server has seen one. */
   progress: z.string().optional(),
+  /** The last message of the thread's current branch (absent: the thread has none yet). */
+  current_leaf_id: z.string().optional(),
+  /** How many messages wait in the thread's queue (set by `GET /api/threads` when any do). */
+  queued: z.number().int().min(0).optional(),
 });
 export type ThreadSummary = z.infer<typeof ThreadSummary>;
+
+/** How a message sent while a turn ran waits (see `OnBusy`): for the next turn, or to steer the running one. */
+export const QueuedMode = z.enum(["queue", "steer", "interrupt"]);
+export type QueuedMode = z.infer<typeof QueuedMode>;
+
+/**
+ * A message sent while a turn ran, stored but not yet on a branch (`GET /api/threads/:id/queue`); it
+ * becomes the user message with the same id when its turn starts (or when it steers the running turn).
+ */
+export const QueuedMessage = z.object({
+  message_id: z.string(),
+  thread_id: z.string(),
+  content: MessageContent,
+  mode: QueuedMode,
+  /** 1 for the next to start. */
+  position: z.number().int().min(1),
+  /** The message it will follow; absent: the current leaf when it starts. */
+  parent_message_id: z.string().nullable().optional(),
+  created_at: z.string(),
+});
+export type QueuedMessage = z.infer<typeof QueuedMessage>;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ErrorCode } from "./error-codes.js";
-import { StoredMessage, ThreadLiveState } from "./message.js";
+import { QueuedMode, StoredMessage, ThreadLiveState } from "./message.js";
 import { Plan, PlanExecutionMode } from "./plan.js";
 import { ScratchpadItem } from "./scratchpad.js";
 import { TurnUsage } from "./usage.js";
@@ -26,8 +26,43 @@ export const ThreadFrame = z.object({
 export const MessageFrame = z.object({
   type: z.literal("message"),
   message: StoredMessage,
+  /**
+   * Only on a user message that steered the running turn: sent when it joined the root's conversation,
+   * just before the model call that receives it.
+   */
+  steered: z.literal(true).optional(),
   ...echoedRequest,
   ...turnFields,
+});
+/**
+ * A turn's first frame after its user message: which user message it answers (a regenerate stores no
+ * new user message, so this is how its frames name the message they answer).
+ */
+export const TurnStartedFrame = z.object({
+  type: z.literal("turn_started"),
+  turn_id: z.string(),
+  user_message_id: z.string(),
+  ...turnFields,
+});
+/**
+ * A `chat_message` sent while a turn ran was stored as queued (see `on_busy`); sent to the socket that
+ * sent it, with its `request_id`. Not a turn frame: no `seq`, never replayed.
+ */
+export const MessageQueuedFrame = z.object({
+  type: z.literal("message_queued"),
+  thread_id: z.string(),
+  message_id: z.string(),
+  mode: QueuedMode,
+  /** 1 for the next to start. */
+  position: z.number().int().min(1),
+  ...echoedRequest,
+});
+/** `cancel_queued` removed the message; sent to the socket that asked. Not a turn frame. */
+export const QueuedMessageCancelledFrame = z.object({
+  type: z.literal("queued_message_cancelled"),
+  thread_id: z.string(),
+  message_id: z.string(),
+  ...echoedRequest,
 });
 export const ChunkFrame = z.object({
   type: z.literal("chunk"),
@@ -260,6 +295,9 @@ export const ServerFrame = z.discriminatedUnion("type", [
   ThreadStateFrame,
   WorkflowUpdatedFrame,
   PongFrame,
+  TurnStartedFrame,
+  MessageQueuedFrame,
+  QueuedMessageCancelledFrame,
 ]);
 export type ServerFrame = z.infer<typeof ServerFrame>;
 export type ServerFrameType = ServerFrame["type"];
@@ -286,6 +324,9 @@ export type PlanReviewFrame = z.infer<typeof PlanReviewFrame>;
 export type ProgressUpdateFrame = z.infer<typeof ProgressUpdateFrame>;
 export type ThreadStateFrame = z.infer<typeof ThreadStateFrame>;
 export type WorkflowUpdatedFrame = z.infer<typeof WorkflowUpdatedFrame>;
+export type TurnStartedFrame = z.infer<typeof TurnStartedFrame>;
+export type MessageQueuedFrame = z.infer<typeof MessageQueuedFrame>;
+export type QueuedMessageCancelledFrame = z.infer<typeof QueuedMessageCancelledFrame>;
 
 /** A frame without the registry's stamp: what the agent loop and handlers produce. */
 export type UnstampedFrame<F extends ServerFrame = ServerFrame> = F extends unknown

@@ -15,6 +15,8 @@ import type {
   LlmCallRow,
   MessageRow,
   PlanRow,
+  QueuedChatMessage,
+  QueuedMessageRow,
   ThreadRow,
   TurnRow,
   WorkflowRow,
@@ -25,11 +27,17 @@ import type { TurnStartRecord } from "./turn-checkpoint.js";
 // The contract's rows are its own (rows.ts), in the protocol's types; each dialect's schema is held to them.
 export type * from "./rows.js";
 
-/** What a caller supplies to store a row; id, seq and created_at are assigned by the repository. */
+/**
+ * What a caller supplies to store a row; seq and created_at are assigned by the repository, the id too
+ * unless given (a queued message keeps its id). `parentId` absent: the row follows the thread's current
+ * leaf; given (null: a new first message), it follows that message. Either way it becomes the leaf.
+ */
 export type NewMessage = Pick<MessageRow, "role" | "status"> &
   Partial<
     Pick<
       MessageRow,
+      | "id"
+      | "parentId"
       | "turnId"
       | "content"
       | "toolCalls"
@@ -117,17 +125,78 @@ export interface ThreadsRepo {
   delete(userId: string, threadId: string): Promise<boolean>;
 }
 
+/** Which branch of a thread to read, and how much of it. */
+export interface BranchQuery {
+  /** The branch through this message, down to its newest descendant leaf; absent: the current leaf's. */
+  leafId?: string;
+  /** Only the rows after this one, when it is on the branch (what a rolling summary does not cover). */
+  afterId?: string;
+}
+
+/** One branch of a thread: the path from its first message to a leaf. */
+export interface Branch {
+  /** The branch's last message (null: the thread has no message). */
+  leafId: string | null;
+  /** Every message id of the path, first to leaf. */
+  ids: string[];
+  /**
+   * The path's rows in order (only those after `afterId` when it is on the path), each with its
+   * `parent_message_id`, and `sibling_ids` where the message has alternatives.
+   */
+  messages: StoredMessage[];
+}
+
 /** Messages of a thread, always through the owning user. */
 export interface MessagesRepo {
-  /** The thread's rows in order; throws not_found when the thread is not the user's. */
+  /** Every row of every branch, in seq order; throws not_found when the thread is not the user's. */
   list(userId: string, threadId: string): Promise<StoredMessage[]>;
   /**
-   * The thread's rows after the one with id `afterId`, in order (what a rolling summary does not
-   * cover); undefined when the user's thread has no such row.
+   * One branch of the thread (see BranchQuery); undefined when `leafId` is not a message of the thread;
+   * throws not_found when the thread is not the user's.
    */
-  listAfter(userId: string, threadId: string, afterId: string): Promise<StoredMessage[] | undefined>;
-  /** Stores a row at the end of the thread and returns it as the protocol's StoredMessage. */
+  branch(userId: string, threadId: string, query?: BranchQuery): Promise<Branch | undefined>;
+  /** One row of the user's thread (with its `parent_message_id`), or undefined. */
+  get(userId: string, threadId: string, messageId: string): Promise<StoredMessage | undefined>;
+  /** The newest leaf under the message (itself when it has no children); undefined when the thread has no such message. */
+  newestLeaf(userId: string, threadId: string, messageId: string): Promise<string | undefined>;
+  /** Makes the message (null: none) the thread's current leaf as it is; false when the user has no such thread or message. */
+  setCurrentLeaf(userId: string, threadId: string, messageId: string | null, now?: number): Promise<boolean>;
+  /** Stores a row (see NewMessage for where it goes), makes it the current leaf and returns it as the protocol's StoredMessage. */
   append(userId: string, threadId: string, message: NewMessage, now?: number): Promise<StoredMessage>;
+}
+
+/** What a message sent while a turn ran is stored with (the id is given: it was announced). */
+export type NewQueuedMessage = Pick<QueuedMessageRow, "id" | "mode"> & {
+  data: QueuedChatMessage;
+  requestId?: string;
+};
+
+/** Messages waiting for the next turn of their thread (or to steer the running one), always through the owning user. */
+export interface QueuedMessagesRepo {
+  /**
+   * Stores the message at the end of the thread's queue (an `interrupt` before every other) and
+   * returns it with its 1-based position; "full" when the queue already holds `max` (nothing stored).
+   * Throws not_found when the thread is not the user's.
+   */
+  enqueue(
+    userId: string,
+    threadId: string,
+    message: NewQueuedMessage,
+    max: number,
+    now?: number,
+  ): Promise<{ row: QueuedMessageRow; position: number } | "full">;
+  /** The thread's queued messages in the order they start; none for another user's thread. */
+  list(userId: string, threadId: string): Promise<QueuedMessageRow[]>;
+  /** How many messages wait on the user's thread. */
+  count(userId: string, threadId: string): Promise<number>;
+  /** Removes one message (its start, or a cancel); false when the user's thread holds no such queued message. */
+  remove(userId: string, threadId: string, messageId: string): Promise<boolean>;
+  /** Removes and returns the thread's `steer` messages, oldest first (they join the running turn). */
+  takeSteers(userId: string, threadId: string): Promise<QueuedMessageRow[]>;
+  /** Puts a removed row back as it was (its start failed). */
+  restore(row: QueuedMessageRow): Promise<void>;
+  /** Every thread with a queued message, system-wide (what recovery starts); not scoped by user. */
+  queuedThreads(): Promise<Array<{ userId: string; threadId: string }>>;
 }
 
 /** What a new turn row records besides its thread: the id claimed for it, who answers, what asked. */
@@ -290,11 +359,17 @@ export interface ThreadSummaryRecord {
   messageCount: number;
 }
 
-/** Each thread's rolling summary (one row per thread), always through the owning user. */
+/**
+ * Rolling summaries, one per summarized point of a thread's branches (a summary through a message
+ * serves every branch through it), always through the owning user.
+ */
 export interface SummariesRepo {
-  /** The thread's summary, or undefined when it has none or the thread is not the user's. */
-  get(userId: string, threadId: string): Promise<ThreadSummaryRecord | undefined>;
-  /** Creates or replaces the thread's summary; throws not_found when the thread is not the user's. */
+  /**
+   * The summary of the branch whose message ids are `path` (first to leaf): the one through the latest
+   * message of the path; undefined when none is, or the thread is not the user's.
+   */
+  get(userId: string, threadId: string, path: readonly string[]): Promise<ThreadSummaryRecord | undefined>;
+  /** Creates or replaces the summary through `summary.throughMessageId`; throws not_found when the thread is not the user's. */
   put(userId: string, threadId: string, summary: ThreadSummaryRecord, now?: number): Promise<void>;
 }
 
@@ -324,6 +399,7 @@ export interface Repositories {
   apiTokens: ApiTokensRepo;
   threads: ThreadsRepo;
   messages: MessagesRepo;
+  queuedMessages: QueuedMessagesRepo;
   turns: TurnsRepo;
   llmCalls: LlmCallsRepo;
   workflows: WorkflowsRepo;

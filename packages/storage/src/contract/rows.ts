@@ -9,6 +9,7 @@ import type {
   MessageContent,
   MessageRole,
   MessageStatus,
+  OnBusy,
   Plan,
   PlanExecutionMode,
   PlanStatus,
@@ -43,6 +44,8 @@ export type ThreadRow = {
   title: string;
   createdAt: number;
   updatedAt: number;
+  /** The last message of the thread's current branch (null: no message yet). */
+  currentLeafId: string | null;
 };
 
 /** One stored row of a thread; `seq` orders rows within the thread. */
@@ -62,6 +65,36 @@ export type MessageRow = {
   executionTree: ExecutionTreeSnapshot | null;
   usage: TurnUsage | null;
   status: MessageStatus;
+  createdAt: number;
+  /** The message this one follows on its branch (null: a first message of the thread). */
+  parentId: string | null;
+};
+
+/** What a queued message starts its turn with: its chat_message, as far as a turn of the chat route reads it. */
+export type QueuedChatMessage = {
+  content: MessageContent;
+  provider?: string;
+  model?: string;
+  chat_context?: ChatContext;
+  memory_enabled?: boolean;
+  /** Absent: the current leaf when it starts. */
+  parent_message_id?: string | null;
+};
+
+/**
+ * A message sent while a turn ran (`on_busy` queue, steer or interrupt), stored but not yet on a
+ * branch; its id becomes the user message's when it starts. Queues run by `priority` (0: an interrupt's
+ * message, before the others), then `seq` (per thread, in arrival order).
+ */
+export type QueuedMessageRow = {
+  id: string;
+  threadId: string;
+  userId: string;
+  mode: Exclude<OnBusy, "reject">;
+  priority: number;
+  seq: number;
+  data: QueuedChatMessage;
+  requestId: string | null;
   createdAt: number;
 };
 
@@ -167,7 +200,10 @@ export type ScratchpadRow = {
   updatedAt: number;
 };
 
-/** A thread's rolling summary, standing for its messages through `throughMessageId`. */
+/**
+ * A rolling summary, standing for the messages of a branch through `throughMessageId` (every branch
+ * through that message shares it): a thread has one per summarized branch point.
+ */
 export type ThreadSummaryRow = {
   threadId: string;
   userId: string;
