@@ -79,7 +79,6 @@ export async function startTurn(
   const chatContext = data.chat_context ?? { kind: "thread" };
   const memoryEnabled = data.memory_enabled ?? true;
   const echo = requestId !== undefined ? { request_id: requestId } : {};
-  let started: StartedTurn | undefined;
   const segment = await openTurn(services, {
     verb: "start",
     log: conn.frames,
@@ -133,12 +132,13 @@ export async function startTurn(
           echo,
         ));
       segment.turn.emit({ type: "turn_started", turn_id: turnId, user_message_id: userRow.id });
-      started = Object.assign(segment, { userRow });
+      // The segment itself becomes the StartedTurn the route's source and the caller see.
+      Object.assign(segment, { userRow });
     },
     start: (segment) => options.start(segment as StartedTurn),
     ...(options.drive && { drive: options.drive }),
   });
-  return started ?? (segment as StartedTurn);
+  return segment as StartedTurn;
 }
 
 /**
