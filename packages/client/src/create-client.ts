@@ -340,6 +340,12 @@ class AgentwireClient implements Client, TurnHost {
   private await(turn: Turn, messageId: string, userFrame: boolean, queued?: TurnQueued): void {
     turn.wait(messageId, userFrame, queued);
     this.waiting.set(messageId, turn);
+    // A queued message on a thread this client does not follow: watch it (no frames asked, only its end).
+    const thread = turn.thread;
+    if (queued && thread !== undefined && !this.byThread.has(thread) && this.conn.isOpen) {
+      const data = { thread_id: thread, last_seq: Number.MAX_SAFE_INTEGER };
+      this.command({ command: "resume_chat", data }).catch(() => {});
+    }
   }
 
   /**
@@ -452,24 +458,26 @@ class AgentwireClient implements Client, TurnHost {
     }
     const id = startsFor(frame);
     const waiter = id === undefined ? undefined : this.waiting.get(id);
+    // A regenerate waits for `turn_started` only: its message's own frame is an older turn's replay.
+    const starts = frame.type === "turn_started" || waiter?.awaiting?.userFrame === true;
     if (waiter && frame.thread_id !== undefined) {
       if (frame.type === "message" && frame.steered) waiter.receive(frame);
-      else {
+      else if (starts) {
         // Its turn starts: the thread's frames are this turn's from here on.
         this.waiting.delete(id as string);
         this.byThread.set(frame.thread_id, waiter);
       }
     }
-    if (asked && requestId !== undefined && !asked.awaiting) {
+    if (asked && requestId !== undefined) {
       this.sentMessages.delete(requestId);
       if (frame.type === "error" && frame.seq === undefined) {
-        // The chat_message was refused: nothing started.
+        // The chat_message (or regenerate) was refused: nothing started.
         asked.end({ status: "error" }, new ClientError(frame.code, frame.message));
         return;
       }
       // The first frames of a turn carry its request_id (`thread`, the user's `message`): from here
-      // on the thread's frames are this turn's.
-      if (frame.thread_id !== undefined && this.byThread.get(frame.thread_id) !== asked) {
+      // on the thread's frames are this turn's. A waiting turn's are its own turn's, when it starts.
+      if (!asked.awaiting && frame.thread_id !== undefined && this.byThread.get(frame.thread_id) !== asked) {
         asked.bind(frame.thread_id);
         this.byThread.set(frame.thread_id, asked);
       }
