@@ -339,13 +339,8 @@ class AgentwireClient implements Client, TurnHost {
   /** The turn follows the one that answers `messageId` when that starts (see Turn.wait). */
   private await(turn: Turn, messageId: string, userFrame: boolean, queued?: TurnQueued): void {
     turn.wait(messageId, userFrame, queued);
+    // The server sends the queued message's turn to the socket that queued it: no resume needed.
     this.waiting.set(messageId, turn);
-    // A queued message on a thread this client does not follow: watch it (no frames asked, only its end).
-    const thread = turn.thread;
-    if (queued && thread !== undefined && !this.byThread.has(thread) && this.conn.isOpen) {
-      const data = { thread_id: thread, last_seq: Number.MAX_SAFE_INTEGER };
-      this.command({ command: "resume_chat", data }).catch(() => {});
-    }
   }
 
   /**
