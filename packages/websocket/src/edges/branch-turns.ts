@@ -1,4 +1,4 @@
-import type { StoredMessage } from "@agentwire-chat/protocol";
+import { contentText, type StoredMessage } from "@agentwire-chat/protocol";
 import type { Repositories } from "@agentwire-chat/storage";
 
 /** One turn of the thread's current branch, as an edge places a client's message against it. */
@@ -7,6 +7,8 @@ export interface BranchTurn {
   userMessageId: string;
   /** What that user message follows: the previous turn's final assistant row, null for the first turn. */
   parentId: string | null;
+  /** The user message's text (its images left out). */
+  text: string;
   /** Every row of the turn on the branch, its user message first. */
   rowIds: string[];
 }
@@ -25,6 +27,7 @@ export function turnsOf(messages: readonly StoredMessage[]): BranchTurn[] {
       turns.push({
         userMessageId: message.id,
         parentId: message.parent_message_id ?? previous?.id ?? null,
+        text: contentText(message.content),
         rowIds: [message.id],
       });
     } else current?.rowIds.push(message.id);
