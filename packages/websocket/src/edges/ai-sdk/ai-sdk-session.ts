@@ -101,7 +101,10 @@ export class AiSdkSession {
       // The client's history against the stored branch: a message in place of a stored turn edits it.
       const turns = await currentTurns(repos, edge.userId, threadId);
       const index = request.messages.length - 1;
-      placed = placement(turns, turnPosition(request.messages, index, turns));
+      // `sendMessage({ messageId })` replaces that message: with nothing before it, the first one.
+      const replaces = request.messageId !== undefined && request.messageId === last?.id;
+      const position = turnPosition(request.messages, index, turns) ?? (replaces ? 0 : undefined);
+      placed = placement(turns, position);
     }
     this.follow(requestId, threadId, new TurnProjection());
     const error = await edge.command({
@@ -132,7 +135,8 @@ export class AiSdkSession {
     const turn =
       turns.find((t) => t.userMessageId === named) ??
       turns[turnPosition(request.messages, request.messages.length - 1, turns) ?? turns.length - 1];
-    if (!turn) return this.fail(requestId, "bad_request: the chat has no stored user message to answer again");
+    if (!turn)
+      return this.fail(requestId, "bad_request: the chat has no stored user message to answer again");
     this.follow(requestId, threadId, new TurnProjection());
     const error = await edge.command({
       command: "regenerate",
