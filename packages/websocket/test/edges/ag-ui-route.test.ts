@@ -159,11 +159,8 @@ describe("AG-UI over POST /api/ag-ui with HttpAgent", () => {
     expect(nativeThread(edit.events)).toBe(threadId);
     // The model saw the first turn and the new message only.
     const request = (server as ChatTestServer).provider.requests.at(-1);
-    expect(request?.messages.map((m) => [m.role, m.content])).toEqual([
-      ["user", "hello"],
-      ["assistant", "Hello there!"],
-      ["user", "hello"],
-    ]);
+    expect(request?.messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+    expect(JSON.stringify(request?.messages)).not.toContain("notes");
     const branch = await storedMessages(server as ChatTestServer, threadId, alice);
     expect(branch.map((r) => [r.role, r.content])).toEqual([
       ["user", "hello"],
