@@ -14,13 +14,16 @@ export async function usageRoutes(app: FastifyInstance, opts: { repos: Repositor
     const { userId } = request;
     const threadId = request.params.id;
     if (!(await repos.threads.get(userId, threadId))) throw new NotFoundError("thread");
-    const [rows, branch] = await Promise.all([
+    const [rows, all, branch] = await Promise.all([
       repos.llmCalls.costByNode(userId, threadId),
+      repos.messages.list(userId, threadId),
       repos.messages.branch(userId, threadId),
     ]);
-    // The current branch's turns: what another branch's answers cost is not this conversation's.
+    // What another branch's answers cost is not this conversation's: a turn whose rows are all off
+    // the current branch is left out (one that stored no row yet stays).
     const onBranch = new Set(branch?.messages.map((m) => m.turn_id));
-    return { turns: toTurnCosts(rows.filter((row) => onBranch.has(row.turnId))) };
+    const offBranch = new Set(all.map((m) => m.turn_id).filter((id) => id !== undefined && !onBranch.has(id)));
+    return { turns: toTurnCosts(rows.filter((row) => !offBranch.has(row.turnId))) };
   });
 }
 

@@ -39,6 +39,7 @@ const TABLES = [
   "thread_summaries",
   "scratchpad_items",
   "plans",
+  "queued_messages",
 ];
 
 let server: ChatTestServer;

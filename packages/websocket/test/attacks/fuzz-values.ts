@@ -253,6 +253,15 @@ export const chatFields: Record<string, FieldSpec> = {
     wrong: fc.oneof(fc.constantFrom<unknown>({}, { mode: "video" }, { mode: 1 }, { mode: null }), notObject),
   },
   memory_enabled: { valid: fc.boolean(), wrong: notBoolean },
+  // null is a valid parent (a new first message): only the other wrong ids are wrong here.
+  parent_message_id: { valid: fc.oneof(idValid, fc.constant(null)), wrong: idWrong.filter((v) => v !== null) },
+  on_busy: {
+    valid: fc.constantFrom("reject", "queue", "steer", "interrupt"),
+    wrong: fc.oneof(
+      text(0, 20).filter((t) => !["reject", "queue", "steer", "interrupt"].includes(t)),
+      notString,
+    ),
+  },
   agent_mode: { valid: anyJson },
   tools: { valid: anyJson },
   collections: { valid: anyJson },
@@ -336,6 +345,8 @@ export const commandFields: Record<string, Record<string, FieldSpec>> = {
   ping: {},
   stop: { thread_id: requiredId },
   continue_turn: { thread_id: requiredId },
+  regenerate: { thread_id: requiredId, message_id: requiredId },
+  cancel_queued: { thread_id: requiredId, message_id: requiredId },
   resume_chat: {
     thread_id: requiredId,
     last_seq: {

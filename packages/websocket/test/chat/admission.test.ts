@@ -77,7 +77,7 @@ describe("admission of new turns under load", () => {
     const threadId = await newTurn(client, "hello");
     await doneOf(client, threadId);
     const frames = framesOf(client, threadId);
-    expect(kinds(frames).slice(0, 3)).toEqual(["thread", "message", "agent_state thinking"]);
+    expect(kinds(frames).slice(0, 4)).toEqual(["thread", "message", "turn_started", "agent_state thinking"]);
     expect(frames.some((f) => f.type === "agent_state" && f.state === "queued")).toBe(false);
     expectWellFormedTurn(frames);
     await vi.waitFor(() => expect(admission.live).toBe(0));
@@ -121,9 +121,10 @@ describe("admission of new turns under load", () => {
     await doneOf(client, running);
     await doneOf(client, queued);
     const frames = framesOf(client, queued);
-    expect(kinds(frames).slice(0, 4)).toEqual([
+    expect(kinds(frames).slice(0, 5)).toEqual([
       "thread",
       "message",
+      "turn_started",
       "agent_state queued",
       "agent_state thinking",
     ]);
@@ -164,6 +165,7 @@ describe("admission of new turns under load", () => {
     expect(kinds(frames)).toEqual([
       "thread",
       "message",
+      "turn_started",
       "agent_state queued",
       "message",
       "generation_stopped",
@@ -172,7 +174,7 @@ describe("admission of new turns under load", () => {
       "chunk",
     ]);
     expectWellFormedTurn(frames);
-    expect((frames[3] as Frame<"message">).message).toMatchObject({
+    expect((frames[4] as Frame<"message">).message).toMatchObject({
       role: "assistant",
       content: "",
       status: "stopped",
@@ -215,7 +217,7 @@ describe("admission of new turns under load", () => {
     expect(resumed).toMatchObject({ type: "chat_resumed", status: "finished", replayed: replay.length });
     expectWellFormedTurn(replay);
     expect(replay.slice(0, seenBefore.length)).toEqual(seenBefore);
-    expect(kinds(replay).slice(2, 4)).toEqual(["agent_state queued", "agent_state thinking"]);
+    expect(kinds(replay).slice(3, 5)).toEqual(["agent_state queued", "agent_state thinking"]);
     expect(replay.filter((f): f is Frame<"message"> => f.type === "message").at(-1)?.message).toMatchObject({
       role: "assistant",
       content: "re: while away",
@@ -263,7 +265,7 @@ describe("admission of new turns under load", () => {
     expect(server.provider.calls).toBe(0);
     admission.tick(3);
     await doneOf(client, threadId);
-    expect(kinds(framesOf(client, threadId)).slice(2, 4)).toEqual([
+    expect(kinds(framesOf(client, threadId)).slice(3, 5)).toEqual([
       "agent_state queued",
       "agent_state thinking",
     ]);

@@ -25,6 +25,7 @@ describe("chat turn over the socket", () => {
     expect(types(frames)).toEqual([
       "thread",
       "message",
+      "turn_started",
       "agent_state",
       "chunk",
       "chunk",
@@ -35,7 +36,7 @@ describe("chat turn over the socket", () => {
     ]);
     expect(frames.some((f) => f.type === "tool_call_update")).toBe(false);
     const threadId = (frames[0] as { thread_id: string }).thread_id;
-    const final = frames[5] as Extract<ServerFrame, { type: "message" }>;
+    const final = frames[6] as Extract<ServerFrame, { type: "message" }>;
     expect(final.message).toMatchObject({
       role: "assistant",
       content: "Hello!",
@@ -43,7 +44,7 @@ describe("chat turn over the socket", () => {
       provider: "scripted",
     });
     expect(final.message.execution_tree).toEqual({ version: 1, nodes: [] });
-    expect(frames[6]).toMatchObject({
+    expect(frames[7]).toMatchObject({
       type: "usage",
       input_tokens: 10,
       output_tokens: 3,
