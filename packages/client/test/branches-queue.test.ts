@@ -34,7 +34,7 @@ afterEach(async () => {
 });
 
 const textOf = (m: ProviderRequest["messages"][number] | undefined) =>
-  typeof m?.content === "string" ? m.content : "";
+  m && "content" in m && typeof m.content === "string" ? m.content : "";
 const userTexts = (r: ProviderRequest) => r.messages.filter((m) => m.role === "user").map(textOf);
 
 /** "hold": waits for `held`; "steer me": a tool call held, then an answer naming every user message seen; else an echo. */
@@ -61,12 +61,11 @@ async function open(): Promise<Client> {
   return client;
 }
 
-/** A client's frames of one thread, applied to a view as an app would (onFrame → applyFrames). */
-function watchView(client: Client, threadId: () => string | undefined): { view(): ThreadView } {
+/** A client's frames of its one thread, applied to a view as an app would (onFrame → applyFrames). */
+function watchView(client: Client): { view(): ThreadView } {
   let view = emptyThread();
   client.onFrame((frame: ServerFrame) => {
-    const id = threadId();
-    if (id !== undefined && "thread_id" in frame && frame.thread_id === id) view = applyFrames(view, [frame]);
+    if ("thread_id" in frame && frame.thread_id !== undefined) view = applyFrames(view, [frame]);
   });
   return { view: () => view };
 }
@@ -74,12 +73,12 @@ function watchView(client: Client, threadId: () => string | undefined): { view()
 describe("queue, regenerate and branches through the client (a real server)", () => {
   it("a message sent while a turn runs is queued (turn.queued), then runs when the turn ends", async () => {
     const client = await open();
+    const watched = watchView(client);
     const first = client.send({ content: "hold" });
     const threadId = await first.threadId;
-    const watched = watchView(client, () => threadId);
-    await until(() => first.tree?.root.length === 1);
+    await until(() => first.tree?.root.length === 1, "the held answer's text");
     const second = client.send({ content: "next", thread_id: threadId });
-    await until(() => second.queued !== undefined);
+    await until(() => second.queued !== undefined, "message_queued");
     const messageId = second.queued?.messageId as string;
     expect(second.queued).toEqual({ messageId, position: 1, mode: "queue" });
     expect(await second.threadId).toBe(threadId);
@@ -114,9 +113,9 @@ describe("queue, regenerate and branches through the client (a real server)", ()
     const client = await open();
     const first = client.send({ content: "hold" });
     const threadId = await first.threadId;
-    await until(() => first.tree?.root.length === 1);
+    await until(() => first.tree?.root.length === 1, "the held answer's text");
     const second = client.send({ content: "never", thread_id: threadId });
-    await until(() => second.queued !== undefined);
+    await until(() => second.queued !== undefined, "message_queued");
     const messageId = second.queued?.messageId as string;
     await client.cancelQueued(threadId, messageId);
     expect((await second.done).status).toBe("stopped");
@@ -134,7 +133,7 @@ describe("queue, regenerate and branches through the client (a real server)", ()
     const client = await open();
     const first = client.send({ content: "hold" });
     const threadId = await first.threadId;
-    await until(() => first.tree?.root.length === 1);
+    await until(() => first.tree?.root.length === 1, "the held answer's text");
     const refused = await client.send({ content: "no", thread_id: threadId, onBusy: "reject" }).done;
     expect(refused.status).toBe("error");
     expect(refused.error?.code).toBe("busy");
@@ -146,9 +145,9 @@ describe("queue, regenerate and branches through the client (a real server)", ()
     const client = await open();
     const first = client.send({ content: "steer me" });
     const threadId = await first.threadId;
-    await until(() => first.tree?.root.length === 1);
+    await until(() => first.tree?.root.length === 1, "the held answer's text");
     const steer = client.send({ content: "also this", thread_id: threadId, onBusy: "steer" });
-    await until(() => steer.queued !== undefined);
+    await until(() => steer.queued !== undefined, "message_queued (steer)");
     expect(steer.queued?.mode).toBe("steer");
     const messageId = steer.queued?.messageId as string;
     held.open();
@@ -162,11 +161,11 @@ describe("queue, regenerate and branches through the client (a real server)", ()
 
   it("regenerate answers a message again as a sibling; setCurrentLeaf and ?leaf= show the other branch", async () => {
     const client = await open();
+    const watched = watchView(client);
     const first = client.send({ content: "Say hi" });
     const threadId = await first.threadId;
     await first.done;
     const [user, oldAnswer] = await client.threads.messages(threadId);
-    const watched = watchView(client, () => threadId);
     const again = client.regenerate(threadId, user?.id as string);
     expect((await again.done).status).toBe("complete");
     expect(await again.text()).toBe("Hi: Say hi #2");
@@ -177,8 +176,11 @@ describe("queue, regenerate and branches through the client (a real server)", ()
     expect(newAnswer?.parent_message_id).toBe(user?.id);
     expect(newAnswer?.sibling_ids).toEqual([oldAnswer?.id, newAnswer?.id]);
     expect(siblingsFrom(rows)).toEqual({ [newAnswer?.id as string]: [oldAnswer?.id, newAnswer?.id] });
-    // The app's view learned the sibling from the frames alone.
+    // The app's view learned the sibling from the frames alone, and shows only the new branch.
     expect(watched.view().siblings[newAnswer?.id as string]).toEqual([oldAnswer?.id, newAnswer?.id]);
+    expect(watched.view().turns.map((t) => [t.userMessageId, t.answerMessageId])).toEqual([
+      [user?.id, newAnswer?.id],
+    ]);
 
     const other = await client.threads.messages(threadId, { leaf: oldAnswer?.id as string });
     expect(other.map((r) => r.content)).toEqual(["Say hi", "Hi: Say hi #1"]);
