@@ -1,4 +1,10 @@
-import { type Client, type ClientError, contentText, type SendOptions, type Turn } from "@agentwire-chat/client";
+import {
+  type Client,
+  type ClientError,
+  contentText,
+  type SendOptions,
+  type Turn,
+} from "@agentwire-chat/client";
 import type { ServerFrame, StoredMessage, ThreadListing } from "@agentwire-chat/protocol";
 import { preview } from "@agentwire-chat/protocol/preview";
 import type { ExitCode } from "../cli-io.js";
@@ -175,7 +181,9 @@ export class ChatSession {
         ...(await this.versionLines(threadId, "message", message, (branch, at) =>
           contentText((branch[at] as StoredMessage).content),
         )),
-        ...(answer ? await this.versionLines(threadId, "answer", answer, answerText) : ["· answer: none yet"]),
+        ...(answer
+          ? await this.versionLines(threadId, "answer", answer, answerText)
+          : ["· answer: none yet"]),
       ];
       this.terminal.output.write(`${lines.join("\n")}\n`);
       return 0;
