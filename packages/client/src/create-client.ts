@@ -339,6 +339,7 @@ class AgentwireClient implements Client, TurnHost {
   /** The turn follows the one that answers `messageId` when that starts (see Turn.wait). */
   private await(turn: Turn, messageId: string, userFrame: boolean, queued?: TurnQueued): void {
     turn.wait(messageId, userFrame, queued);
+    // The server sends the queued message's turn to the socket that queued it: no resume needed.
     this.waiting.set(messageId, turn);
   }
 
@@ -452,24 +453,26 @@ class AgentwireClient implements Client, TurnHost {
     }
     const id = startsFor(frame);
     const waiter = id === undefined ? undefined : this.waiting.get(id);
+    // A regenerate waits for `turn_started` only: its message's own frame is an older turn's replay.
+    const starts = frame.type === "turn_started" || waiter?.awaiting?.userFrame === true;
     if (waiter && frame.thread_id !== undefined) {
       if (frame.type === "message" && frame.steered) waiter.receive(frame);
-      else {
+      else if (starts) {
         // Its turn starts: the thread's frames are this turn's from here on.
         this.waiting.delete(id as string);
         this.byThread.set(frame.thread_id, waiter);
       }
     }
-    if (asked && requestId !== undefined && !asked.awaiting) {
+    if (asked && requestId !== undefined) {
       this.sentMessages.delete(requestId);
       if (frame.type === "error" && frame.seq === undefined) {
-        // The chat_message was refused: nothing started.
+        // The chat_message (or regenerate) was refused: nothing started.
         asked.end({ status: "error" }, new ClientError(frame.code, frame.message));
         return;
       }
       // The first frames of a turn carry its request_id (`thread`, the user's `message`): from here
-      // on the thread's frames are this turn's.
-      if (frame.thread_id !== undefined && this.byThread.get(frame.thread_id) !== asked) {
+      // on the thread's frames are this turn's. A waiting turn's are its own turn's, when it starts.
+      if (!asked.awaiting && frame.thread_id !== undefined && this.byThread.get(frame.thread_id) !== asked) {
         asked.bind(frame.thread_id);
         this.byThread.set(frame.thread_id, asked);
       }
