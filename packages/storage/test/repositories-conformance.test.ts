@@ -1,6 +1,8 @@
 import type { LlmCallRecord } from "@agentwire-chat/agents";
 import type { ExecutionTreeSnapshot, StoredToolCall, TurnUsage } from "@agentwire-chat/protocol";
 import {
+  type NewMessage,
+  type NewQueuedMessage,
   type Repositories,
   readTurnCheckpoint,
   readTurnStart,
@@ -179,6 +181,7 @@ for (const { dialect, skip } of dialects) {
           title: "first",
           createdAt: T0 + 1000,
           updatedAt: T0 + 1000,
+          currentLeafId: null,
         });
         expect(await r.threads.get("ann", t1.id)).toEqual(t1);
         expect(await r.threads.get("bob", t1.id)).toBeUndefined();
@@ -309,6 +312,7 @@ for (const { dialect, skip } of dialects) {
           content: "one",
           status: "complete",
           created_at: new Date(T0 + 10).toISOString(),
+          parent_message_id: null,
         });
         expect((await r.threads.get("ann", a.id))?.updatedAt).toBe(T0 + 13);
         expect((await r.threads.list("ann")).map((t) => t.id)).toEqual([a.id, b.id]);
@@ -437,6 +441,315 @@ for (const { dialect, skip } of dialects) {
         const listed = await r.messages.list("ann", t.id);
         expect(listed).toHaveLength(2 * perHandle);
         expect(new Set(listed.map((m) => m.id))).toEqual(new Set(stored.map((m) => m.id)));
+      });
+    });
+
+    describe("branches", () => {
+      const say = (content: string, extra: Partial<NewMessage> = {}): NewMessage => ({
+        role: "user",
+        status: "complete",
+        content,
+        ...extra,
+      });
+      const ids = (messages: { id: string }[]) => messages.map((m) => m.id);
+
+      it("appends chain each row to the one before and move the current leaf", async () => {
+        const t = await r.threads.create("ann", "t", T0);
+        const a = await r.messages.append("ann", t.id, say("a"), T0 + 1);
+        const b = await r.messages.append("ann", t.id, say("b", { role: "assistant" }), T0 + 2);
+        const c = await r.messages.append("ann", t.id, say("c"), T0 + 3);
+        expect([a.parent_message_id, b.parent_message_id, c.parent_message_id]).toEqual([null, a.id, b.id]);
+        expect((await r.threads.get("ann", t.id))?.currentLeafId).toBe(c.id);
+        const branch = await r.messages.branch("ann", t.id);
+        expect(branch?.leafId).toBe(c.id);
+        expect(branch?.ids).toEqual([a.id, b.id, c.id]);
+        // A linear thread reads exactly as list does: no sibling_ids anywhere.
+        expect(branch?.messages).toEqual(await r.messages.list("ann", t.id));
+        expect(await r.messages.get("ann", t.id, b.id)).toEqual(b);
+        expect(await r.messages.get("bob", t.id, b.id)).toBeUndefined();
+        expect(await r.messages.get("ann", t.id, "missing")).toBeUndefined();
+        const listed = await r.threads.list("ann");
+        expect(listed[0]?.current_leaf_id).toBe(c.id);
+        expect(listed[0]?.queued).toBeUndefined();
+      });
+
+      it("an empty thread's branch has no leaf and no rows", async () => {
+        const t = await r.threads.create("ann", "t", T0);
+        expect(await r.messages.branch("ann", t.id)).toEqual({ leafId: null, ids: [], messages: [] });
+        expect((await r.threads.list("ann"))[0]?.current_leaf_id).toBeUndefined();
+      });
+
+      it("an explicit parent makes a sibling, moves the leaf, and branch() follows leafId and afterId", async () => {
+        const t = await r.threads.create("ann", "t", T0);
+        const u1 = await r.messages.append("ann", t.id, say("u1"), T0 + 1);
+        const a1 = await r.messages.append("ann", t.id, say("a1", { role: "assistant" }), T0 + 2);
+        const u2 = await r.messages.append("ann", t.id, say("u2"), T0 + 3);
+        const a2 = await r.messages.append("ann", t.id, say("a2", { role: "assistant" }), T0 + 4);
+        // An edit of u2: a new user message after a1, then its answer.
+        const u2b = await r.messages.append(
+          "ann",
+          t.id,
+          say("u2b", { parentId: a1.id, id: "edit-1" }),
+          T0 + 5,
+        );
+        expect(u2b.id).toBe("edit-1");
+        expect(u2b.parent_message_id).toBe(a1.id);
+        expect((await r.threads.get("ann", t.id))?.currentLeafId).toBe(u2b.id);
+        const a2b = await r.messages.append("ann", t.id, say("a2b", { role: "assistant" }), T0 + 6);
+        expect(a2b.parent_message_id).toBe(u2b.id);
+
+        const current = await r.messages.branch("ann", t.id);
+        expect(current?.leafId).toBe(a2b.id);
+        expect(current?.ids).toEqual([u1.id, a1.id, u2b.id, a2b.id]);
+        expect(current?.messages.map((m) => m.sibling_ids)).toEqual([
+          undefined,
+          undefined,
+          [u2.id, u2b.id],
+          undefined,
+        ]);
+        expect(current?.messages[2]).toEqual({ ...u2b, sibling_ids: [u2.id, u2b.id] });
+
+        // leafId: the branch through u2 down to its newest descendant leaf.
+        const old = await r.messages.branch("ann", t.id, { leafId: u2.id });
+        expect(old?.leafId).toBe(a2.id);
+        expect(ids(old?.messages ?? [])).toEqual([u1.id, a1.id, u2.id, a2.id]);
+        expect(old?.messages[2]?.sibling_ids).toEqual([u2.id, u2b.id]);
+        // leafId above the fork: the newest leaf under it, on the newest branch.
+        expect((await r.messages.branch("ann", t.id, { leafId: u1.id }))?.leafId).toBe(a2b.id);
+        // afterId on the path: only the rows after it (ids still the whole path).
+        const after = await r.messages.branch("ann", t.id, { afterId: a1.id });
+        expect(after?.ids).toEqual([u1.id, a1.id, u2b.id, a2b.id]);
+        expect(ids(after?.messages ?? [])).toEqual([u2b.id, a2b.id]);
+        // afterId not on the path: the whole path.
+        const off = await r.messages.branch("ann", t.id, { afterId: u2.id });
+        expect(ids(off?.messages ?? [])).toEqual([u1.id, a1.id, u2b.id, a2b.id]);
+        expect(await r.messages.branch("ann", t.id, { leafId: "missing" })).toBeUndefined();
+        await expect(r.messages.branch("bob", t.id)).rejects.toMatchObject({ code: "not_found" });
+        // list still holds every branch's rows, in seq order.
+        expect(ids(await r.messages.list("ann", t.id))).toEqual([u1.id, a1.id, u2.id, a2.id, u2b.id, a2b.id]);
+      });
+
+      it("a null parent makes a new first message; sibling_ids at the root too", async () => {
+        const t = await r.threads.create("ann", "t", T0);
+        const u1 = await r.messages.append("ann", t.id, say("u1"), T0 + 1);
+        await r.messages.append("ann", t.id, say("a1", { role: "assistant" }), T0 + 2);
+        const v1 = await r.messages.append("ann", t.id, say("v1", { parentId: null }), T0 + 3);
+        expect(v1.parent_message_id).toBeNull();
+        const branch = await r.messages.branch("ann", t.id);
+        expect(branch?.ids).toEqual([v1.id]);
+        expect(branch?.messages[0]?.sibling_ids).toEqual([u1.id, v1.id]);
+      });
+
+      it("setCurrentLeaf and newestLeaf, only on the user's thread and its own messages", async () => {
+        const t = await r.threads.create("ann", "t", T0);
+        const other = await r.threads.create("ann", "other", T0);
+        const elsewhere = await r.messages.append("ann", other.id, say("x"), T0 + 1);
+        const u1 = await r.messages.append("ann", t.id, say("u1"), T0 + 1);
+        const a1 = await r.messages.append("ann", t.id, say("a1", { role: "assistant" }), T0 + 2);
+        const a1b = await r.messages.append(
+          "ann",
+          t.id,
+          say("a1b", { role: "assistant", parentId: u1.id }),
+          T0 + 3,
+        );
+        expect(await r.messages.newestLeaf("ann", t.id, u1.id)).toBe(a1b.id);
+        expect(await r.messages.newestLeaf("ann", t.id, a1.id)).toBe(a1.id);
+        expect(await r.messages.newestLeaf("ann", t.id, "missing")).toBeUndefined();
+        expect(await r.messages.newestLeaf("bob", t.id, u1.id)).toBeUndefined();
+        expect(await r.messages.newestLeaf("ann", t.id, elsewhere.id)).toBeUndefined();
+
+        expect(await r.messages.setCurrentLeaf("ann", t.id, a1.id, T0 + 10)).toBe(true);
+        expect(await r.threads.get("ann", t.id)).toMatchObject({ currentLeafId: a1.id, updatedAt: T0 + 10 });
+        expect((await r.messages.branch("ann", t.id))?.ids).toEqual([u1.id, a1.id]);
+        // The next append follows the leaf now current.
+        const u2 = await r.messages.append("ann", t.id, say("u2"), T0 + 11);
+        expect(u2.parent_message_id).toBe(a1.id);
+        expect(await r.messages.setCurrentLeaf("bob", t.id, a1.id)).toBe(false);
+        expect(await r.messages.setCurrentLeaf("ann", t.id, "missing")).toBe(false);
+        expect(await r.messages.setCurrentLeaf("ann", t.id, elsewhere.id)).toBe(false);
+        expect((await r.threads.get("ann", t.id))?.currentLeafId).toBe(u2.id);
+        expect(await r.messages.setCurrentLeaf("ann", t.id, null, T0 + 12)).toBe(true);
+        expect((await r.threads.get("ann", t.id))?.currentLeafId).toBeNull();
+      });
+    });
+
+    describe("queued messages", () => {
+      const queued = (id: string, mode: "queue" | "steer" | "interrupt", text = id): NewQueuedMessage => ({
+        id,
+        mode,
+        data: { content: text, model: "m", parent_message_id: null },
+        requestId: `req-${id}`,
+      });
+
+      it("queues in arrival order with an interrupt first, with positions, up to the bound", async () => {
+        const t = await r.threads.create("ann", "t", T0);
+        const q1 = await r.queuedMessages.enqueue("ann", t.id, queued("q1", "queue"), 4, T0 + 1);
+        expect(q1).toEqual({
+          row: {
+            id: "q1",
+            threadId: t.id,
+            userId: "ann",
+            mode: "queue",
+            priority: 1,
+            seq: 1,
+            data: { content: "q1", model: "m", parent_message_id: null },
+            requestId: "req-q1",
+            createdAt: T0 + 1,
+          },
+          position: 1,
+        });
+        expect(await r.queuedMessages.enqueue("ann", t.id, queued("s1", "steer"), 4, T0 + 2)).toMatchObject({
+          position: 2,
+        });
+        expect(
+          await r.queuedMessages.enqueue("ann", t.id, queued("i1", "interrupt"), 4, T0 + 3),
+        ).toMatchObject({ row: { priority: 0, seq: 3 }, position: 1 });
+        expect(
+          await r.queuedMessages.enqueue(
+            "ann",
+            t.id,
+            { id: "q2", mode: "queue", data: { content: [{ type: "text", text: "parts" }] } },
+            4,
+            T0 + 4,
+          ),
+        ).toMatchObject({ row: { requestId: null }, position: 4 });
+        expect(await r.queuedMessages.enqueue("ann", t.id, queued("q3", "queue"), 4, T0 + 5)).toBe("full");
+        expect(await r.queuedMessages.enqueue("ann", t.id, queued("i2", "interrupt"), 4, T0 + 5)).toBe(
+          "full",
+        );
+        expect((await r.queuedMessages.list("ann", t.id)).map((q) => q.id)).toEqual(["i1", "q1", "s1", "q2"]);
+        expect(await r.queuedMessages.count("ann", t.id)).toBe(4);
+        expect(await r.queuedMessages.count("bob", t.id)).toBe(0);
+        expect(await r.queuedMessages.list("bob", t.id)).toEqual([]);
+        expect((await r.threads.list("ann"))[0]?.queued).toBe(4);
+        await expect(
+          r.queuedMessages.enqueue("bob", t.id, queued("b1", "queue"), 4, T0 + 6),
+        ).rejects.toMatchObject({ code: "not_found" });
+        await expect(
+          r.queuedMessages.enqueue("ann", "missing", queued("b2", "queue"), 4, T0 + 6),
+        ).rejects.toMatchObject({ code: "not_found" });
+        expect(await r.queuedMessages.count("ann", t.id)).toBe(4);
+      });
+
+      it("removes one (only the owner's), takes the steers, restores, and goes with the thread", async () => {
+        const t = await r.threads.create("ann", "t", T0);
+        const other = await r.threads.create("ann", "other", T0);
+        await r.queuedMessages.enqueue("ann", t.id, queued("q1", "queue"), 10, T0 + 1);
+        await r.queuedMessages.enqueue("ann", t.id, queued("s1", "steer"), 10, T0 + 2);
+        await r.queuedMessages.enqueue("ann", t.id, queued("q2", "queue"), 10, T0 + 3);
+        await r.queuedMessages.enqueue("ann", t.id, queued("s2", "steer"), 10, T0 + 4);
+        await r.queuedMessages.enqueue("ann", other.id, queued("o1", "steer"), 10, T0 + 5);
+        expect(await r.queuedMessages.remove("bob", t.id, "q1")).toBe(false);
+        expect(await r.queuedMessages.remove("ann", other.id, "q1")).toBe(false);
+        const [removed] = await r.queuedMessages.list("ann", t.id);
+        expect(await r.queuedMessages.remove("ann", t.id, "q1")).toBe(true);
+        expect(await r.queuedMessages.remove("ann", t.id, "q1")).toBe(false);
+
+        expect(await r.queuedMessages.takeSteers("bob", t.id)).toEqual([]);
+        expect((await r.queuedMessages.takeSteers("ann", t.id)).map((q) => q.id)).toEqual(["s1", "s2"]);
+        expect(await r.queuedMessages.takeSteers("ann", t.id)).toEqual([]);
+        expect((await r.queuedMessages.list("ann", t.id)).map((q) => q.id)).toEqual(["q2"]);
+
+        // Its start failed: back where it was, first again.
+        await r.queuedMessages.restore(removed!);
+        await r.queuedMessages.restore(removed!);
+        expect(await r.queuedMessages.list("ann", t.id)).toEqual([
+          removed,
+          expect.objectContaining({ id: "q2" }),
+        ]);
+
+        expect(
+          (await r.queuedMessages.queuedThreads()).sort((a, b) => a.threadId.localeCompare(b.threadId)),
+        ).toEqual(
+          [
+            { userId: "ann", threadId: t.id },
+            { userId: "ann", threadId: other.id },
+          ].sort((a, b) => a.threadId.localeCompare(b.threadId)),
+        );
+        expect(await r.threads.delete("ann", t.id)).toBe(true);
+        expect(await store.countForThread("queued_messages", t.id)).toBe(0);
+        expect(await r.queuedMessages.queuedThreads()).toEqual([{ userId: "ann", threadId: other.id }]);
+        // A restore after its thread is gone stores nothing.
+        await r.queuedMessages.restore(removed!);
+        expect(await store.countForThread("queued_messages", t.id)).toBe(0);
+      });
+
+      it("two concurrent takers never both get a steer", async () => {
+        const t = await r.threads.create("ann", "t", T0);
+        const twin = await store.openTwin();
+        for (let i = 0; i < 6; i++)
+          await r.queuedMessages.enqueue("ann", t.id, queued(`s${i}`, "steer"), 10, T0 + i);
+        const [x, y] = await Promise.all([
+          r.queuedMessages.takeSteers("ann", t.id),
+          twin.queuedMessages.takeSteers("ann", t.id),
+        ]);
+        const taken = [...x, ...y].map((q) => q.id).sort();
+        expect(taken).toEqual(["s0", "s1", "s2", "s3", "s4", "s5"]);
+      });
+
+      it("concurrent enqueues from two handles never pass the bound", async () => {
+        const t = await r.threads.create("ann", "t", T0);
+        const twin = await store.openTwin();
+        const results = await Promise.all(
+          Array.from({ length: 8 }, (_, i) =>
+            (i % 2 ? twin : r).queuedMessages.enqueue("ann", t.id, queued(`c${i}`, "queue"), 5, T0 + i),
+          ),
+        );
+        expect(results.filter((res) => res === "full")).toHaveLength(3);
+        const rows = await r.queuedMessages.list("ann", t.id);
+        expect(rows).toHaveLength(5);
+        expect(rows.map((q) => q.seq)).toEqual([1, 2, 3, 4, 5]);
+      });
+    });
+
+    describe("summaries", () => {
+      it("serve every branch through their message, the latest on the path, never one off it", async () => {
+        const t = await r.threads.create("ann", "t", T0);
+        const m = async (content: string, parentId?: string) =>
+          (
+            await r.messages.append(
+              "ann",
+              t.id,
+              { role: "user", status: "complete", content, ...(parentId !== undefined && { parentId }) },
+              T0,
+            )
+          ).id;
+        const a = await m("a");
+        const b = await m("b");
+        const c = await m("c");
+        const c2 = await m("c2", b);
+        await r.summaries.put(
+          "ann",
+          t.id,
+          { summary: "through a", throughMessageId: a, messageCount: 1 },
+          T0,
+        );
+        await r.summaries.put(
+          "ann",
+          t.id,
+          { summary: "through c", throughMessageId: c, messageCount: 3 },
+          T0,
+        );
+        expect(await r.summaries.get("ann", t.id, [a, b, c])).toEqual({
+          summary: "through c",
+          throughMessageId: c,
+          messageCount: 3,
+        });
+        // The other branch shares a, never c.
+        expect((await r.summaries.get("ann", t.id, [a, b, c2]))?.summary).toBe("through a");
+        expect(await r.summaries.get("ann", t.id, [c2])).toBeUndefined();
+        expect(await r.summaries.get("ann", t.id, [])).toBeUndefined();
+        expect(await r.summaries.get("bob", t.id, [a, b, c])).toBeUndefined();
+        // Replaced through the same message, kept apart through another.
+        await r.summaries.put("ann", t.id, { summary: "a again", throughMessageId: a, messageCount: 1 }, T0);
+        expect((await r.summaries.get("ann", t.id, [a, b, c2]))?.summary).toBe("a again");
+        expect((await r.summaries.get("ann", t.id, [a, b, c]))?.summary).toBe("through c");
+        await expect(
+          r.summaries.put("bob", t.id, { summary: "x", throughMessageId: a, messageCount: 1 }, T0),
+        ).rejects.toMatchObject({ code: "not_found" });
+        expect(await store.countForThread("thread_summaries", t.id)).toBe(2);
+        await r.threads.delete("ann", t.id);
+        expect(await store.countForThread("thread_summaries", t.id)).toBe(0);
       });
     });
 

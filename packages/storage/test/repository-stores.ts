@@ -7,7 +7,14 @@ import { createSqliteRepositories, openDatabase } from "@agentwire-chat/storage/
 import type { TestPostgres } from "@agentwire-chat/testkit/postgres-server";
 
 /** The tables that hang off a thread, for reading what a cascade left behind. */
-export type ThreadChildTable = "messages" | "turns" | "llm_calls" | "assets" | "tool_grants";
+export type ThreadChildTable =
+  | "messages"
+  | "turns"
+  | "llm_calls"
+  | "assets"
+  | "tool_grants"
+  | "queued_messages"
+  | "thread_summaries";
 
 /** Nullable columns of the rows every turn inserts, for checking that a missing value is stored as NULL. */
 export type NullableColumns = {

@@ -54,6 +54,7 @@ export function toStoredMessage(row: MessageRow): StoredMessage {
     ...(row.usage != null && { usage: row.usage }),
     status: row.status,
     created_at: new Date(row.createdAt).toISOString(),
+    ...(row.turnId != null && { turn_id: row.turnId }),
     parent_message_id: row.parentId,
   };
 }

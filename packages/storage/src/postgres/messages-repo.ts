@@ -98,7 +98,7 @@ export class PgMessagesRepo implements MessagesRepo {
           eq(threads.userId, userId),
           messageId === null
             ? undefined
-            : sql`EXISTS (SELECT 1 FROM ${messages} WHERE ${messages.id} = ${messageId} AND ${messages.threadId} = ${threadId})`,
+            : sql`EXISTS (SELECT 1 FROM "messages" AS "m" WHERE "m"."id" = ${messageId} AND "m"."thread_id" = ${threadId})`,
         ),
       );
     return (result.rowCount ?? 0) > 0;

@@ -3,7 +3,7 @@ import { and, desc, eq, getTableColumns, sql } from "drizzle-orm";
 import type { ThreadRow, ThreadsRepo } from "../contract/repositories.js";
 import { newThreadRow, toThreadSummary } from "../contract/thread-rows.js";
 import type { PgDb } from "./open-postgres.js";
-import { queuedMessages, threads } from "./schema/index.js";
+import { threads } from "./schema/index.js";
 
 /** Threads, always scoped by the owning user: another user's thread reads as missing. */
 export class PgThreadsRepo implements ThreadsRepo {
@@ -15,7 +15,7 @@ export class PgThreadsRepo implements ThreadsRepo {
       .select({
         ...getTableColumns(threads),
         queued:
-          sql<number>`(SELECT count(*) FROM ${queuedMessages} WHERE ${queuedMessages.threadId} = ${threads.id})`.mapWith(
+          sql<number>`(SELECT count(*) FROM "queued_messages" AS "q" WHERE "q"."thread_id" = "threads"."id")`.mapWith(
             Number,
           ),
       })

@@ -4,7 +4,7 @@ import type { ThreadRow, ThreadsRepo } from "../contract/repositories.js";
 import { newThreadRow, toThreadSummary } from "../contract/thread-rows.js";
 import type { Db } from "./open-database.js";
 import { preparedInsert } from "./prepared-insert.js";
-import { queuedMessages, threads } from "./schema/index.js";
+import { threads } from "./schema/index.js";
 
 /** A thread row without `last_seq`, which only the frame log reads (see `schema/threads.ts`). */
 const threadColumns = {
@@ -38,7 +38,7 @@ export class SqliteThreadsRepo implements ThreadsRepo {
       .select({
         ...threadColumns,
         queued:
-          sql<number>`(SELECT count(*) FROM ${queuedMessages} WHERE ${queuedMessages.threadId} = ${threads.id})`.mapWith(
+          sql<number>`(SELECT count(*) FROM "queued_messages" AS "q" WHERE "q"."thread_id" = "threads"."id")`.mapWith(
             Number,
           ),
       })
