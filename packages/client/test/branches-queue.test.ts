@@ -61,12 +61,11 @@ async function open(): Promise<Client> {
   return client;
 }
 
-/** A client's frames of one thread, applied to a view as an app would (onFrame → applyFrames). */
-function watchView(client: Client, threadId: () => string | undefined): { view(): ThreadView } {
+/** A client's frames of its one thread, applied to a view as an app would (onFrame → applyFrames). */
+function watchView(client: Client): { view(): ThreadView } {
   let view = emptyThread();
   client.onFrame((frame: ServerFrame) => {
-    const id = threadId();
-    if (id !== undefined && "thread_id" in frame && frame.thread_id === id) view = applyFrames(view, [frame]);
+    if ("thread_id" in frame && frame.thread_id !== undefined) view = applyFrames(view, [frame]);
   });
   return { view: () => view };
 }
@@ -74,9 +73,9 @@ function watchView(client: Client, threadId: () => string | undefined): { view()
 describe("queue, regenerate and branches through the client (a real server)", () => {
   it("a message sent while a turn runs is queued (turn.queued), then runs when the turn ends", async () => {
     const client = await open();
+    const watched = watchView(client);
     const first = client.send({ content: "hold" });
     const threadId = await first.threadId;
-    const watched = watchView(client, () => threadId);
     await until(() => first.tree?.root.length === 1);
     const second = client.send({ content: "next", thread_id: threadId });
     await until(() => second.queued !== undefined);
@@ -162,11 +161,11 @@ describe("queue, regenerate and branches through the client (a real server)", ()
 
   it("regenerate answers a message again as a sibling; setCurrentLeaf and ?leaf= show the other branch", async () => {
     const client = await open();
+    const watched = watchView(client);
     const first = client.send({ content: "Say hi" });
     const threadId = await first.threadId;
     await first.done;
     const [user, oldAnswer] = await client.threads.messages(threadId);
-    const watched = watchView(client, () => threadId);
     const again = client.regenerate(threadId, user?.id as string);
     expect((await again.done).status).toBe("complete");
     expect(await again.text()).toBe("Hi: Say hi #2");
@@ -177,8 +176,11 @@ describe("queue, regenerate and branches through the client (a real server)", ()
     expect(newAnswer?.parent_message_id).toBe(user?.id);
     expect(newAnswer?.sibling_ids).toEqual([oldAnswer?.id, newAnswer?.id]);
     expect(siblingsFrom(rows)).toEqual({ [newAnswer?.id as string]: [oldAnswer?.id, newAnswer?.id] });
-    // The app's view learned the sibling from the frames alone.
+    // The app's view learned the sibling from the frames alone, and shows only the new branch.
     expect(watched.view().siblings[newAnswer?.id as string]).toEqual([oldAnswer?.id, newAnswer?.id]);
+    expect(watched.view().turns.map((t) => [t.userMessageId, t.answerMessageId])).toEqual([
+      [user?.id, newAnswer?.id],
+    ]);
 
     const other = await client.threads.messages(threadId, { leaf: oldAnswer?.id as string });
     expect(other.map((r) => r.content)).toEqual(["Say hi", "Hi: Say hi #1"]);

@@ -57,6 +57,8 @@ export class ChatSession {
   private readonly waiting = new Set<Turn>();
   /** Where the current turn's rows begin: the rows through this message stay (null: none; undefined: all). */
   private cut: string | null | undefined;
+  /** The current turn is of another branch than the one shown (a resume's replay after selectBranch). */
+  private foreign = false;
   private attached = false;
   /** Bumped by every attach and detach, so a late answer of an earlier one changes nothing. */
   private epoch = 0;
@@ -283,6 +285,7 @@ export class ChatSession {
 
   private start(turn: Turn): void {
     this.turn = turn;
+    this.foreign = false;
     this.turnRows = [];
     this.read = 0;
     this.set({ liveTree: undefined, status: turn.caughtUp ? "running" : "loading", error: undefined });
@@ -313,12 +316,17 @@ export class ChatSession {
     for (; this.read < frames.length; this.read++) {
       const frame = frames[this.read];
       if (frame?.type !== "message") continue;
+      if (this.turnRows.length === 0 && offBranch(frame.message, this.fetched)) {
+        // A resume replays the thread's last turn whatever its branch: one of another branch is not shown.
+        this.foreign = true;
+      }
+      if (this.foreign) continue;
       const at = this.turnRows.findIndex((row) => row.id === frame.message.id);
       if (at >= 0) this.turnRows[at] = frame.message;
       else this.turnRows.push(frame.message);
       grew = true;
     }
-    const tree = turn.tree;
+    const tree = this.foreign ? undefined : turn.tree;
     const patch: Partial<ChatState> = { liveTree: tree };
     if (grew) patch.messages = joinRows(this.fetched, this.turnRows);
     // A resumed turn still replaying is `loading`: a finished one must not flash `running` on open.
@@ -368,6 +376,16 @@ export class ChatSession {
 
 function waits(tree: TurnView | undefined): boolean {
   return !!tree && (tree.questions.some((q) => !q.resolved) || tree.approvals.some((a) => !a.resolved));
+}
+
+/**
+ * A turn's first row, not shown, that does not follow the last shown row: another branch (a new turn's
+ * rows follow the shown ones, which `begin` cut at an edit's parent or a regenerated message).
+ */
+function offBranch(row: StoredMessage, shown: readonly StoredMessage[]): boolean {
+  const parent = row.parent_message_id;
+  if (parent === undefined || shown.some((m) => m.id === row.id)) return false;
+  return parent !== (shown.at(-1)?.id ?? null);
 }
 
 function busy(): ClientError {
