@@ -1,4 +1,5 @@
 import {
+  addSibling,
   applyFrame,
   type Client,
   type ConnectionState,
@@ -7,7 +8,7 @@ import {
   type Turn,
   withScratchpad,
 } from "@agentwire-chat/client";
-import type { ClientFrame, ServerFrame } from "@agentwire-chat/protocol";
+import type { ClientFrame, OnBusy, QueuedMessage, ServerFrame } from "@agentwire-chat/protocol";
 import { type AppState, connectionStatus, viewKey } from "./app-state.js";
 import { clientToolsManifest, type NoticeLevel, runClientTool } from "./editor/client-tools.js";
 import { graphOfWorkflow } from "./editor/graph-of-workflow.js";
@@ -34,8 +35,12 @@ import {
   emptyThread,
   isRunning,
   lastTurn,
+  type SendingView,
   type ThreadView,
 } from "./state/thread-view.js";
+
+/** How a message sent while a turn runs joins it: wait for the turn, steer it, or stop it and start. */
+export type BusyMode = SendingView["mode"];
 
 /**
  * The one place with side effects: the SDK's client owns the socket, reconnect, resume and request
@@ -51,6 +56,10 @@ export class ChatController {
   private readonly drafts = new Map<string, { key: string; turn: Turn }>();
   /** The turns the client follows for us (and resumes after a drop), by thread. */
   private readonly followed = new Map<string, Turn>();
+  /** Turns of messages sent while another turn ran (queued, steering), by thread: they follow their own turn later. */
+  private readonly waitingTurns = new Map<string, Set<Turn>>();
+  /** Edits on their way, by request_id: the user message they replace (its new sibling once the server names it). */
+  private readonly edits = new Map<string, string>();
   private readonly answeredCalls = new Set<string>();
   private manifestSent = false;
   private editorUsed = false;
@@ -98,24 +107,43 @@ export class ChatController {
 
   // ---- user actions ------------------------------------------------------------------------
 
-  send(text: string): boolean {
+  /**
+   * Sends a message. While a turn runs on the thread the server queues it (`queue`), lets it join the
+   * running turn (`steer`), or stops that turn and starts it next (`interrupt`). `parentMessageId`
+   * makes it an edit: it follows that message (null: a new first message), starting a new branch.
+   */
+  send(text: string, onBusy: BusyMode = "queue", parentMessageId?: string | null): boolean {
     const route = this.state.route;
     const key = viewKey(route);
     if (route.page === "editor") this.announceTools();
     const { provider, model, workflowId } = this.state;
     const client = this.client;
+    const busy = route.threadId !== undefined && isRunning(this.state.views[key] ?? emptyThread());
     // Offline, the client keeps the message and sends it on the next socket.
     const turn = client.send({
       content: text,
+      onBusy: onBusy satisfies OnBusy,
+      ...(parentMessageId !== undefined && { parentMessageId }),
       ...(route.threadId !== undefined && { thread_id: route.threadId }),
       ...(provider !== undefined && { provider }),
       ...(model !== undefined && model !== "" && { model }),
       ...(route.page === "editor" && { chat_context: { kind: "editor", workflow_id: workflowId } }),
     });
     const requestId = turn.requestId ?? "";
+    if (busy && route.threadId !== undefined) {
+      this.sendWhileBusy(route.threadId, turn, requestId, text, onBusy);
+      return true;
+    }
     if (route.threadId === undefined) this.drafts.set(requestId, { key, turn });
     else this.followed.set(route.threadId, turn);
-    this.updateView(key, (v) => startLocalTurn(v ?? emptyThread(route.threadId ?? null), requestId, text));
+    this.updateView(key, (v) => {
+      const view = v ?? emptyThread(route.threadId ?? null);
+      return startLocalTurn(
+        parentMessageId === undefined ? view : branchAt(view, parentMessageId),
+        requestId,
+        text,
+      );
+    });
     void turn.threadId.then(
       (threadId) => this.adoptDraft(requestId, threadId),
       () => {},
@@ -134,6 +162,132 @@ export class ChatController {
       );
     });
     return true;
+  }
+
+  /**
+   * A message sent while a turn runs: it waits as a chip until the server answers `message_queued`
+   * (no optimistic turn: the running turn's frames keep going to the running turn).
+   */
+  private sendWhileBusy(threadId: string, turn: Turn, requestId: string, text: string, mode: BusyMode): void {
+    const client = this.client;
+    const waiting = this.waitingTurns.get(threadId) ?? new Set<Turn>();
+    waiting.add(turn);
+    this.waitingTurns.set(threadId, waiting);
+    const sending = (v: ThreadView) => (v.sending ?? []).filter((x) => x.requestId !== requestId);
+    this.updateView(threadId, (v) => {
+      const view = v ?? emptyThread(threadId);
+      return { ...view, sending: [...sending(view), { requestId, text, mode }] };
+    });
+    void turn.done.then((end) => {
+      waiting.delete(turn);
+      if (client !== this.client) return;
+      this.updateView(threadId, (v) => ({
+        ...(v ?? emptyThread(threadId)),
+        sending: sending(v ?? emptyThread()),
+      }));
+      // Refused (the queue is full, bad_request …): it never waited.
+      if (end.error && turn.lastSeq === null && turn.queued === undefined)
+        this.notify(`${end.error.code}: ${end.error.message}`);
+    });
+  }
+
+  /** Edits a user message: sends `text` after that message's parent, as a new branch beside it. */
+  edit(userMessageId: string, text: string): boolean {
+    const threadId = this.state.route.threadId;
+    const view = threadId ? this.state.views[threadId] : undefined;
+    if (!threadId || !view || isRunning(view)) return false;
+    const parent = parentOf(view, userMessageId);
+    if (parent === undefined) {
+      this.notify("This message cannot be edited: its place in the thread is not known.");
+      return false;
+    }
+    const sent = this.send(text, "queue", parent);
+    const requestId = lastTurn(this.state.views[threadId] ?? view)?.requestId;
+    if (sent && requestId) this.edits.set(requestId, userMessageId);
+    return sent;
+  }
+
+  /** Answers a user message again: a new answer beside the old one (a new branch), which the page then shows. */
+  regenerate(userMessageId: string): void {
+    const threadId = this.state.route.threadId;
+    if (!threadId) return;
+    const client = this.client;
+    const turn = client.regenerate(threadId, userMessageId);
+    this.followed.set(threadId, turn);
+    void turn.done.then((end) => {
+      if (client !== this.client || !end.error || turn.lastSeq !== null) return;
+      this.notify(`${end.error.code}: ${end.error.message}`);
+    });
+  }
+
+  /** Takes a message out of the queue before it starts. */
+  async cancelQueued(messageId: string): Promise<void> {
+    const threadId = this.state.route.threadId;
+    if (!threadId) return;
+    try {
+      await this.client.cancelQueued(threadId, messageId);
+      this.updateView(threadId, (v) => {
+        const view = v ?? emptyThread(threadId);
+        const queued = view.queued.filter((q) => q.messageId !== messageId);
+        return { ...view, queued: queued.map((q, i) => ({ ...q, position: i + 1 })) };
+      });
+    } catch (error) {
+      const e = error as { code?: string; message?: string };
+      // Started meanwhile (not_found): the queue as the server has it.
+      this.notify(`${e.code ?? "error"}: ${e.message ?? String(error)}`);
+      void this.reloadQueue(threadId);
+    }
+  }
+
+  /** Shows another branch: `messageId` (a sibling of a shown message) and its newest descendants. */
+  async selectBranch(messageId: string): Promise<void> {
+    const threadId = this.state.route.threadId;
+    if (!threadId) return;
+    try {
+      await this.client.setCurrentLeaf(threadId, messageId);
+    } catch (error) {
+      const e = error as { code?: string; message?: string };
+      this.notify(
+        e.code === "busy"
+          ? "busy: wait for the running turn to end before switching branches"
+          : `${e.code ?? "error"}: ${e.message ?? String(error)}`,
+      );
+      return;
+    }
+    await this.reloadBranch(threadId);
+  }
+
+  /** Rebuilds the thread's turns from its current branch's rows (and its queue); the rest of the view stays. */
+  private async reloadBranch(threadId: string): Promise<void> {
+    try {
+      const [messages, queued] = await Promise.all([this.api.messages(threadId), this.loadQueue(threadId)]);
+      const title = this.state.threads.find((t) => t.id === threadId)?.title;
+      const rebuilt = threadFromHistory(threadId, messages, title, queued);
+      this.updateView(threadId, (v) => {
+        const { skipping: _skipping, ...old } = v ?? emptyThread(threadId);
+        return { ...old, ...rebuilt, title: rebuilt.title ?? old.title, lastSeq: old.lastSeq, pending: [] };
+      });
+    } catch (error) {
+      this.onHttpError(error);
+    }
+  }
+
+  private async reloadQueue(threadId: string): Promise<void> {
+    const queued = await this.loadQueue(threadId);
+    this.updateView(threadId, (v) => {
+      const view = v ?? emptyThread(threadId);
+      return { ...view, queued: threadFromHistory(threadId, [], undefined, queued).queued };
+    });
+  }
+
+  /** `GET /api/threads/:id/queue`; an older server without queues has none. */
+  private async loadQueue(threadId: string): Promise<QueuedMessage[]> {
+    try {
+      return await this.api.queue(threadId);
+    } catch (error) {
+      if (error instanceof AuthRequiredError) throw error;
+      return [];
+    }
   }
 
   stop(): void {
@@ -317,7 +471,12 @@ export class ChatController {
     const requestId = "request_id" in frame ? frame.request_id : undefined;
     if (requestId !== undefined) this.adoptDraft(requestId, threadId);
     const wasRunning = isRunning(this.state.views[threadId] ?? emptyThread());
-    this.updateView(threadId, (v) => applyFrame(v ?? emptyThread(threadId), frame));
+    const replaying = this.followed.get(threadId)?.caughtUp === false;
+    this.updateView(threadId, (v) => {
+      const before = v ?? emptyThread(threadId);
+      const shown = replaying && offBranch(before, frame) ? { ...before, skipping: "off-branch" } : before;
+      return withOwnFrame(applyFrame(shown, frame), frame, this.edits);
+    });
 
     const view = this.state.views[threadId];
     if (!view) return;
@@ -372,7 +531,10 @@ export class ChatController {
   /** True while the client follows a turn of the thread (it resumes that one itself). */
   private live(threadId: string): boolean {
     const turn = this.followed.get(threadId);
-    return turn !== undefined && !turn.isDone;
+    if (turn !== undefined && !turn.isDone) return true;
+    // A queued message's turn that started follows the thread too (the client resumes it).
+    for (const waiting of this.waitingTurns.get(threadId) ?? []) if (waiting.lastSeq !== null) return true;
+    return false;
   }
 
   /** Has the client follow the thread's running (or last) turn: it replays what we missed, and resumes after drops. */
@@ -401,11 +563,11 @@ export class ChatController {
   private async openThread(threadId: string): Promise<void> {
     if (!this.state.views[threadId]) {
       try {
-        const messages = await this.api.messages(threadId);
+        const [messages, queued] = await Promise.all([this.api.messages(threadId), this.loadQueue(threadId)]);
         const title = this.state.threads.find((t) => t.id === threadId)?.title;
         // Frames may have arrived while the rows loaded; they are newer, so keep them.
         if (!this.state.views[threadId]) {
-          this.updateView(threadId, () => threadFromHistory(threadId, messages, title));
+          this.updateView(threadId, () => threadFromHistory(threadId, messages, title, queued));
         }
       } catch (error) {
         this.onHttpError(error);
@@ -496,4 +658,68 @@ export class ChatController {
   private set(change: (s: AppState) => AppState): void {
     this.store.update(change);
   }
+}
+
+/** The view cut to where a message sent after `parent` goes: the turns after the parent's turn were another branch. */
+function branchAt(view: ThreadView, parent: string | null): ThreadView {
+  const at = parent === null ? -1 : view.turns.findIndex((t) => t.answerMessageId === parent);
+  if (parent !== null && at < 0) return view;
+  return { ...view, turns: view.turns.slice(0, at + 1) };
+}
+
+/** What an edit of a user message follows: its stored parent, else the answer of the turn before it (null: the first). */
+export function parentOf(view: ThreadView, userMessageId: string): string | null | undefined {
+  const stored = view.parents?.[userMessageId];
+  if (stored !== undefined) return stored;
+  const at = view.turns.findIndex((t) => (t.user?.id ?? t.userMessageId) === userMessageId);
+  if (at < 0) return undefined;
+  if (at === 0) return null;
+  return view.turns[at - 1]?.answerMessageId;
+}
+
+/**
+ * A replayed turn (a resume after opening a thread from its rows) that is not on the branch shown:
+ * the server replays the thread's last turn whatever its branch. Its frames are skipped.
+ */
+export function offBranch(view: ThreadView, frame: ServerFrame): boolean {
+  const last = lastTurn(view);
+  if (!last?.settled || view.skipping !== undefined) return false;
+  if (frame.type === "message" && frame.message.role === "user" && !frame.steered) {
+    const { id, parent_message_id: parent } = frame.message;
+    if (parent === undefined || view.turns.some((t) => t.user?.id === id)) return false;
+    // A new turn that continues the branch shown is not a replay of another branch.
+    return parent !== (last.answerMessageId ?? null);
+  }
+  // A regenerate's turn (no user message frame) of an answer the rows already hold, or of another branch.
+  if (frame.type === "turn_started") {
+    const answered = view.turns.find((t) => (t.user?.id ?? t.userMessageId) === frame.user_message_id);
+    return answered === undefined || answered.settled === true;
+  }
+  return false;
+}
+
+/** What the page adds to the client's reducer for its own messages: queued texts, edits' siblings, parents. */
+function withOwnFrame(view: ThreadView, frame: ServerFrame, edits: Map<string, string>): ThreadView {
+  const requestId = "request_id" in frame ? frame.request_id : undefined;
+  const sending = requestId === undefined ? undefined : view.sending?.find((x) => x.requestId === requestId);
+  let next = view;
+  if (sending) next = { ...next, sending: (next.sending ?? []).filter((x) => x !== sending) };
+  if (frame.type === "message_queued" && sending) {
+    next = {
+      ...next,
+      queued: next.queued.map((q) =>
+        q.messageId === frame.message_id && q.content === "" ? { ...q, content: sending.text } : q,
+      ),
+    };
+  }
+  if (frame.type === "message" && frame.message.role === "user") {
+    const { id, parent_message_id: parent } = frame.message;
+    if (parent !== undefined) next = { ...next, parents: { ...next.parents, [id]: parent } };
+    const displaced = requestId === undefined ? undefined : edits.get(requestId);
+    if (displaced !== undefined && requestId !== undefined) {
+      edits.delete(requestId);
+      next = addSibling(next, displaced, id);
+    }
+  }
+  return next;
 }

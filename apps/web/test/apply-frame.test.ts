@@ -68,9 +68,9 @@ describe("applyFrame: the seq gate", () => {
     let view = applyFrames(emptyThread(), frames.slice(0, 4));
     view = applyFrames(view, frames.slice(5));
     expect(view.turns[0]!.running).toBe(true);
-    view = applyFrame(view, resumed(15));
+    view = applyFrame(view, resumed(16));
     expect(hasGap(view)).toBe(false);
-    expect(view.lastSeq).toBe(15);
+    expect(view.lastSeq).toBe(16);
     expect(view.turns[0]!.running).toBe(false);
     expect(flushPending(view)).toEqual(view);
   });
@@ -78,7 +78,7 @@ describe("applyFrame: the seq gate", () => {
   it("takes the first framed event as the baseline of a thread opened from history", () => {
     const frames = plainToolTurn().slice(3);
     const view = applyFrames(emptyThread("th_1"), frames);
-    expect(view.lastSeq).toBe(15);
+    expect(view.lastSeq).toBe(16);
     expect(hasGap(view)).toBe(false);
   });
 

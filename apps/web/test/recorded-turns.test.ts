@@ -84,8 +84,8 @@ describe("the reducer on turns recorded from the server", () => {
   });
 
   it("shows both parallel subtasks running with their own text before either ends", () => {
-    // seq 12: each subtask has streamed its whole text, neither has ended.
-    const turn = applyFrames(emptyThread(), recordedFrames("parallel-subtasks", 12)).turns[0]!;
+    // seq 13: each subtask has streamed its whole text, neither has ended.
+    const turn = applyFrames(emptyThread(), recordedFrames("parallel-subtasks", 13)).turns[0]!;
     expect(turn.state).toBe("executing");
     expect(turn.stateDetail).toBe("Part A, Part B");
     expect(shape(turn)).toEqual([

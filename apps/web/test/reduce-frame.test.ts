@@ -20,7 +20,8 @@ describe("reduceFrame", () => {
     const view = applyFrames(emptyThread(), plainToolTurn());
     expect(view.threadId).toBe("th_1");
     expect(view.title).toBe("What's in notes.txt?");
-    expect(view.lastSeq).toBe(15);
+    // Seq 3 is the turn's turn_started.
+    expect(view.lastSeq).toBe(16);
     expect(view.turns).toHaveLength(1);
     const turn = view.turns[0]!;
     expect(turn.user).toEqual({ id: "m_1", text: "What's in notes.txt?" });
@@ -40,8 +41,8 @@ describe("reduceFrame", () => {
   });
 
   it("shows a running card and the agent state mid-turn", () => {
-    // Up to the read_file call's start (seq 7): executing, the card running.
-    const view = applyFrames(emptyThread(), plainToolTurn().slice(0, 7));
+    // Up to the read_file call's start (seq 8): executing, the card running.
+    const view = applyFrames(emptyThread(), plainToolTurn().slice(0, 8));
     const turn = view.turns[0]!;
     expect(turn.running).toBe(true);
     expect(turn.state).toBe("executing");
@@ -308,7 +309,7 @@ describe("reduceFrame", () => {
   });
 
   it("adds a second turn on the next user message", () => {
-    const second = stamp("th_1", 16, [
+    const second = stamp("th_1", 17, [
       { type: "message", message: row({ id: "m_9", role: "user", content: "thanks" }) },
       chunk("You're welcome."),
       done(),
@@ -316,7 +317,7 @@ describe("reduceFrame", () => {
     const view = applyFrames(emptyThread(), [...plainToolTurn(), ...second]);
     expect(view.turns.map((t) => t.user?.text)).toEqual(["What's in notes.txt?", "thanks"]);
     expect(shape(view.turns[1]!)).toEqual(["You're welcome."]);
-    expect(view.lastSeq).toBe(18);
+    expect(view.lastSeq).toBe(19);
   });
 
   it("renders done only at depth 0 as the end of the turn", () => {

@@ -1,5 +1,6 @@
 import type {
   MemoryEntry,
+  QueuedMessage,
   ScratchpadItem,
   StoredMessage,
   ThreadSummary,
@@ -46,8 +47,14 @@ export function createHttpApi(getToken: () => string | undefined, base = "") {
   const thread = (threadId: string) => `/api/threads/${encodeURIComponent(threadId)}`;
   return {
     threads: async () => (await get<ThreadSummary>("/api/threads", "threads")).map(threadListingFromWire),
-    messages: (threadId: string) =>
-      get<StoredMessage>(`/api/threads/${encodeURIComponent(threadId)}/messages`, "messages"),
+    /** The thread's current branch (or, with `leaf`, the branch through that message), root first. */
+    messages: (threadId: string, leaf?: string) =>
+      get<StoredMessage>(
+        `${thread(threadId)}/messages${leaf ? `?leaf=${encodeURIComponent(leaf)}` : ""}`,
+        "messages",
+      ),
+    /** The thread's queued messages, in the order they will start. */
+    queue: (threadId: string) => get<QueuedMessage>(`${thread(threadId)}/queue`, "queued"),
     providers: async (): Promise<ProvidersInfo> => {
       const body = await getBody("/api/providers");
       const named = (body as { default_provider?: unknown } | null)?.default_provider;

@@ -7,11 +7,13 @@ import {
   patchCard,
   progressFrom,
   questionFrom,
+  queuedFrom,
   RESULT_CHARS,
+  siblingsFrom,
   updateChildren,
   upsertCard,
 } from "@agentwire-chat/client";
-import type { ExecutionTreeNode, Plan, StoredMessage } from "@agentwire-chat/protocol";
+import type { ExecutionTreeNode, Plan, QueuedMessage, StoredMessage } from "@agentwire-chat/protocol";
 import { preview } from "@agentwire-chat/protocol/preview";
 import { RESTART_DETAIL } from "@agentwire-chat/protocol/restart-detail";
 import { type PlanView, planFrom, planFromSummary, planIdOf, planResultFields } from "./plan-view.js";
@@ -24,18 +26,35 @@ import { type Child, emptyTurn, type ThreadView, type ToolCard, type TurnView } 
  * short, so other containers hold only their nested cards and their result, which is also all a live
  * subtask card keeps once it ended by itself.
  */
-export function threadFromHistory(threadId: string, messages: StoredMessage[], title?: string): ThreadView {
+export function threadFromHistory(
+  threadId: string,
+  messages: StoredMessage[],
+  title?: string,
+  queued: QueuedMessage[] = [],
+): ThreadView {
   const plans = storedPlans(messages);
   return {
     threadId,
     ...(title !== undefined && { title }),
     lastSeq: null,
     pending: [],
+    // The branch shown: which of its messages have alternatives, and what an edit of each user message follows.
+    siblings: siblingsFrom(messages),
+    parents: parentsFrom(messages),
+    queued: queuedFrom(queued),
     turns: groupTurns(messages)
       .map((rows) => turnFromRows(rows, plans))
       // Only the newest turn's draft can still wait: a later message means the user moved on.
       .map((turn, i, all) => (i === all.length - 1 ? turn : withoutPendingPlans(turn))),
   };
+}
+
+/** Each user message's parent, as stored (rows from a server without branches have none). */
+function parentsFrom(messages: StoredMessage[]): Record<string, string | null> {
+  const parents: Record<string, string | null> = {};
+  for (const m of messages)
+    if (m.role === "user" && m.parent_message_id !== undefined) parents[m.id] = m.parent_message_id;
+  return parents;
 }
 
 /** Each user message starts a turn; the assistant and tool rows after it belong to that turn. */
@@ -66,7 +85,12 @@ export function turnFromRows(rows: StoredMessage[], plans = new Map<string, Plan
   const first = rows[0];
   const userRow = first?.role === "user" ? first : undefined;
   let turn: TurnView = emptyTurn(userRow ? `u:${userRow.id}` : `h:${first?.id ?? "empty"}`, "history");
-  if (userRow) turn = { ...turn, user: { id: userRow.id, text: contentText(userRow.content) } };
+  if (userRow)
+    turn = {
+      ...turn,
+      user: { id: userRow.id, text: contentText(userRow.content) },
+      userMessageId: userRow.id,
+    };
 
   const assistants = rows.filter((r) => r.role === "assistant");
   const final = [...assistants].reverse().find((r) => r.execution_tree) ?? assistants[assistants.length - 1];
@@ -111,7 +135,14 @@ export function turnFromRows(rows: StoredMessage[], plans = new Map<string, Plan
     for (const node of byDepth) if (!placed.has(node.id)) turn = placeNode(turn, node);
     turn = withCutAttempts(turn, nodes);
   }
-  return { ...withOutcome(turn, final), settled: isSettled(rows) };
+  // The answer's first row (a regenerate's sibling) and its end row (what the next message follows).
+  const firstAnswer = assistants[0];
+  return {
+    ...withOutcome(turn, final),
+    settled: isSettled(rows),
+    ...(firstAnswer && { firstAnswerId: firstAnswer.id }),
+    ...(final && { answerMessageId: final.id }),
+  };
 }
 
 /**

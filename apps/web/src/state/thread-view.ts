@@ -19,6 +19,7 @@ export {
   isSubtask,
   lastTurn,
   type QuestionView,
+  type QueuedMessageView,
   type TextChild,
   type ToolCard,
   type TurnView,
@@ -28,4 +29,11 @@ export {
 export type ThreadView = TreeThreadView & {
   /** What the thread's turns cost in all, from the server's ledger (loaded on open and after each turn). */
   cost?: ThreadCost;
+  /** Each user message's parent (`parent_message_id`, null for a first message): what an edit of it follows. */
+  parents?: Record<string, string | null>;
+  /** Messages sent while a turn ran, until the server answers `message_queued` (or starts their turn). */
+  sending?: SendingView[];
 };
+
+/** A message on its way to the queue: the server has not answered yet. */
+export type SendingView = { requestId: string; text: string; mode: "queue" | "steer" | "interrupt" };

@@ -8,6 +8,7 @@ import { Composer } from "./composer.js";
 import { ConnectionLost } from "./connection-lost.js";
 import { MemoryPanel } from "./memory-panel.js";
 import { NoProviderNotice } from "./no-provider-notice.js";
+import { QueueChips } from "./queue-chips.js";
 import { ScratchpadPanel } from "./scratchpad-panel.js";
 import { ThreadBar } from "./thread-bar.js";
 import { TurnBlock } from "./turn-view.js";
@@ -38,6 +39,12 @@ export function ChatView({
   const running = current?.running ?? false;
   const connected = link.status === "open";
   const waiting = running ? current?.questions.find((q) => !q.resolved) : undefined;
+  // The turn waits on the user (a question or an approval): the queued messages wait with it.
+  const waitingOnUser =
+    running &&
+    (waiting !== undefined ||
+      (current?.approvals.some((a) => !a.resolved) ?? false) ||
+      current?.state === "waiting_user");
   // The composer answers the first open question: it names the subtask that asks, as its card does.
   const question = waiting && {
     ...waiting,
@@ -68,11 +75,20 @@ export function ChatView({
           {turns.length === 0 ? (
             <p class="empty">{empty}</p>
           ) : (
-            turns.map((t, i) => <TurnBlock key={t.key} turn={t} last={i === turns.length - 1} />)
+            turns.map((t, i) => (
+              <TurnBlock
+                key={t.key}
+                turn={t}
+                last={i === turns.length - 1}
+                siblings={view?.siblings}
+                busy={running}
+              />
+            ))
           )}
         </div>
         {noProvider && <NoProviderNotice />}
         {connected ? <AgentStatus turn={current} /> : <ConnectionLost link={link} running={running} />}
+        <QueueChips queued={view?.queued ?? []} sending={view?.sending ?? []} waitingOnUser={waitingOnUser} />
         <Composer
           running={running}
           canStop={running && view?.threadId != null && connected}

@@ -1,11 +1,14 @@
 import { useState } from "preact/hooks";
+import type { BusyMode } from "../chat-controller.js";
 import type { QuestionView } from "../state/thread-view.js";
 import { useController } from "./controller-context.js";
 
 /**
  * The one input: no mode selector, no tool picker; the server decides what the agent may use.
  * While the agent waits on a question, what is typed here is the answer (focus stays here, so
- * typing the answer where one is used to typing works).
+ * typing the answer where one is used to typing works). While a turn runs the box stays usable:
+ * Enter queues the message for after the turn, "Send now" lets it join the running turn (steer),
+ * "Stop & send" stops the turn and sends it next (interrupt).
  */
 export function Composer({
   running,
@@ -24,28 +27,31 @@ export function Composer({
 }) {
   const controller = useController();
   const [text, setText] = useState("");
-  const submit = () => {
-    const message = text.trim();
+  const message = text.trim();
+  const submit = (mode: BusyMode = "queue") => {
     if (!message || unavailable) return;
-    if (question) {
+    if (question && mode === "queue") {
       if (connected) {
         controller.answer(question.toolCallId, message);
         setText("");
       }
       return;
     }
-    if (running) return;
-    if (controller.send(message)) setText("");
+    // Offline the client keeps it for the next socket; while a turn runs the server queues it.
+    if (controller.send(message, mode)) setText("");
   };
   const placeholder = unavailable
     ? "Sending is off: no provider is configured on the server."
     : question
       ? `Your answer to: ${question.question}`
-      : "Ask anything. Enter sends, Shift+Enter adds a line.";
+      : running
+        ? "Enter queues a message for after this turn."
+        : "Ask anything. Enter sends, Shift+Enter adds a line.";
+  const cannotSend = !message || unavailable !== undefined;
   return (
     <form
-      class="composer"
-      data-mode={question ? "answer" : "message"}
+      class={`composer${running ? " busy" : ""}`}
+      data-mode={question ? "answer" : running ? "queue" : "message"}
       onSubmit={(e) => {
         e.preventDefault();
         submit();
@@ -68,20 +74,50 @@ export function Composer({
           }
         }}
       />
-      {question && (
-        <button type="submit" disabled={!text.trim() || !connected}>
-          Send answer
-        </button>
-      )}
-      {running ? (
-        <button type="button" class="danger" onClick={() => controller.stop()} disabled={!canStop}>
-          Stop
-        </button>
-      ) : (
-        <button type="submit" disabled={!text.trim() || !connected || unavailable !== undefined}>
-          Send
-        </button>
-      )}
+      <div class="composer-actions">
+        {question && (
+          <button type="submit" disabled={!message || !connected}>
+            Send answer
+          </button>
+        )}
+        {running && !question && (
+          <button type="submit" disabled={cannotSend} title="Send after this turn ends">
+            Queue
+          </button>
+        )}
+        {running && (
+          <button
+            type="button"
+            aria-label="Send now"
+            title="Add this message to the running turn"
+            disabled={cannotSend || !canStop}
+            onClick={() => submit("steer")}
+          >
+            Send now
+          </button>
+        )}
+        {running && (
+          <button
+            type="button"
+            class="danger"
+            aria-label="Stop and send"
+            title="Stop this turn and send the message"
+            disabled={cannotSend || !canStop}
+            onClick={() => submit("interrupt")}
+          >
+            Stop &amp; send
+          </button>
+        )}
+        {running ? (
+          <button type="button" class="danger" onClick={() => controller.stop()} disabled={!canStop}>
+            Stop
+          </button>
+        ) : (
+          <button type="submit" disabled={!message || !connected || unavailable !== undefined}>
+            Send
+          </button>
+        )}
+      </div>
     </form>
   );
 }

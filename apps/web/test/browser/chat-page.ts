@@ -88,7 +88,7 @@ export class ChatPage {
   }
 
   async stop(): Promise<void> {
-    await this.page.getByRole("button", { name: "Stop" }).click();
+    await this.page.getByRole("button", { name: "Stop", exact: true }).click();
   }
 
   /** Answers in the question's own box. */

@@ -65,7 +65,7 @@ describe("the web page while the server is unreachable", { timeout: 90_000 }, ()
     const { page, chat, failed } = await openPage();
     await chat.send("Drop test");
     await chat.waitForText("Part one.");
-    const stop = page.getByRole("button", { name: "Stop" });
+    const stop = page.getByRole("button", { name: "Stop", exact: true });
     expect(await stop.isEnabled()).toBe(true);
 
     proxy.refuse(true);
@@ -174,7 +174,7 @@ describe("the web page while its server is killed and restarted mid-turn", { tim
     await banner.waitFor();
     expect(await banner.textContent()).toContain("once the server is back, the turn goes on here");
     expect(await page.locator(".spinner").count()).toBe(0);
-    expect(await page.getByRole("button", { name: "Stop" }).isDisabled()).toBe(true);
+    expect(await page.getByRole("button", { name: "Stop", exact: true }).isDisabled()).toBe(true);
 
     fresh = await restartServer(dbPath, [{ text: "Back again." }]);
     proxy.retarget(fresh.url.replace("http", "ws"));

@@ -6,8 +6,9 @@ import { createRoot } from "react-dom/client";
 
 const transport = new WebSocketChatTransport<UIMessage>({
   url: `${location.origin.replace(/^http/, "ws")}/ws/ai-sdk`,
-  // The server keeps the thread's history: only the new message travels.
-  prepareSendMessagesRequest: ({ messages }) => ({ messages: messages.slice(-1) }),
+  // The server keeps the thread's history: only the new message travels, and the one before it,
+  // which says where it goes (after an edit, an earlier answer).
+  prepareSendMessagesRequest: ({ messages }) => ({ messages: messages.slice(-2) }),
 });
 let chat: ReturnType<typeof useChat> | undefined;
 
@@ -35,6 +36,9 @@ declare global {
       mount(id: string): void;
       send(text: string): void;
       stop(): void;
+      regenerate(): void;
+      /** An edit of the message at `index`: it and what follows are dropped, the new text is sent. */
+      edit(index: number, text: string): void;
     };
   }
 }
@@ -43,4 +47,9 @@ window.aiChat = {
   mount: (id) => createRoot(document.getElementById("root") as HTMLElement).render(h(Chat, { id })),
   send: (text) => void chat?.sendMessage({ text }),
   stop: () => void chat?.stop(),
+  regenerate: () => void chat?.regenerate(),
+  edit: (index, text) => {
+    chat?.setMessages(chat.messages.slice(0, index));
+    void chat?.sendMessage({ text });
+  },
 };

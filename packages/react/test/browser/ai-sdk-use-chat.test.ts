@@ -20,6 +20,7 @@ let browser: Browser;
 let workspace: string;
 let server: ChatTestServer;
 const held = gate();
+let answers = 0;
 
 beforeAll(async () => {
   workspace = mkdtempSync(join(tmpdir(), "agentwire-ai-sdk-"));
@@ -35,6 +36,8 @@ beforeAll(async () => {
           : { text: "First half, ", toolCalls: [{ id: "e1", name: "echo", args: { text: "x" } }] };
       case "Work slowly":
         return { text: "Working.", hold: "until-aborted" };
+      case "again":
+        return { text: `Answer ${++answers}.` };
       default:
         return { text: ["Hello ", "from ", "agentwire."] };
     }
@@ -91,6 +94,42 @@ describe("useChat from @ai-sdk/react over /ws/ai-sdk", { timeout: 90_000 }, () =
       .waitFor();
     await status(page, "ready");
     expect(await page.locator('#messages li[data-role="assistant"]').count()).toBe(1);
+    await page.close();
+  });
+
+  it("regenerate() answers again beside the old answer; an edited message becomes a sibling", async () => {
+    type Listed = { role: string; content: unknown; sibling_ids?: string[] };
+    const branch = async () => {
+      const response = await server.fetch("/api/threads/browser-branches/messages");
+      return ((await response.json()) as { messages: Listed[] }).messages;
+    };
+    const page = await openPage("browser-branches");
+    await page.evaluate(() => window.aiChat.send("again"));
+    await page.locator('#messages li[data-role="assistant"]', { hasText: "Answer 1." }).waitFor();
+    await status(page, "ready");
+    await page.evaluate(() => window.aiChat.regenerate());
+    await page.locator('#messages li[data-role="assistant"]', { hasText: "Answer 2." }).waitFor();
+    await status(page, "ready");
+    expect(await rows(page)).toEqual(["user: again", "assistant: Answer 2."]);
+    let stored = await branch();
+    expect(stored.map((m) => m.content)).toEqual(["again", "Answer 2."]);
+    expect(stored[1]?.sibling_ids).toHaveLength(2);
+
+    await page.evaluate(() => window.aiChat.send("Hi"));
+    await page.locator('#messages li[data-role="assistant"]', { hasText: "Hello from agentwire." }).waitFor();
+    await status(page, "ready");
+    await page.evaluate(() => window.aiChat.edit(2, "again"));
+    await page.locator('#messages li[data-role="assistant"]', { hasText: "Answer 3." }).waitFor();
+    await status(page, "ready");
+    expect(await rows(page)).toEqual([
+      "user: again",
+      "assistant: Answer 2.",
+      "user: again",
+      "assistant: Answer 3.",
+    ]);
+    stored = await branch();
+    expect(stored.map((m) => m.content)).toEqual(["again", "Answer 2.", "again", "Answer 3."]);
+    expect(stored[2]?.sibling_ids).toHaveLength(2);
     await page.close();
   });
 

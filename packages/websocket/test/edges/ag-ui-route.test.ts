@@ -140,6 +140,45 @@ describe("AG-UI over POST /api/ag-ui with HttpAgent", () => {
     ]);
   });
 
+  it("a run whose history stops short of the stored branch edits there: the new message is a sibling of the edited one", async () => {
+    const { alice } = await start();
+    const agent = agentFor(alice, "conv-edit");
+    const first = await say(agent, "hello");
+    const threadId = nativeThread(first.events);
+    await say(agent, "notes");
+    const before = await storedMessages(server as ChatTestServer, threadId, alice);
+    const [, answer] = before;
+    const edited = before.find((m) => m.role === "user" && m.content === "notes");
+    expect(edited?.parent_message_id).toBe(before.at(1)?.id);
+
+    // The user edits "notes": the client drops it and what followed, and sends the new text.
+    const at = agent.messages.findIndex((m) => m.role === "user" && m.content === "notes");
+    agent.setMessages(agent.messages.slice(0, at));
+    const edit = await say(agent, "hello");
+    expect(edit.error).toBeUndefined();
+    expect(nativeThread(edit.events)).toBe(threadId);
+    // The model saw the first turn and the new message only.
+    const request = (server as ChatTestServer).provider.requests.at(-1);
+    expect(request?.messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+    expect(JSON.stringify(request?.messages)).not.toContain("notes");
+    const branch = await storedMessages(server as ChatTestServer, threadId, alice);
+    expect(branch.map((r) => [r.role, r.content])).toEqual([
+      ["user", "hello"],
+      ["assistant", "Hello there!"],
+      ["user", "hello"],
+      ["assistant", "Hello there!"],
+    ]);
+    expect(branch[2]?.parent_message_id).toBe(answer?.id);
+    expect(branch[2]?.sibling_ids).toEqual([edited?.id, branch[2]?.id]);
+
+    // A client that sends the whole (edited) conversation again just continues it.
+    await say(agent, "hello");
+    const after = await storedMessages(server as ChatTestServer, threadId, alice);
+    expect(after).toHaveLength(6);
+    expect(after[4]?.parent_message_id).toBe(after[3]?.id);
+    expect(after[4]?.sibling_ids).toBeUndefined();
+  });
+
   it("tool calls: the call under its assistant message, then its result", async () => {
     const { alice } = await start();
     const agent = agentFor(alice, "conv-tools");

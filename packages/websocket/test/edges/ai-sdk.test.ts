@@ -408,6 +408,143 @@ describe("/ws/ai-sdk with the AI SDK's WebSocketChatTransport", () => {
   });
 });
 
+describe("/ws/ai-sdk branches: regenerate, edited history, images", () => {
+  type Listed = {
+    id: string;
+    role: string;
+    content: unknown;
+    parent_message_id?: string | null;
+    sibling_ids?: string[];
+  };
+  async function branchOf(s: ChatTestServer, token: string, threadId: string): Promise<Listed[]> {
+    const response = await s.fetch(`/api/threads/${threadId}/messages`, { token });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { messages?: Listed[] } | Listed[];
+    return Array.isArray(body) ? body : (body.messages ?? []);
+  }
+  const lastUserText = (request: ProviderRequest | undefined) => {
+    const users = (request?.messages ?? []).filter((m) => m.role === "user");
+    const content = users.at(-1)?.content;
+    return typeof content === "string" ? content : JSON.stringify(content);
+  };
+
+  it("regenerate() streams a second answer beside the first: GET messages lists both as siblings", async () => {
+    server = await startChatServer([{ text: "first answer" }, { text: "second answer" }], { auth: "token" });
+    const token = await server.createToken("alice");
+    const { chat } = openChat(server, "chat-regen", token);
+    await chat.sendMessage({ text: "Tell me" });
+    await until(() => chat.status === "ready" && textOf(assistant(chat)) === "first answer", "the answer");
+
+    await chat.regenerate();
+    await until(
+      () => chat.status === "ready" && textOf(assistant(chat)) === "second answer",
+      "the new answer",
+    );
+    expect(chat.messages.map((m) => [m.role, m.role === "user" ? textOf(m) : textOf(m)])).toEqual([
+      ["user", "Tell me"],
+      ["assistant", "second answer"],
+    ]);
+    // The model answered the same user message again, with nothing of the old answer in its context.
+    expect(server.provider.requests).toHaveLength(2);
+    expect(server.provider.requests[1]?.messages.map((m) => m.role)).toEqual(["user"]);
+    expect(lastUserText(server.provider.requests[1])).toBe("Tell me");
+
+    const branch = await branchOf(server, token, "chat-regen");
+    expect(branch.map((m) => [m.role, m.content])).toEqual([
+      ["user", "Tell me"],
+      ["assistant", "second answer"],
+    ]);
+    const [user, answer] = branch as [Listed, Listed];
+    expect(answer.parent_message_id).toBe(user.id);
+    expect(answer.sibling_ids).toHaveLength(2);
+    expect(answer.sibling_ids?.[1]).toBe(answer.id);
+    // The old answer is kept, on its own branch.
+    const all = await server.repos.messages.list("alice", "chat-regen");
+    const old = all.find((m) => m.content === "first answer");
+    expect(old?.parent_message_id).toBe(user.id);
+    expect(answer.sibling_ids?.[0]).toBe(old?.id);
+  });
+
+  it("an edited history (setMessages truncate + sendMessage) becomes a sibling of the edited user message", async () => {
+    server = await startChatServer(
+      [{ text: "A1" }, { text: "A2" }, { text: "A2 edited" }, { text: "A1 edited" }],
+      {
+        auth: "token",
+      },
+    );
+    const token = await server.createToken("alice");
+    const { chat } = openChat(server, "chat-edit", token);
+    await chat.sendMessage({ text: "Q1" });
+    await until(() => chat.status === "ready" && chat.messages.length === 2, "the first answer");
+    await chat.sendMessage({ text: "Q2" });
+    await until(() => chat.status === "ready" && chat.messages.length === 4, "the second answer");
+    const stored = await branchOf(server, token, "chat-edit");
+    const [q1, a1, q2] = stored as [Listed, Listed, Listed];
+    expect(q2.parent_message_id).toBe(a1.id);
+
+    // Edit Q2: what useChat does for an edit of an earlier message.
+    chat.messages = chat.messages.slice(0, 2);
+    await chat.sendMessage({ text: "Q2 edited" });
+    await until(() => chat.status === "ready" && chat.messages.length === 4, "the edited answer");
+    expect(textOf(chat.messages[3])).toBe("A2 edited");
+    // The model saw Q1, A1 and the edited message: not the old Q2 and its answer.
+    expect(server.provider.requests[2]?.messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+    expect(lastUserText(server.provider.requests[2])).toBe("Q2 edited");
+    let branch = await branchOf(server, token, "chat-edit");
+    expect(branch.map((m) => m.content)).toEqual(["Q1", "A1", "Q2 edited", "A2 edited"]);
+    const edited = branch[2] as Listed;
+    expect(edited.parent_message_id).toBe(a1.id);
+    expect(edited.sibling_ids).toEqual([q2.id, edited.id]);
+
+    // Edit the first message through the AI SDK's own replace (sendMessage with messageId): a new first message.
+    const firstId = chat.messages[0]?.id as string;
+    await chat.sendMessage({ text: "Q1 edited", messageId: firstId });
+    await until(() => chat.status === "ready" && chat.messages.length === 2, "the new first answer");
+    expect(textOf(chat.messages[1])).toBe("A1 edited");
+    expect(server.provider.requests[3]?.messages.map((m) => m.role)).toEqual(["user"]);
+    branch = await branchOf(server, token, "chat-edit");
+    expect(branch.map((m) => m.content)).toEqual(["Q1 edited", "A1 edited"]);
+    expect(branch[0]?.parent_message_id ?? null).toBeNull();
+    expect(branch[0]?.sibling_ids).toEqual([q1.id, branch[0]?.id]);
+  });
+
+  it("passes image file parts on as image content: the stored row and the model's request have them", async () => {
+    server = await startChatServer([{ text: "a red dot" }, { text: "a cat" }], { auth: "token" });
+    const token = await server.createToken("alice");
+    const { chat } = openChat(server, "chat-image", token);
+    const png =
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+    await chat.sendMessage({
+      text: "What is this?",
+      files: [{ type: "file", mediaType: "image/png", url: `data:image/png;base64,${png}` }],
+    });
+    await until(() => chat.status === "ready" && textOf(assistant(chat)) === "a red dot", "the answer");
+    await chat.sendMessage({
+      files: [{ type: "file", mediaType: "image/jpeg", url: "https://example.com/cat.jpg" }],
+    });
+    await until(() => chat.status === "ready" && chat.messages.length === 4, "the second answer");
+    const stored = await server.repos.messages.list("alice", "chat-image");
+    expect(stored.filter((m) => m.role === "user").map((m) => m.content)).toEqual([
+      [
+        { type: "image", data: png, mime_type: "image/png" },
+        { type: "text", text: "What is this?" },
+      ],
+      [{ type: "image", uri: "https://example.com/cat.jpg", mime_type: "image/jpeg" }],
+    ]);
+    // The model's request carries the image, not just the text.
+    expect(JSON.stringify(server.provider.requests[0]?.messages)).toContain(png);
+    expect(JSON.stringify(server.provider.requests[1]?.messages)).toContain("https://example.com/cat.jpg");
+    // A file that is not an image is refused, not dropped.
+    await chat.sendMessage({
+      text: "read this",
+      files: [{ type: "file", mediaType: "application/pdf", url: "data:application/pdf;base64,JVBERi0=" }],
+    });
+    await until(() => chat.status === "error", "the refusal");
+    expect(chat.error?.message).toMatch(/^bad_request: a file part of type application\/pdf/);
+    expect(server.provider.requests).toHaveLength(2);
+  });
+});
+
 describe("/ws/ai-sdk refuses bad input with an error frame and stores nothing", () => {
   /** A raw socket to the edge, to send what the transport never would. */
   async function rawSocket(s: ChatTestServer, token: string) {

@@ -101,6 +101,7 @@ describe("the media route: media generation", () => {
     expect(frames.map((f) => f.type)).toEqual([
       "thread",
       "message",
+      "turn_started",
       "agent_state",
       "message",
       "usage",
@@ -254,6 +255,7 @@ describe("the media route: media generation", () => {
     expect(frames.map((f) => f.type)).toEqual([
       "thread",
       "message",
+      "turn_started",
       "agent_state",
       "budget_exceeded",
       "message",

@@ -3,6 +3,7 @@ import type { AGUIEvent } from "@ag-ui/core";
 import { AgentwireError, type ClientFrame, NotFoundError, type ServerFrame } from "@agentwire-chat/protocol";
 import type { FastifyInstance } from "fastify";
 import { EdgeConnection, type EdgeServer, type EdgeTransport } from "../../ws/edge-connection.js";
+import { currentTurns, placement } from "../branch-turns.js";
 import { AgUiProjection } from "./ag-ui-projection.js";
 import { agUiRequestId, resolveAgUiThread } from "./resolve-thread.js";
 import { type AgUiRunRequest, readRunInput } from "./run-input.js";
@@ -26,7 +27,8 @@ export async function agUiRoute(app: FastifyInstance, opts: { server: EdgeServer
     const run = readRunInput(request.body);
     const { userId } = request;
     const threadId = await resolveAgUiThread(server.repos, userId, run.threadId);
-    const command = nativeCommand(run, threadId);
+    const placed = await placementOf(server, userId, run, threadId);
+    const command = nativeCommand(run, threadId, placed);
 
     const stream = new PassThrough();
     const projection = new AgUiProjection(run);
@@ -89,14 +91,41 @@ export async function agUiRoute(app: FastifyInstance, opts: { server: EdgeServer
   });
 }
 
+/**
+ * Where a run's new message goes on the thread: when the client's earlier user messages are the
+ * stored branch's first ones, word for word, but fewer, the client's conversation diverged there (it
+ * edited the next one): the message is an edit of the stored turn at that place. Otherwise it
+ * follows the current leaf.
+ */
+async function placementOf(
+  server: EdgeServer,
+  userId: string,
+  run: AgUiRunRequest,
+  threadId: string | undefined,
+): Promise<{ parent_message_id?: string | null }> {
+  const { intent } = run;
+  if (intent.kind !== "message" || intent.history === undefined || threadId === undefined) return {};
+  const { history } = intent;
+  const turns = await currentTurns(server.repos, userId, threadId);
+  const aligned = history.every((text, i) => turns[i]?.text === text);
+  return placement(turns, aligned ? history.length : undefined);
+}
+
 /** The native command one run stands for; answering needs the thread its interrupt is on. */
-function nativeCommand(run: AgUiRunRequest, threadId: string | undefined): ClientFrame {
+function nativeCommand(
+  run: AgUiRunRequest,
+  threadId: string | undefined,
+  placed: { parent_message_id?: string | null },
+): ClientFrame {
   const { intent } = run;
   switch (intent.kind) {
     case "message":
       return {
         command: "chat_message",
-        data: { content: intent.content, ...(threadId !== undefined && { thread_id: threadId }) },
+        data: {
+          content: intent.content,
+          ...(threadId !== undefined && { thread_id: threadId, ...placed }),
+        },
         request_id: agUiRequestId(run.threadId),
       };
     case "approval":

@@ -7,7 +7,11 @@ type Decision = (typeof DECISIONS)[number];
 
 /** What one AG-UI run asks of the native protocol: a new message, or the answer to the turn's interrupt. */
 export type AgUiIntent =
-  | { kind: "message"; content: string }
+  /**
+   * `history`: the texts of the user messages before it, when the client's messages hold the
+   * conversation from its start (the route places the message against the stored branch with them).
+   */
+  | { kind: "message"; content: string; history?: string[] }
   | { kind: "answer"; toolCallId: string; answer: string }
   | { kind: "approval"; approvalId: string; decision: Decision }
   /** The user dismissed the question: the waiting turn is stopped. */
@@ -54,10 +58,16 @@ function readMessage(messages: ReadonlyArray<{ role: string; content?: unknown }
   const last = messages.at(-1);
   if (last?.role !== "user")
     throw new AgentwireError("bad_request", "messages: the last message must be the user's new message");
-  const content = last.content;
-  if (typeof content === "string") return { kind: "message", content };
-  if (!Array.isArray(content))
+  const content = userText(last.content);
+  if (content === undefined)
     throw new AgentwireError("bad_request", "messages: the user message has no content");
+  return { kind: "message", content, ...historyOf(messages.slice(0, -1)) };
+}
+
+/** A user message's text: a string, or its text parts joined; undefined when it has none. */
+function userText(content: unknown): string | undefined {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return undefined;
   const texts: string[] = [];
   for (const part of content as Array<{ type: string; text?: string }>) {
     if (part.type !== "text" || typeof part.text !== "string")
@@ -67,7 +77,31 @@ function readMessage(messages: ReadonlyArray<{ role: string; content?: unknown }
       );
     texts.push(part.text);
   }
-  return { kind: "message", content: texts.join("\n") };
+  return texts.join("\n");
+}
+
+/**
+ * The earlier user messages' texts, when the client sent its conversation from the start (its first
+ * message, after any system or developer message, is the user's); nothing for a client that sends
+ * only the new message or a cut history.
+ */
+function historyOf(earlier: ReadonlyArray<{ role: string; content?: unknown }>): { history?: string[] } {
+  const first = earlier.find((m) => m.role !== "system" && m.role !== "developer");
+  if (first?.role !== "user") return {};
+  const history: string[] = [];
+  for (const message of earlier) {
+    if (message.role !== "user") continue;
+    // Earlier messages are only compared with the stored ones: one that is not text says nothing.
+    let text: string | undefined;
+    try {
+      text = userText(message.content);
+    } catch {
+      return {};
+    }
+    if (text === undefined) return {};
+    history.push(text);
+  }
+  return { history };
 }
 
 function readResume(

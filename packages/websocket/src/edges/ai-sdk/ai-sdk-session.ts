@@ -7,7 +7,8 @@ import {
 import type { Repositories } from "@agentwire-chat/storage";
 import { titleOf } from "../../turns/thread-title.js";
 import type { EdgeConnection } from "../../ws/edge-connection.js";
-import { lastUserText, nodesOf, pendingAnswers } from "./client-messages.js";
+import { currentTurns, placement } from "../branch-turns.js";
+import { lastUserContent, nodesOf, pendingAnswers, turnPosition } from "./client-messages.js";
 import type { SendRequest, TransportRequest } from "./transport-request.js";
 import { TurnProjection } from "./turn-projection.js";
 import type { TransportResponse, UiChunk } from "./ui-chunks.js";
@@ -76,35 +77,73 @@ export class AiSdkSession {
 
   private async sendMessages(request: SendRequest): Promise<void> {
     const { requestId, id: threadId } = request;
-    if (request.trigger === "regenerate-message") {
-      return this.fail(requestId, "bad_request: regenerate is not supported; send a new message");
-    }
     if (this.streams.has(threadId)) {
       return this.fail(requestId, "busy: a response is already streaming for this chat");
     }
+    if (request.trigger === "regenerate-message") return this.regenerate(request);
     const last = request.messages[request.messages.length - 1];
     if (last?.role === "assistant") return this.answer(requestId, threadId, last);
-    const text = lastUserText(request.messages);
-    if (typeof text !== "string") return this.fail(requestId, `bad_request: ${text.problem}`);
+    const content = lastUserContent(request.messages);
+    if (typeof content !== "string" && !Array.isArray(content)) {
+      return this.fail(requestId, `bad_request: ${content.problem}`);
+    }
     const { repos, edge } = this.opts;
     let created = false;
+    let placed: { parent_message_id?: string | null } = {};
     if (!(await repos.threads.get(edge.userId, threadId))) {
       try {
-        await repos.threads.create(edge.userId, titleOf(text), Date.now(), threadId);
+        await repos.threads.create(edge.userId, titleOf(content), Date.now(), threadId);
         created = true;
       } catch {
         return this.fail(requestId, "forbidden: this chat id is not available; use another");
       }
+    } else {
+      // The client's history against the stored branch: a message in place of a stored turn edits it.
+      const turns = await currentTurns(repos, edge.userId, threadId);
+      const index = request.messages.length - 1;
+      // `sendMessage({ messageId })` replaces that message: with nothing before it, the first one.
+      const replaces = request.messageId !== undefined && request.messageId === last?.id;
+      const position = turnPosition(request.messages, index, turns) ?? (replaces ? 0 : undefined);
+      placed = placement(turns, position);
     }
     this.follow(requestId, threadId, new TurnProjection());
     const error = await edge.command({
       command: "chat_message",
-      data: { content: text, thread_id: threadId, ...modelOf(request.body) },
+      data: { content, thread_id: threadId, ...placed, ...modelOf(request.body) },
     });
     if (!error) return;
     this.unfollow(threadId, requestId);
     // The native refusal stored nothing; neither does the edge.
     if (created) await repos.threads.delete(edge.userId, threadId);
+    this.fail(requestId, errorText(error));
+  }
+
+  /**
+   * `regenerate()`: the user message the client's conversation now ends with is answered again, on a
+   * new branch beside the old answer. `messageId` names it when it is one the server knows (the
+   * removed answer `aw-<id>`, or a stored row's id); otherwise its place in the client's history
+   * does, and a request without history means the branch's last user message.
+   */
+  private async regenerate(request: SendRequest): Promise<void> {
+    const { requestId, id: threadId } = request;
+    const { repos, edge } = this.opts;
+    if (!(await repos.threads.get(edge.userId, threadId))) {
+      return this.fail(requestId, "not_found: no such chat");
+    }
+    const turns = await currentTurns(repos, edge.userId, threadId);
+    const named = request.messageId?.replace(/^aw-/, "");
+    const turn =
+      turns.find((t) => t.userMessageId === named) ??
+      turns[turnPosition(request.messages, request.messages.length - 1, turns) ?? turns.length - 1];
+    if (!turn)
+      return this.fail(requestId, "bad_request: the chat has no stored user message to answer again");
+    this.follow(requestId, threadId, new TurnProjection());
+    const error = await edge.command({
+      command: "regenerate",
+      data: { thread_id: threadId, message_id: turn.userMessageId },
+    });
+    if (!error) return;
+    this.unfollow(threadId, requestId);
     this.fail(requestId, errorText(error));
   }
 

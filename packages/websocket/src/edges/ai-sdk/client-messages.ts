@@ -1,5 +1,6 @@
-import type { ClientFrame } from "@agentwire-chat/protocol";
+import type { ClientFrame, ImagePart, MessageContent } from "@agentwire-chat/protocol";
 import { z } from "zod";
+import type { BranchTurn } from "../branch-turns.js";
 import type { SendRequest, UiPart } from "./transport-request.js";
 import type { AgentwireNode } from "./ui-chunks.js";
 
@@ -11,21 +12,91 @@ import type { AgentwireNode } from "./ui-chunks.js";
 export const MAX_MESSAGE_CHARS = 100_000;
 
 /**
- * The text of the request's last message, the one a `send` adds: the thread keeps the history, so
- * earlier messages are the stored thread's, not the client's. Or why it cannot start a turn.
+ * The content of the request's last message, the one a `send` adds: its text parts' text, and its
+ * image file parts (`type: "file"`, an `image/*` media type, a data URL or an http(s) URL) as image
+ * parts before it, in their order. The thread keeps the history, so earlier messages only say where
+ * the message goes (see `turnPosition`), never what the model sees. Or why it cannot start a turn.
  */
-export function lastUserText(messages: SendRequest["messages"]): string | { problem: string } {
+export function lastUserContent(messages: SendRequest["messages"]): MessageContent | { problem: string } {
   const last = messages[messages.length - 1];
   if (last?.role !== "user") return { problem: "the last message must be the user's" };
+  const images: ImagePart[] = [];
+  for (const part of last.parts) {
+    if (part.type !== "file") continue;
+    const image = imageOf(part);
+    if ("problem" in image) return image;
+    images.push(image);
+  }
   const text = last.parts
     .filter((part) => part.type === "text" && typeof part.text === "string")
     .map((part) => part.text)
     .join("");
-  if (text.trim() === "") return { problem: "the last user message has no text" };
   if (text.length > MAX_MESSAGE_CHARS) {
     return { problem: `the message is longer than ${MAX_MESSAGE_CHARS} characters` };
   }
-  return text;
+  if (images.length === 0) {
+    return text.trim() === "" ? { problem: "the last user message has no text" } : text;
+  }
+  return [...images, ...(text.trim() === "" ? [] : [{ type: "text" as const, text }])];
+}
+
+const DATA_URL = /^data:([^;,]*)(;[^,]*)?,(.*)$/s;
+
+/** A file part as an image content part: base64 `data` from a data URL, `uri` for an http(s) URL. */
+function imageOf(part: UiPart): ImagePart | { problem: string } {
+  const mediaType = typeof part.mediaType === "string" ? part.mediaType : "";
+  if (!/^image\/[\w.+-]+$/.test(mediaType)) {
+    return { problem: `a file part of type ${mediaType || "unknown"} is not supported; send images or text` };
+  }
+  const url = typeof part.url === "string" ? part.url : "";
+  const data = DATA_URL.exec(url);
+  if (data) {
+    if (!data[2]?.split(";").includes("base64") || data[3] === "") {
+      return { problem: "an image data URL must be base64" };
+    }
+    return { type: "image", data: data[3] as string, mime_type: mediaType };
+  }
+  if (/^https?:\/\/\S+$/.test(url)) return { type: "image", uri: url, mime_type: mediaType };
+  return { problem: "an image file part needs a data URL or an http(s) URL" };
+}
+
+/** The assistant message a turn streams is named after the turn's user message (turn-projection.ts). */
+const ASSISTANT_PREFIX = "aw-";
+
+/**
+ * Which turn of the stored branch the client's message at `index` stands for (0: the first turn), or
+ * undefined when the request carries nothing before it to tell (an app that sends only the new
+ * message). The client's own user message ids are unknown to the server, so the nearest earlier
+ * message the server knows anchors it: an assistant message `aw-<user message id>` (what the edge
+ * names each answer) or a message under a stored row's id (history an app loaded from
+ * `GET /api/threads/:id/messages`), each user message between them one turn more. Without any
+ * anchor the client's history is counted from its start.
+ */
+export function turnPosition(
+  messages: SendRequest["messages"],
+  index: number,
+  turns: readonly BranchTurn[],
+): number | undefined {
+  const turnOfRow = new Map<string, number>();
+  turns.forEach((turn, t) => {
+    for (const id of turn.rowIds) turnOfRow.set(id, t);
+  });
+  const turnOf = (id: string) =>
+    turnOfRow.get(id) ??
+    (id.startsWith(ASSISTANT_PREFIX) ? turnOfRow.get(id.slice(ASSISTANT_PREFIX.length)) : undefined);
+  const own = messages[index];
+  if (own?.role === "user") {
+    const turn = turnOfRow.get(own.id);
+    if (turn !== undefined && turns[turn]?.userMessageId === own.id) return turn;
+  }
+  let users = 0;
+  for (let i = index - 1; i >= 0; i--) {
+    const message = messages[i] as SendRequest["messages"][number];
+    const turn = turnOf(message.id);
+    if (turn !== undefined) return turn + 1 + users;
+    if (message.role === "user") users++;
+  }
+  return index === 0 ? undefined : users;
 }
 
 /**

@@ -5,8 +5,8 @@ import { z } from "zod";
 // string `requestId`; `send` and `resume` with a string `id`, string-valued `headers` and an object
 // `body`; `send` with its `trigger` and optional `messageId`, `resume` with an optional whole
 // `lastSequence`. `safeValidateUIMessages` is narrowed to what this edge reads of a message (its
-// role and its parts' types, text parts' text, tool parts' state and the tree's data parts); other
-// fields pass unread.
+// id, its role and its parts' types, text parts' text, file parts' media type and URL, tool parts'
+// state and the tree's data parts); other fields pass unread.
 // Fields this edge does not use (`metadata`, `headers`) are accepted and ignored, as the transport
 // sends them on every frame.
 
@@ -25,6 +25,9 @@ const UiPart = z.looseObject({
   state: z.string().optional(),
   output: z.unknown().optional(),
   approval: z.looseObject({ id: z.string(), approved: z.boolean().optional() }).optional(),
+  /** A file part's media type and URL (a data URL or an http(s) URL); image files become image content. */
+  mediaType: z.string().optional(),
+  url: z.string().optional(),
   /** A data part's payload; only `data-agentwire-node` parts are read (client-messages.ts checks them). */
   data: z.unknown().optional(),
 });

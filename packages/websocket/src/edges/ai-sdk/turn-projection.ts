@@ -61,6 +61,11 @@ export class TurnProjection {
       case "message":
         this.onMessage(frame, out);
         break;
+      case "turn_started":
+        // A regenerated turn stores no user message: this names the message it answers again.
+        this.messageId ??= `aw-${frame.user_message_id}`;
+        this.begin(out);
+        break;
       case "chunk":
         if (frame.done) {
           this.finish(out);
