@@ -34,7 +34,7 @@ afterEach(async () => {
 });
 
 const textOf = (m: ProviderRequest["messages"][number] | undefined) =>
-  typeof m?.content === "string" ? m.content : "";
+  m && "content" in m && typeof m.content === "string" ? m.content : "";
 const userTexts = (r: ProviderRequest) => r.messages.filter((m) => m.role === "user").map(textOf);
 
 /** "hold": waits for `held`; "steer me": a tool call held, then an answer naming every user message seen; else an echo. */
@@ -76,9 +76,9 @@ describe("queue, regenerate and branches through the client (a real server)", ()
     const watched = watchView(client);
     const first = client.send({ content: "hold" });
     const threadId = await first.threadId;
-    await until(() => first.tree?.root.length === 1);
+    await until(() => first.tree?.root.length === 1, "the held answer's text");
     const second = client.send({ content: "next", thread_id: threadId });
-    await until(() => second.queued !== undefined);
+    await until(() => second.queued !== undefined, "message_queued");
     const messageId = second.queued?.messageId as string;
     expect(second.queued).toEqual({ messageId, position: 1, mode: "queue" });
     expect(await second.threadId).toBe(threadId);
@@ -113,9 +113,9 @@ describe("queue, regenerate and branches through the client (a real server)", ()
     const client = await open();
     const first = client.send({ content: "hold" });
     const threadId = await first.threadId;
-    await until(() => first.tree?.root.length === 1);
+    await until(() => first.tree?.root.length === 1, "the held answer's text");
     const second = client.send({ content: "never", thread_id: threadId });
-    await until(() => second.queued !== undefined);
+    await until(() => second.queued !== undefined, "message_queued");
     const messageId = second.queued?.messageId as string;
     await client.cancelQueued(threadId, messageId);
     expect((await second.done).status).toBe("stopped");
@@ -133,7 +133,7 @@ describe("queue, regenerate and branches through the client (a real server)", ()
     const client = await open();
     const first = client.send({ content: "hold" });
     const threadId = await first.threadId;
-    await until(() => first.tree?.root.length === 1);
+    await until(() => first.tree?.root.length === 1, "the held answer's text");
     const refused = await client.send({ content: "no", thread_id: threadId, onBusy: "reject" }).done;
     expect(refused.status).toBe("error");
     expect(refused.error?.code).toBe("busy");
@@ -145,9 +145,9 @@ describe("queue, regenerate and branches through the client (a real server)", ()
     const client = await open();
     const first = client.send({ content: "steer me" });
     const threadId = await first.threadId;
-    await until(() => first.tree?.root.length === 1);
+    await until(() => first.tree?.root.length === 1, "the held answer's text");
     const steer = client.send({ content: "also this", thread_id: threadId, onBusy: "steer" });
-    await until(() => steer.queued !== undefined);
+    await until(() => steer.queued !== undefined, "message_queued (steer)");
     expect(steer.queued?.mode).toBe("steer");
     const messageId = steer.queued?.messageId as string;
     held.open();

@@ -189,7 +189,8 @@ describe("turns through @agentwire-chat/client", () => {
     const client = open();
     const first = client.send({ content: "one" });
     const threadId = await first.threadId;
-    const second = client.send({ content: "two", thread_id: threadId });
+    // The SDK queues by default (branches-queue.test.ts); `reject` asks for the refusal.
+    const second = client.send({ content: "two", thread_id: threadId, onBusy: "reject" });
     const end = await second.done;
     expect(end).toMatchObject({ status: "error", error: { code: "busy" } });
     expect(first.isDone).toBe(false);

@@ -41,19 +41,22 @@ async function session(threadId?: string): Promise<ChatSession> {
 }
 
 const contents = (s: ChatSession) => s.getState().messages.map((m) => m.content);
-const settled = (s: ChatSession) => until(() => s.getState().status === "complete");
+const settled = (s: ChatSession) => until(() => s.getState().status === "complete", "the turn's end");
 
 describe("ChatSession (useChat) with queue and branches, against a real server", () => {
   it("send while a turn runs queues the message (queued), then it becomes the current turn", async () => {
     const s = await session();
     s.send("hold");
-    await until(() => s.getState().liveTree?.root.length === 1);
+    await until(() => s.getState().liveTree?.root.length === 1, "the held answer's text");
     expect(s.send("next")).toBeDefined();
-    await until(() => s.getState().queued.length === 1);
+    await until(() => s.getState().queued.length === 1, "the queued message");
     expect(s.getState().queued[0]).toMatchObject({ content: "next", mode: "queue", position: 1 });
     expect(s.getState().status).toBe("running");
     held.open();
-    await until(() => s.getState().messages.length === 4 && s.getState().status === "complete");
+    await until(
+      () => s.getState().messages.length === 4 && s.getState().status === "complete",
+      "the second turn's end",
+    );
     expect(contents(s)).toEqual(["hold", "Held. ", "next", "Hi: next #1"]);
     expect(s.getState().queued).toEqual([]);
   });
@@ -61,9 +64,9 @@ describe("ChatSession (useChat) with queue and branches, against a real server",
   it("cancelQueued drops the waiting message", async () => {
     const s = await session();
     s.send("hold");
-    await until(() => s.getState().liveTree?.root.length === 1);
+    await until(() => s.getState().liveTree?.root.length === 1, "the held answer's text");
     s.send("never");
-    await until(() => s.getState().queued.length === 1);
+    await until(() => s.getState().queued.length === 1, "the queued message");
     await s.cancelQueued(s.getState().queued[0]?.messageId as string);
     expect(s.getState().queued).toEqual([]);
     expect(s.getState().error).toBeUndefined();
@@ -78,7 +81,7 @@ describe("ChatSession (useChat) with queue and branches, against a real server",
     await settled(s);
     const [, old] = s.getState().messages;
     s.regenerate();
-    await until(() => Object.keys(s.getState().branches).length === 1);
+    await until(() => Object.keys(s.getState().branches).length === 1, "the branch arrows");
     expect(contents(s)).toEqual(["Say hi", "Hi: Say hi #2"]);
     const shown = s.getState().messages[1]?.id as string;
     expect(s.getState().branches[shown]).toEqual({ ids: [old?.id, shown], index: 1 });
@@ -87,7 +90,10 @@ describe("ChatSession (useChat) with queue and branches, against a real server",
     expect(s.getState().branches[old?.id as string]).toEqual({ ids: [old?.id, shown], index: 0 });
     // A fresh session (a reload) shows the selected branch and its arrows.
     const reloaded = await session(s.getState().threadId);
-    await until(() => reloaded.getState().status === "complete" || reloaded.getState().status === "idle");
+    await until(
+      () => reloaded.getState().status === "complete" || reloaded.getState().status === "idle",
+      "the reloaded chat",
+    );
     expect(contents(reloaded)).toEqual(["Say hi", "Hi: Say hi #1"]);
     expect(reloaded.getState().branches[old?.id as string]?.index).toBe(0);
   });
@@ -97,10 +103,13 @@ describe("ChatSession (useChat) with queue and branches, against a real server",
     s.send("one");
     await settled(s);
     s.send("two");
-    await until(() => s.getState().messages.length === 4 && s.getState().status === "complete");
+    await until(
+      () => s.getState().messages.length === 4 && s.getState().status === "complete",
+      "the second turn's end",
+    );
     const two = s.getState().messages[2]?.id as string;
     s.edit(two, "two, edited");
-    await until(() => Object.keys(s.getState().branches).length === 1);
+    await until(() => Object.keys(s.getState().branches).length === 1, "the branch arrows");
     expect(contents(s)).toEqual(["one", "Hi: one #1", "two, edited", "Hi: two, edited #3"]);
     const edited = s.getState().messages[2]?.id as string;
     expect(s.getState().branches[edited]).toEqual({ ids: [two, edited], index: 1 });
