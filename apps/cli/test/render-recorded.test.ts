@@ -111,9 +111,11 @@ describe("the CLI renderer on turns recorded from the server", () => {
 
   it("shows both parallel subtasks in the status area while they run, each with its latest text", () => {
     const state = initialTurnState(0);
-    // Up to seq 12: both subtasks have streamed their text, neither has ended.
-    for (const f of recordedFrames("parallel-subtasks").filter((f) => "seq" in f && (f.seq ?? 0) <= 12))
-      renderFrame(f, state, terminal, 0);
+    // Up to the first subtask's end: both subtasks have streamed their text, neither has ended (cut
+    // there, not at a seq, which moves when the server sends a frame more, as turn_started did).
+    const frames = recordedFrames("parallel-subtasks");
+    const firstEnd = frames.findIndex((f) => f.type === "tool_call_update" && f.status === "end");
+    for (const f of frames.slice(0, firstEnd)) renderFrame(f, state, terminal, 0);
     const lines = statusLines(state, 0, 80);
     expect(lines).toHaveLength(2);
     expect(lines[0]).toContain("Part A");

@@ -1,9 +1,13 @@
 import type { CliIo, ExitCode } from "../cli-io.js";
 
 const CHAT_USAGE = `usage: agentwire chat ["question"] [options]
-Without a question: interactive (an empty line does nothing, /continue continues a turn its
-budget or the iteration limit stopped, Ctrl-D ends).
-Ctrl-C stops the running turn; a second Ctrl-C exits.
+Without a question: interactive (an empty line does nothing, Ctrl-D ends). At the prompt:
+  /continue         continue a turn its budget or the iteration limit stopped
+  /retry            answer the last message again (a new branch beside the old answer)
+  /edit TEXT        send TEXT in place of the last message (a new branch from before it)
+  /branches         list the versions of the last message and of its answer (* the one shown)
+A line typed while a turn runs is queued (shown as "queued (N): text") and runs after it.
+Ctrl-C stops the running turn (the next queued message then starts); a second Ctrl-C exits.
 Exit status: 0 answered, 1 failed (or stopped otherwise), 2 bad usage, 130 stopped with Ctrl-C.
 options:
   --url URL         the server's socket (default ws://127.0.0.1:8787/ws; env AGENTWIRE_URL);

@@ -1,4 +1,10 @@
-import type { Client, ClientError, Turn } from "@agentwire-chat/client";
+import {
+  type Client,
+  type ClientError,
+  contentText,
+  type SendOptions,
+  type Turn,
+} from "@agentwire-chat/client";
 import type { ServerFrame, StoredMessage, ThreadListing } from "@agentwire-chat/protocol";
 import { preview } from "@agentwire-chat/protocol/preview";
 import type { ExitCode } from "../cli-io.js";
@@ -7,7 +13,7 @@ import type { Interrupts } from "./interrupts.js";
 import type { LineReader } from "./line-reader.js";
 import { renderFrame } from "./render-frame.js";
 import { reconnectingLine, statusLines } from "./status-lines.js";
-import { terminalText } from "./terminal-text.js";
+import { plural, terminalText } from "./terminal-text.js";
 import { historyLines } from "./thread-history.js";
 import type { TurnOutput } from "./turn-output.js";
 import { initialTurnState, type TurnState } from "./turn-state.js";
@@ -40,12 +46,25 @@ const CONTINUABLE = new Set(["budget_exceeded", "iteration_limit"]);
 /** Statuses a command exits 1 for: the turn did not get to its answer. */
 const FAILED = new Set(["error", "interrupted", "unknown"]);
 
+/** How much of a queued message its line shows. */
+const QUEUED_CHARS = 60;
+const DIM = "\u001b[2m";
+const UNDIM = "\u001b[22m";
+
+/**
+ * A line typed while a turn ran: sent at once to queue on the server (`turn`, onBusy queue), or kept
+ * here to run after the turn (a command, or any line after one, so they keep their order).
+ */
+export type Pending = { content: string; turn?: Turn };
+
 /**
  * One chat on the SDK's client: sends turns, renders their frames (each once, in order, across
  * reconnects), answers questions and approvals at a prompt.
  */
 export class ChatSession {
   private threadId: string | undefined;
+  /** Lines typed while a turn ran, oldest first, until their turn is followed (or they run). */
+  private readonly pending: Pending[] = [];
 
   constructor(
     private readonly client: Client,
@@ -88,13 +107,24 @@ export class ChatSession {
    * Sends one message and renders its turn to the end; 0 when it ended without an error. A turn that
    * leaves a draft plan asks for its decision, and that decision's turn follows.
    */
-  async turn(content: string): Promise<ExitCode> {
-    const turn = this.client.send({
+  async turn(content: string, extra: Pick<SendOptions, "parentMessageId"> = {}): Promise<ExitCode> {
+    return this.settle(this.send(content, extra));
+  }
+
+  /** Sends a message on the thread (queued on the server when a turn runs there). */
+  private send(content: string, extra: Pick<SendOptions, "parentMessageId"> = {}): Turn {
+    return this.client.send({
       content,
       ...(this.threadId && { thread_id: this.threadId }),
       ...(this.options.provider && { provider: this.options.provider }),
       ...(this.options.model && { model: this.options.model }),
+      onBusy: "queue",
+      ...extra,
     });
+  }
+
+  /** Renders `turn` to its end, then the turns of the plan decisions it asks for; notes the thread as seen. */
+  private async settle(turn: Turn): Promise<ExitCode> {
     let outcome = await this.follow(turn);
     while (outcome.draft !== undefined && outcome.code === 0 && this.threadId !== undefined) {
       const decision = await askPlanDecision(this.terminal);
@@ -104,6 +134,108 @@ export class ChatSession {
     }
     if (this.threadId !== undefined) await this.looked(this.threadId);
     return outcome.code;
+  }
+
+  /** The oldest line typed while a turn ran that has not run yet (its queued turn, or a line to run now). */
+  takePending(): Pending | undefined {
+    const next = this.pending.shift();
+    return next;
+  }
+
+  /** Follows the turn of a message that waited in the server's queue, under its `> text` line. */
+  async runQueued(pending: Pending & { turn: Turn }): Promise<ExitCode> {
+    this.terminal.write(`> ${terminalText(pending.content)}\n`);
+    return this.settle(pending.turn);
+  }
+
+  /** `/retry`: answers the last user message again, as a new branch beside the answer it had. */
+  async retry(): Promise<ExitCode> {
+    const last = await this.lastUserMessage("retry");
+    if (!last || this.threadId === undefined) return 1;
+    return this.settle(this.client.regenerate(this.threadId, last.message.id));
+  }
+
+  /** `/edit TEXT`: sends TEXT in place of the last user message (a new branch from that message's parent). */
+  async edit(content: string): Promise<ExitCode> {
+    if (!content.trim()) {
+      this.terminal.output.write("! /edit needs the new text: /edit TEXT\n");
+      return 1;
+    }
+    const last = await this.lastUserMessage("edit");
+    if (!last) return 1;
+    return this.turn(content, { parentMessageId: last.message.parent_message_id ?? null });
+  }
+
+  /**
+   * `/branches`: the alternatives at the last turn, the versions of the last user message (edits) and
+   * of its answer (retries), oldest first, the one on the current branch marked with `*`.
+   */
+  async branches(): Promise<ExitCode> {
+    const last = await this.lastUserMessage("show");
+    const threadId = this.threadId;
+    if (!last || threadId === undefined) return 1;
+    const { rows, index, message } = last;
+    const answer = rows[index + 1];
+    try {
+      const lines = [
+        ...(await this.versionLines(threadId, "message", message, (branch, at) =>
+          contentText((branch[at] as StoredMessage).content),
+        )),
+        ...(answer
+          ? await this.versionLines(threadId, "answer", answer, answerText)
+          : ["· answer: none yet"]),
+      ];
+      this.terminal.output.write(`${lines.join("\n")}\n`);
+      return 0;
+    } catch (error) {
+      const e = error as ClientError;
+      this.terminal.output.write(`! ${e.code}: ${terminalText(e.message)}\n`);
+      return 1;
+    }
+  }
+
+  /** One message's versions: a heading, then each version's text (read from its own branch). */
+  private async versionLines(
+    threadId: string,
+    label: string,
+    row: StoredMessage,
+    text: (branch: StoredMessage[], at: number) => string,
+  ): Promise<string[]> {
+    const ids = row.sibling_ids && row.sibling_ids.length > 0 ? row.sibling_ids : [row.id];
+    const lines = [`· ${label}: ${plural(ids.length, "version")}`];
+    for (const [i, id] of ids.entries()) {
+      const branch = await this.client.threads.messages(threadId, { leaf: id });
+      const at = branch.findIndex((r) => r.id === id);
+      const shown = at < 0 ? "" : terminalText(preview(text(branch, at).trim(), QUEUED_CHARS));
+      lines.push(`  ${id === row.id ? "*" : " "} ${i + 1}. ${shown}`);
+    }
+    return lines;
+  }
+
+  /** The current branch and its last user message; says why not (no thread, no message, unreadable). */
+  private async lastUserMessage(
+    what: string,
+  ): Promise<{ rows: StoredMessage[]; index: number; message: StoredMessage } | undefined> {
+    const { output } = this.terminal;
+    if (this.threadId === undefined) {
+      output.write(`! nothing to ${what}: no thread yet\n`);
+      return undefined;
+    }
+    let rows: StoredMessage[];
+    try {
+      rows = await this.client.threads.messages(this.threadId);
+    } catch (error) {
+      const e = error as ClientError;
+      output.write(`! ${e.code}: ${terminalText(e.message)}\n`);
+      return undefined;
+    }
+    const index = rows.findLastIndex((r) => r.role === "user");
+    const message = rows[index];
+    if (!message) {
+      output.write(`! nothing to ${what}: the thread has no message yet\n`);
+      return undefined;
+    }
+    return { rows, index, message };
   }
 
   /** `/continue` (or `--continue`): continues the thread's last turn, which stopped at a limit. */
@@ -125,11 +257,12 @@ export class ChatSession {
     const { output, lines, interrupts } = this.terminal;
     const state = initialTurnState(now());
     const showStatus = () =>
-      output.start(() =>
-        this.client.connected
+      output.start(() => [
+        ...(this.client.connected
           ? statusLines(state, now(), this.terminal.columns())
-          : reconnectingLine(now(), this.terminal.columns()),
-      );
+          : reconnectingLine(now(), this.terminal.columns())),
+        ...this.queuedLines(),
+      ]);
     let presses = 0;
     let stopping = false;
     let prompting = false;
@@ -143,6 +276,7 @@ export class ChatSession {
         output.stop();
         if (prompting) lines.cancel();
         endInterrupts();
+        untap();
         resolve({ code, ...(draft !== undefined && { draft }) });
       };
       const show = (text: string) => output.write(text);
@@ -216,6 +350,8 @@ export class ChatSession {
         }
       };
       const endInterrupts = interrupts.during(onInterrupt);
+      // A line typed while the turn runs (not at one of its prompts) waits for it: queued on the server.
+      const untap = this.queueTyped ? lines.tap((line) => this.typed(line, turn)) : () => {};
       showStatus();
       void (async () => {
         // One frame at a time: frames after a question wait until it is answered.
@@ -230,6 +366,44 @@ export class ChatSession {
         if (why) show(`${state.atLineStart ? "" : "\n"}${why}\n`);
         finish(exitCode(state, end.status, presses > 0));
       })();
+    });
+  }
+
+  /**
+   * Lines typed while a turn runs are queued (a terminal only: piped lines keep running one after
+   * another, each when the one before ended).
+   */
+  private get queueTyped(): boolean {
+    return !this.terminal.echoInput && this.options.question === undefined && !this.options.continue;
+  }
+
+  /** A line typed while `running` runs: queued on the server, or kept to run after it (see Pending). */
+  private typed(line: string, running: Turn): void {
+    const { output } = this.terminal;
+    output.typed?.();
+    const content = line.trim();
+    if (!content) return;
+    const threadId = this.threadId ?? running.thread;
+    const keep = content.startsWith("/") || threadId === undefined || this.pending.some((p) => !p.turn);
+    const pending: Pending = { content: line };
+    if (!keep) {
+      this.threadId = threadId;
+      pending.turn = this.send(line);
+      pending.turn.subscribe(() => output.refresh());
+    }
+    this.pending.push(pending);
+    if (!this.terminal.live) output.write(`· queued (${this.pending.length}): ${terminalText(line)}\n`);
+    else output.refresh();
+  }
+
+  /** The status area's lines for the lines typed ahead: `queued (1): text`, dim. */
+  private queuedLines(): string[] {
+    const columns = this.terminal.columns();
+    return this.pending.map((p, i) => {
+      const text = `queued (${i + 1}): ${terminalText(preview(p.content.trim(), QUEUED_CHARS))}`;
+      const chars = [...text];
+      const fitted = chars.length < columns ? text : `${chars.slice(0, Math.max(10, columns - 2)).join("")}…`;
+      return `${DIM}${fitted}${UNDIM}`;
     });
   }
 
@@ -279,4 +453,12 @@ function exitCode(state: TurnState, status: string, interrupted: boolean): ExitC
   if (state.failed || FAILED.has(status)) return 1;
   if (status === "stopped") return interrupted ? 130 : 1;
   return 0;
+}
+
+/** The answer of the turn whose first row is `branch[at]`: its last assistant text before the next user message. */
+function answerText(branch: StoredMessage[], at: number): string {
+  const next = branch.findIndex((r, i) => i > at && r.role === "user");
+  const rows = branch.slice(at, next < 0 ? undefined : next);
+  const last = rows.findLast((r) => r.role === "assistant" && contentText(r.content).trim());
+  return last ? contentText(last.content) : "";
 }

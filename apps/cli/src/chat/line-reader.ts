@@ -8,6 +8,7 @@ export class LineReader {
   private readonly rl: Interface;
   private readonly queued: string[] = [];
   private waiting: ((line: string | undefined) => void) | undefined;
+  private tapped: ((line: string) => void) | undefined;
   private ended = false;
 
   constructor(input: NodeJS.ReadableStream) {
@@ -16,6 +17,7 @@ export class LineReader {
     this.rl = createInterface({ input, terminal: false, crlfDelay: Number.POSITIVE_INFINITY });
     this.rl.on("line", (line) => {
       if (this.waiting) this.settle(line);
+      else if (this.tapped) this.tapped(line);
       else this.queued.push(line);
     });
     this.rl.on("close", () => {
@@ -31,6 +33,17 @@ export class LineReader {
     return new Promise((resolve) => {
       this.waiting = resolve;
     });
+  }
+
+  /**
+   * Hands lines that nobody asks for (typed while a turn runs) to `handler` as they come, until the
+   * returned function is called; a pending `next()` (a question's prompt) still gets its line first.
+   */
+  tap(handler: (line: string) => void): () => void {
+    this.tapped = handler;
+    return () => {
+      if (this.tapped === handler) this.tapped = undefined;
+    };
   }
 
   /** Settles a pending `next()` with undefined (the question it was for went away). */

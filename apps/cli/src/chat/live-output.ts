@@ -48,6 +48,11 @@ export class LiveOutput implements TurnOutput {
     this.draw();
   }
 
+  typed(): void {
+    this.region.lineEchoed();
+    this.draw();
+  }
+
   stop(): void {
     clearInterval(this.timer);
     this.timer = undefined;

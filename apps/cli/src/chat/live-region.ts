@@ -41,6 +41,14 @@ export class LiveRegion {
     if (out) this.stream.write(SYNC_START + out + SYNC_END);
   }
 
+  /**
+   * The terminal echoed a line the user typed under the region (its Enter moved the cursor one row
+   * down): the next redraw erases that row too.
+   */
+  lineEchoed(): void {
+    if (this.rows > 0) this.rows += 1;
+  }
+
   /** Erases the region and shows the cursor again; text written next starts where the region began. */
   done(above = ""): void {
     this.draw([], above);

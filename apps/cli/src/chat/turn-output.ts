@@ -6,6 +6,8 @@ export interface TurnOutput {
   start(lines: () => string[]): void;
   /** Redraws the status area now (its state changed). */
   refresh(): void;
+  /** A line the user typed was echoed by the terminal below the status area (which then redraws over it). */
+  typed?(): void;
   /** Removes the status area and ends the text on a line of its own: before a prompt and after a turn. */
   stop(): void;
 }

@@ -98,16 +98,35 @@ async function converse(
   if (options.continue) return session.continueTurn();
   if (options.question) return session.turn(options.question);
   for (;;) {
-    terminal.write("> ");
-    const question = await terminal.lines.next();
-    if (question === undefined) {
-      terminal.write("\n");
-      return 0;
+    // What was typed while the last turn ran goes first: a queued message's turn, or a line kept for now.
+    const pending = session.takePending();
+    if (pending?.turn) {
+      await session.runQueued({ ...pending, turn: pending.turn });
+      continue;
     }
-    if (terminal.echoInput) terminal.write(`${question}\n`);
-    if (question.trim() === "/continue") await session.continueTurn();
-    else if (question.trim()) await session.turn(question);
+    let line = pending?.content;
+    if (line === undefined) {
+      terminal.write("> ");
+      line = await terminal.lines.next();
+      if (line === undefined) {
+        terminal.write("\n");
+        return 0;
+      }
+      if (terminal.echoInput) terminal.write(`${line}\n`);
+    } else terminal.write(`> ${line}\n`);
+    await runLine(session, line);
   }
+}
+
+/** One line typed at the prompt: a command (`/continue`, `/retry`, `/edit TEXT`, `/branches`) or a message. */
+async function runLine(session: ChatSession, line: string): Promise<void> {
+  const text = line.trim();
+  const command = text.split(/\s/, 1)[0];
+  if (text === "/continue") await session.continueTurn();
+  else if (text === "/retry") await session.retry();
+  else if (text === "/branches") await session.branches();
+  else if (command === "/edit") await session.edit(text.slice(command.length).trim());
+  else if (text) await session.turn(line);
 }
 
 /** A status area only on a real terminal; plain text into pipes and files. */
