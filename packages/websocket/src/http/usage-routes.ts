@@ -22,7 +22,9 @@ export async function usageRoutes(app: FastifyInstance, opts: { repos: Repositor
     // What another branch's answers cost is not this conversation's: a turn whose rows are all off
     // the current branch is left out (one that stored no row yet stays).
     const onBranch = new Set(branch?.messages.map((m) => m.turn_id));
-    const offBranch = new Set(all.map((m) => m.turn_id).filter((id) => id !== undefined && !onBranch.has(id)));
+    const offBranch = new Set(
+      all.map((m) => m.turn_id).filter((id) => id !== undefined && !onBranch.has(id)),
+    );
     return { turns: toTurnCosts(rows.filter((row) => !offBranch.has(row.turnId))) };
   });
 }

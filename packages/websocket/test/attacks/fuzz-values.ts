@@ -254,7 +254,10 @@ export const chatFields: Record<string, FieldSpec> = {
   },
   memory_enabled: { valid: fc.boolean(), wrong: notBoolean },
   // null is a valid parent (a new first message): only the other wrong ids are wrong here.
-  parent_message_id: { valid: fc.oneof(idValid, fc.constant(null)), wrong: idWrong.filter((v) => v !== null) },
+  parent_message_id: {
+    valid: fc.oneof(idValid, fc.constant(null)),
+    wrong: idWrong.filter((v) => v !== null),
+  },
   on_busy: {
     valid: fc.constantFrom("reject", "queue", "steer", "interrupt"),
     wrong: fc.oneof(
