@@ -17,7 +17,9 @@ const dones = (c: ClusterClient) => c.frames.filter(isDone).length;
 
 async function queueOn(onB: ClusterClient, threadId: string, content: string): Promise<Queued> {
   onB.send("chat_message", { content, thread_id: threadId, on_busy: "queue" }, "qb");
-  const answer = await onB.until((f) => (f.type === "message_queued" || f.type === "error") && f.request_id === "qb");
+  const answer = await onB.until(
+    (f) => (f.type === "message_queued" || f.type === "error") && f.request_id === "qb",
+  );
   expect(answer).toMatchObject({ type: "message_queued", thread_id: threadId, mode: "queue", position: 1 });
   return answer as Queued;
 }
@@ -33,14 +35,18 @@ describe.skipIf(skip)("a queue across two instances", { timeout: 60_000 }, () =>
 
     const onB = await client(b.url);
     const queued = await queueOn(onB, threadId, "from B");
-    const listed = (await (await fetch(`${a.url}/api/threads/${threadId}/queue`)).json()) as { queued: QueuedMessage[] };
+    const listed = (await (await fetch(`${a.url}/api/threads/${threadId}/queue`)).json()) as {
+      queued: QueuedMessage[];
+    };
     expect(listed.queued.map((q) => q.message_id)).toEqual([queued.message_id]);
 
     onA.send("stop", { thread_id: threadId });
     await until(() => dones(onA) >= 2 || undefined, "the stopped turn and the queued turn on A's socket", {
       timeoutMs: 30_000,
     });
-    const started = onA.frames.filter((f): f is Extract<ServerFrame, { type: "turn_started" }> => f.type === "turn_started");
+    const started = onA.frames.filter(
+      (f): f is Extract<ServerFrame, { type: "turn_started" }> => f.type === "turn_started",
+    );
     expect(started.map((f) => f.user_message_id).at(-1)).toBe(queued.message_id);
     const rows = await messagesOf(b.url, threadId);
     expect(rows.map((r) => [r.role, r.content, r.status])).toEqual([
@@ -51,7 +57,9 @@ describe.skipIf(skip)("a queue across two instances", { timeout: 60_000 }, () =>
     ]);
     expect(rows[2]?.id).toBe(queued.message_id);
     expect(rows[2]?.parent_message_id).toBe(rows[1]?.id);
-    const after = (await (await fetch(`${b.url}/api/threads/${threadId}/queue`)).json()) as { queued: QueuedMessage[] };
+    const after = (await (await fetch(`${b.url}/api/threads/${threadId}/queue`)).json()) as {
+      queued: QueuedMessage[];
+    };
     expect(after.queued).toEqual([]);
   });
 
@@ -65,10 +73,16 @@ describe.skipIf(skip)("a queue across two instances", { timeout: 60_000 }, () =>
     const onB = await client(b.url);
     const queued = await queueOn(onB, threadId, "after the question");
     onA.send("answer", { thread_id: threadId, tool_call_id: question.tool_call_id, answer: "red" });
-    await until(() => dones(onA) >= 2 || undefined, "the answered turn and the queued turn", { timeoutMs: 30_000 });
+    await until(() => dones(onA) >= 2 || undefined, "the answered turn and the queued turn", {
+      timeoutMs: 30_000,
+    });
     const rows = await messagesOf(a.url, threadId);
     expect(rows.at(-2)).toMatchObject({ id: queued.message_id, role: "user", content: "after the question" });
-    expect(rows.at(-1)).toMatchObject({ role: "assistant", content: "you said: after the question", status: "complete" });
+    expect(rows.at(-1)).toMatchObject({
+      role: "assistant",
+      content: "you said: after the question",
+      status: "complete",
+    });
     expect(rows.some((r) => r.content === "you chose red")).toBe(true);
   });
 });

@@ -197,14 +197,23 @@ describe("edit (chat_message with parent_message_id)", () => {
     await turn(client, { content: "q3", thread_id: threadId });
     const q2 = userRow(t2)!;
 
-    const edited = await turn(client, { content: "q2 edited", thread_id: threadId, parent_message_id: a1.id });
+    const edited = await turn(client, {
+      content: "q2 edited",
+      thread_id: threadId,
+      parent_message_id: a1.id,
+    });
     const user = userRow(edited)!;
     expect(user).toMatchObject({ content: "q2 edited", parent_message_id: a1.id });
     expect(edited.find((f) => f.type === "turn_started")).toMatchObject({ user_message_id: user.id });
     expect(seen(server.provider.requests[3])).toEqual(["user:q1", "assistant:re:q1#0", "user:q2 edited"]);
 
     const messages = await rows(server, threadId);
-    expect(shape(messages)).toEqual(["user:q1", "assistant:re:q1#0", "user:q2 edited", "assistant:re:q2 edited#3"]);
+    expect(shape(messages)).toEqual([
+      "user:q1",
+      "assistant:re:q1#0",
+      "user:q2 edited",
+      "assistant:re:q2 edited#3",
+    ]);
     expectChained(messages);
     expect(messages[2]?.sibling_ids).toEqual([q2.id, user.id]);
     expect(messages.filter((m) => m.sibling_ids !== undefined)).toHaveLength(1);
@@ -216,7 +225,11 @@ describe("edit (chat_message with parent_message_id)", () => {
     const t1 = await turn(client, { content: "first" });
     const threadId = threadOf(t1);
     await turn(client, { content: "second", thread_id: threadId });
-    const edited = await turn(client, { content: "first edited", thread_id: threadId, parent_message_id: null });
+    const edited = await turn(client, {
+      content: "first edited",
+      thread_id: threadId,
+      parent_message_id: null,
+    });
     const user = userRow(edited)!;
     expect(user.parent_message_id ?? null).toBeNull();
     expect(seen(server.provider.requests[2])).toEqual(["user:first edited"]);
@@ -240,11 +253,23 @@ describe("edit (chat_message with parent_message_id)", () => {
     const messages = await rows(server, threadId);
     expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
     const [user, firstAssistant, toolRow] = messages;
-    const before = [await server.countRows("messages"), await server.countRows("turns"), server.provider.calls];
+    const before = [
+      await server.countRows("messages"),
+      await server.countRows("turns"),
+      server.provider.calls,
+    ];
 
-    client.command("chat_message", { content: "x", thread_id: threadId, parent_message_id: user!.id }, "user");
+    client.command(
+      "chat_message",
+      { content: "x", thread_id: threadId, parent_message_id: user!.id },
+      "user",
+    );
     expect(await errorFor(client, "user")).toMatchObject({ code: "bad_request" });
-    client.command("chat_message", { content: "x", thread_id: threadId, parent_message_id: toolRow!.id }, "tool");
+    client.command(
+      "chat_message",
+      { content: "x", thread_id: threadId, parent_message_id: toolRow!.id },
+      "tool",
+    );
     expect(await errorFor(client, "tool")).toMatchObject({ code: "bad_request" });
     // The assistant row that called the tool is not the turn's end either.
     client.command(
@@ -253,16 +278,24 @@ describe("edit (chat_message with parent_message_id)", () => {
       "mid",
     );
     expect(await errorFor(client, "mid")).toMatchObject({ code: "bad_request" });
-    client.command("chat_message", { content: "x", thread_id: threadId, parent_message_id: "nope" }, "unknown");
+    client.command(
+      "chat_message",
+      { content: "x", thread_id: threadId, parent_message_id: "nope" },
+      "unknown",
+    );
     expect(await errorFor(client, "unknown")).toMatchObject({ code: "not_found" });
 
-    expect([await server.countRows("messages"), await server.countRows("turns"), server.provider.calls]).toEqual(
-      before,
-    );
+    expect([
+      await server.countRows("messages"),
+      await server.countRows("turns"),
+      server.provider.calls,
+    ]).toEqual(before);
     expect(await rows(server, threadId)).toEqual(messages);
-    expect(client.received.some((f) => f.type === "turn_started" && f.seq > (t1.at(-1) as { seq: number }).seq)).toBe(
-      false,
-    );
+    expect(
+      client.received.some(
+        (f) => f.type === "turn_started" && (f.seq ?? 0) > (t1.at(-1) as { seq: number }).seq,
+      ),
+    ).toBe(false);
   });
 });
 
@@ -274,7 +307,15 @@ describe("choosing a branch", () => {
     const t2 = await turn(client, { content: "q2", thread_id: threadId });
     const t3 = await turn(client, { content: "q2'", thread_id: threadId, parent_message_id: finalOf(t1).id });
     void s;
-    return { threadId, q1: userRow(t1)!, a1: finalOf(t1), q2: userRow(t2)!, a2: finalOf(t2), q2b: userRow(t3)!, a2b: finalOf(t3) };
+    return {
+      threadId,
+      q1: userRow(t1)!,
+      a1: finalOf(t1),
+      q2: userRow(t2)!,
+      a2: finalOf(t2),
+      q2b: userRow(t3)!,
+      a2b: finalOf(t3),
+    };
   }
 
   it("GET ?leaf= gives the path through that message to its newest leaf; unknown is 404", async () => {
@@ -313,7 +354,14 @@ describe("choosing a branch", () => {
       "user:q3",
     ]);
     const messages = await rows(server, b.threadId);
-    expect(shape(messages)).toEqual(["user:q1", "assistant:re:q1#0", "user:q2", "assistant:re:q2#1", "user:q3", "assistant:re:q3#3"]);
+    expect(shape(messages)).toEqual([
+      "user:q1",
+      "assistant:re:q1#0",
+      "user:q2",
+      "assistant:re:q2#1",
+      "user:q3",
+      "assistant:re:q3#3",
+    ]);
     expectChained(messages);
 
     const unknown = await putLeaf(server, b.threadId, "no-such-message");

@@ -36,7 +36,10 @@ export async function branch(
   token?: string,
 ): Promise<{ status: number; messages: StoredMessage[]; body: unknown }> {
   const query = leaf === undefined ? "" : `?leaf=${encodeURIComponent(leaf)}`;
-  const res = await server.fetch(`/api/threads/${threadId}/messages${query}`, token === undefined ? {} : { token });
+  const res = await server.fetch(
+    `/api/threads/${threadId}/messages${query}`,
+    token === undefined ? {} : { token },
+  );
   const body = (await res.json()) as { messages?: StoredMessage[] };
   return { status: res.status, messages: body.messages ?? [], body };
 }
@@ -49,7 +52,11 @@ export async function rows(server: TestServer, threadId: string, token?: string)
 }
 
 /** GET /api/threads/:id/queue (200 asserted). */
-export async function queueOf(server: TestServer, threadId: string, token?: string): Promise<QueuedMessage[]> {
+export async function queueOf(
+  server: TestServer,
+  threadId: string,
+  token?: string,
+): Promise<QueuedMessage[]> {
   const res = await server.fetch(`/api/threads/${threadId}/queue`, token === undefined ? {} : { token });
   const body = (await res.json()) as { queued: QueuedMessage[] };
   expect(res.status, JSON.stringify(body)).toBe(200);

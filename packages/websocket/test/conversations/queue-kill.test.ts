@@ -37,21 +37,29 @@ afterEach(async () => {
 
 async function databaseEnv(d: string): Promise<Record<string, string>> {
   const path = join(d, "agentwire.db");
-  return testDialect === "postgres" ? { DATABASE_PATH: path, DATABASE_URL: await testPostgresUrl(path) } : { DATABASE_PATH: path };
+  return testDialect === "postgres"
+    ? { DATABASE_PATH: path, DATABASE_URL: await testPostgresUrl(path) }
+    : { DATABASE_PATH: path };
 }
 
 async function spawnChild(d: string): Promise<{ url: string; exited: Promise<NodeJS.Signals | null> }> {
-  const proc = spawn(process.execPath, ["--import", "tsx", "--conditions=@agentwire-chat/source", childScript], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? "", ...(await databaseEnv(d)) },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const proc = spawn(
+    process.execPath,
+    ["--import", "tsx", "--conditions=@agentwire-chat/source", childScript],
+    {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? "", ...(await databaseEnv(d)) },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   child = proc;
   let stderr = "";
   proc.stderr?.on("data", (chunk) => {
     stderr += chunk;
   });
-  const exited = new Promise<NodeJS.Signals | null>((resolve) => proc.once("exit", (_c, signal) => resolve(signal)));
+  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+    proc.once("exit", (_c, signal) => resolve(signal)),
+  );
   const url = await new Promise<string>((resolve, reject) => {
     createInterface({ input: proc.stdout as NodeJS.ReadableStream }).on("line", (line) => {
       const entry = JSON.parse(line) as { url?: string };
@@ -75,60 +83,64 @@ async function get<T>(url: string): Promise<T> {
 }
 
 describe("a queued message and kill -9", { timeout: 90_000 }, () => {
-  it.each(["interrupt", "continue"] as const)(
-    "survives the kill and runs after recovery (TURN_RECOVERY=%s) ends the cut turn",
-    async (recovery) => {
-      dir = mkdtempSync(join(tmpdir(), "agentwire-queue-kill-"));
-      const spawned = await spawnChild(dir);
-      const client = await open(spawned.url);
-      client.command("chat_message", { content: "first" });
-      const threadId = (await client.next("thread")).thread_id;
-      await client.next("chunk", { where: (f) => f.content === "an answer", timeoutMs: 20_000 });
-      client.command("chat_message", { content: "queued survives", thread_id: threadId, on_busy: "queue" }, "q1");
-      const queued = await client.next("message_queued");
-      expect(queued).toMatchObject({ mode: "queue", position: 1, request_id: "q1" });
+  it.each([
+    "interrupt",
+    "continue",
+  ] as const)("survives the kill and runs after recovery (TURN_RECOVERY=%s) ends the cut turn", async (recovery) => {
+    dir = mkdtempSync(join(tmpdir(), "agentwire-queue-kill-"));
+    const spawned = await spawnChild(dir);
+    const client = await open(spawned.url);
+    client.command("chat_message", { content: "first" });
+    const threadId = (await client.next("thread")).thread_id as string;
+    await client.next("chunk", { where: (f) => f.content === "an answer", timeoutMs: 20_000 });
+    client.command(
+      "chat_message",
+      { content: "queued survives", thread_id: threadId, on_busy: "queue" },
+      "q1",
+    );
+    const queued = await client.next("message_queued");
+    expect(queued).toMatchObject({ mode: "queue", position: 1, request_id: "q1" });
 
-      child?.kill("SIGKILL");
-      expect(await spawned.exited).toBe("SIGKILL");
-      await client.closed;
+    child?.kill("SIGKILL");
+    expect(await spawned.exited).toBe("SIGKILL");
+    await client.closed;
 
-      const provider = new ScriptedProvider((request) => ({ text: `re:${lastUser(request)}` }));
-      const providers = createProviderRegistry(
-        {},
-        { extraProviders: [provider], extraDefaultModels: { scripted: "scripted-1" } },
-      );
-      fresh = await startServer(
-        loadConfig({ ...(await databaseEnv(dir)), PORT: "0", LOG_LEVEL: "silent", TURN_RECOVERY: recovery }),
-        {
-          services: { chat: createChatServices({ providers, defaults: { provider: "scripted" } }) },
-          logger: createLogger({ level: "silent" }),
-        },
-      );
-      expect(fresh.storage.dialect).toBe(testDialect);
-      const base = `${fresh.url}/api/threads/${threadId}`;
-      const messages = await until(
-        async () => {
-          const { messages: m } = await get<{ messages: StoredMessage[] }>(`${base}/messages`);
-          const answered = m.at(-1)?.role === "assistant" && m.at(-2)?.id === queued.message_id;
-          return answered ? m : undefined;
-        },
-        "the queued message's turn after recovery",
-        { timeoutMs: 30_000, everyMs: 50 },
-      );
-      const user = messages.find((m) => m.id === queued.message_id);
-      expect(user).toMatchObject({ role: "user", content: "queued survives" });
-      expect(messages[0]).toMatchObject({ role: "user", content: "first" });
-      expect(messages.at(-1)).toMatchObject({ content: "re:queued survives", status: "complete" });
-      // It followed the cut turn's end: its parent is the row before it on the branch.
-      const at = messages.findIndex((m) => m.id === queued.message_id);
-      expect(user?.parent_message_id).toBe(messages[at - 1]?.id);
-      expect((await get<{ queued: QueuedMessage[] }>(`${base}/queue`)).queued).toEqual([]);
-      // The model ran the queued message once, with the first message on its path.
-      const forQueued = provider.requests.filter((r) => lastUser(r) === "queued survives");
-      expect(forQueued).toHaveLength(1);
-      expect(seen(forQueued[0])[0]).toBe("user:first");
-      const turn = await fresh.storage.repos.turns.latest("local", threadId);
-      expect(turn?.status).toBe("complete");
-    },
-  );
+    const provider = new ScriptedProvider((request) => ({ text: `re:${lastUser(request)}` }));
+    const providers = createProviderRegistry(
+      {},
+      { extraProviders: [provider], extraDefaultModels: { scripted: "scripted-1" } },
+    );
+    fresh = await startServer(
+      loadConfig({ ...(await databaseEnv(dir)), PORT: "0", LOG_LEVEL: "silent", TURN_RECOVERY: recovery }),
+      {
+        services: { chat: createChatServices({ providers, defaults: { provider: "scripted" } }) },
+        logger: createLogger({ level: "silent" }),
+      },
+    );
+    expect(fresh.storage.dialect).toBe(testDialect);
+    const base = `${fresh.url}/api/threads/${threadId}`;
+    const messages = await until(
+      async () => {
+        const { messages: m } = await get<{ messages: StoredMessage[] }>(`${base}/messages`);
+        const answered = m.at(-1)?.role === "assistant" && m.at(-2)?.id === queued.message_id;
+        return answered ? m : undefined;
+      },
+      "the queued message's turn after recovery",
+      { timeoutMs: 30_000, everyMs: 50 },
+    );
+    const user = messages.find((m) => m.id === queued.message_id);
+    expect(user).toMatchObject({ role: "user", content: "queued survives" });
+    expect(messages[0]).toMatchObject({ role: "user", content: "first" });
+    expect(messages.at(-1)).toMatchObject({ content: "re:queued survives", status: "complete" });
+    // It followed the cut turn's end: its parent is the row before it on the branch.
+    const at = messages.findIndex((m) => m.id === queued.message_id);
+    expect(user?.parent_message_id).toBe(messages[at - 1]?.id);
+    expect((await get<{ queued: QueuedMessage[] }>(`${base}/queue`)).queued).toEqual([]);
+    // The model ran the queued message once, with the first message on its path.
+    const forQueued = provider.requests.filter((r) => lastUser(r) === "queued survives");
+    expect(forQueued).toHaveLength(1);
+    expect(seen(forQueued[0])[0]).toBe("user:first");
+    const turn = await fresh.storage.repos.turns.latest("local", threadId);
+    expect(turn?.status).toBe("complete");
+  });
 });

@@ -42,7 +42,7 @@ async function startHeld(client: TestClient, content: string): Promise<string> {
   client.command("chat_message", { content });
   const thread = await client.next("thread");
   await client.next("turn_started");
-  return thread.thread_id;
+  return thread.thread_id as string;
 }
 
 /** Queues `content` on the thread; the message_queued answer. */
@@ -97,7 +97,9 @@ describe("queue", () => {
       [secondTurn, second, "second"],
       [thirdTurn, third, "third"],
     ] as const) {
-      const user = frames.find((f): f is Frame<"message"> => f.type === "message" && f.message.role === "user");
+      const user = frames.find(
+        (f): f is Frame<"message"> => f.type === "message" && f.message.role === "user",
+      );
       expect(user?.message).toMatchObject({ id: q.message_id, content, role: "user" });
       expect(turnStarts(frames).map((f) => f.user_message_id)).toEqual([q.message_id]);
       expect(finalOf(frames)).toMatchObject({ content: `re:${content}`, status: "complete" });
@@ -136,7 +138,9 @@ describe("queue", () => {
 
   it("starts the queued message after a turn that was stopped, following its stopped answer", async () => {
     server = await startChatServer((request) =>
-      lastUser(request) === "long" ? { text: ["part ", "one"], hold: "until-aborted" } : { text: `re:${lastUser(request)}` },
+      lastUser(request) === "long"
+        ? { text: ["part ", "one"], hold: "until-aborted" }
+        : { text: `re:${lastUser(request)}` },
     );
     const client = await server.connect();
     client.command("chat_message", { content: "long" });
@@ -150,7 +154,11 @@ describe("queue", () => {
     const next = await client.collectUntil(isDone);
     expect(turnStarts(next).map((f) => f.user_message_id)).toEqual([q.message_id]);
     const user = next.find((f): f is Frame<"message"> => f.type === "message" && f.message.role === "user");
-    expect(user?.message).toMatchObject({ id: q.message_id, content: "after stop", parent_message_id: partial.id });
+    expect(user?.message).toMatchObject({
+      id: q.message_id,
+      content: "after stop",
+      parent_message_id: partial.id,
+    });
     expect(finalOf(next)).toMatchObject({ content: "re:after stop", status: "complete" });
     expect(lastUser(server.provider.requests[1]!)).toBe("after stop");
     expect(shape(await rows(server, threadId))).toEqual([
@@ -197,7 +205,12 @@ describe("queue", () => {
     const last = await client.collectUntil(isDone);
     expect(finalOf(last)).toMatchObject({ content: "re:keep", status: "complete" });
 
-    expect(shape(await rows(server, threadId))).toEqual(["user:first", "assistant:re:first", "user:keep", "assistant:re:keep"]);
+    expect(shape(await rows(server, threadId))).toEqual([
+      "user:first",
+      "assistant:re:first",
+      "user:keep",
+      "assistant:re:keep",
+    ]);
     expect(server.provider.requests.map(lastUser)).toEqual(["first", "keep"]);
     expect(await queueOf(server, threadId)).toEqual([]);
     expect(client.received.filter((f) => f.type === "turn_started")).toHaveLength(2);
@@ -205,7 +218,9 @@ describe("queue", () => {
 
   it("past QUEUE_MAX_PER_THREAD answers busy and stores nothing more", async () => {
     const held = gate();
-    server = await startChatServer(answering({ first: held.promise }), { busy: { policy: "reject", queueMax: 2 } });
+    server = await startChatServer(answering({ first: held.promise }), {
+      busy: { policy: "reject", queueMax: 2 },
+    });
     const client = await server.connect();
     const threadId = await startHeld(client, "first");
     await enqueue(client, threadId, "a", "r1");
@@ -242,11 +257,17 @@ describe("queue", () => {
 
   it("with BUSY_POLICY queue, a chat_message without on_busy is queued; on_busy reject still refuses", async () => {
     const held = gate();
-    server = await startChatServer(answering({ first: held.promise }), { busy: { policy: "queue", queueMax: 10 } });
+    server = await startChatServer(answering({ first: held.promise }), {
+      busy: { policy: "queue", queueMax: 10 },
+    });
     const client = await server.connect();
     const threadId = await startHeld(client, "first");
     client.command("chat_message", { content: "by default", thread_id: threadId }, "r1");
-    expect(await client.next("message_queued")).toMatchObject({ mode: "queue", position: 1, request_id: "r1" });
+    expect(await client.next("message_queued")).toMatchObject({
+      mode: "queue",
+      position: 1,
+      request_id: "r1",
+    });
     client.command("chat_message", { content: "no", thread_id: threadId, on_busy: "reject" }, "r2");
     expect(await errorFor(client, "r2")).toMatchObject({ code: "busy" });
     held.open();
@@ -275,7 +296,10 @@ describe("queue", () => {
     expect((await queueOf(server, threadId)).map((m) => m.message_id)).toEqual([q.message_id]);
     expect((await server.repos.turns.latest("local", threadId))?.status).toBe("waiting_user");
     const list = (await (await server.fetch("/api/threads")).json()) as { threads: ThreadSummary[] };
-    expect(list.threads.find((t) => t.id === threadId)).toMatchObject({ state: "waiting_on_user", queued: 1 });
+    expect(list.threads.find((t) => t.id === threadId)).toMatchObject({
+      state: "waiting_on_user",
+      queued: 1,
+    });
     expect(server.provider.calls).toBe(1);
 
     client.command("answer", { thread_id: threadId, tool_call_id: "ask_1", answer: "blue" });

@@ -44,7 +44,11 @@ describe("steer", () => {
     client.command("chat_message", { content: "do the job" });
     await tool.started;
     const threadId = threadOf([await client.next("thread")]);
-    client.command("chat_message", { content: "use the blue one", thread_id: threadId, on_busy: "steer" }, "s1");
+    client.command(
+      "chat_message",
+      { content: "use the blue one", thread_id: threadId, on_busy: "steer" },
+      "s1",
+    );
     const queued = await client.next("message_queued");
     expect(queued).toMatchObject({ thread_id: threadId, mode: "steer", position: 1, request_id: "s1" });
     expect((await queueOf(server, threadId)).map((q) => [q.message_id, q.mode])).toEqual([
@@ -97,11 +101,13 @@ describe("steer", () => {
   it("to a turn that ends before another model call: starts the next turn like a queued message", async () => {
     const held = gate();
     server = await startChatServer((request) =>
-      lastUser(request) === "first" ? { gate: held.promise, text: "re:first" } : { text: `re:${lastUser(request)}` },
+      lastUser(request) === "first"
+        ? { gate: held.promise, text: "re:first" }
+        : { text: `re:${lastUser(request)}` },
     );
     const client = await server.connect();
     client.command("chat_message", { content: "first" });
-    const threadId = (await client.next("thread")).thread_id;
+    const threadId = (await client.next("thread")).thread_id as string;
     await client.next("turn_started");
     client.command("chat_message", { content: "too late", thread_id: threadId, on_busy: "steer" }, "s1");
     const queued = await client.next("message_queued");
@@ -140,7 +146,11 @@ describe("interrupt", () => {
     const later = await client.next("message_queued");
     expect(later.position).toBe(1);
 
-    client.command("chat_message", { content: "stop, do this", thread_id: threadId, on_busy: "interrupt" }, "i1");
+    client.command(
+      "chat_message",
+      { content: "stop, do this", thread_id: threadId, on_busy: "interrupt" },
+      "i1",
+    );
     const now = await client.next("message_queued", { where: (f) => f.request_id === "i1" });
     expect(now).toMatchObject({ mode: "interrupt", position: 1 });
 
@@ -151,8 +161,14 @@ describe("interrupt", () => {
 
     const interrupting = await client.collectUntil(isDone);
     expect(turnStarts(interrupting).map((f) => f.user_message_id)).toEqual([now.message_id]);
-    const user = interrupting.find((f): f is Frame<"message"> => f.type === "message" && f.message.role === "user");
-    expect(user?.message).toMatchObject({ id: now.message_id, content: "stop, do this", parent_message_id: partial.id });
+    const user = interrupting.find(
+      (f): f is Frame<"message"> => f.type === "message" && f.message.role === "user",
+    );
+    expect(user?.message).toMatchObject({
+      id: now.message_id,
+      content: "stop, do this",
+      parent_message_id: partial.id,
+    });
     expect(finalOf(interrupting)).toMatchObject({ content: "re:stop, do this", status: "complete" });
     // Then the queued one.
     const queuedTurn = await client.collectUntil(isDone);
