@@ -78,8 +78,12 @@ describe("steer", () => {
     expect(firstChunk).toBeGreaterThan(steered);
     const toolEnd = frames.findIndex((f) => f.type === "tool_call_update" && f.status === "end");
     expect(toolEnd).toBeLessThan(steered);
-    // Same turn: no new turn_started, one done.
-    expect(turnStarts(frames)).toHaveLength(0);
+    // Same turn: only its own turn_started (for the first message), one done.
+    const firstUser = frames.find(
+      (f): f is Frame<"message"> => f.type === "message" && f.message.role === "user",
+    );
+    expect(firstUser?.message.content).toBe("do the job");
+    expect(turnStarts(frames).map((f) => f.user_message_id)).toEqual([firstUser?.message.id]);
     expect(frames.filter(isDone)).toHaveLength(1);
     expect(finalOf(frames)).toMatchObject({ content: "steered answer", status: "complete" });
 
