@@ -9,10 +9,12 @@ import {
   searchBackendNames,
   type WebSearchBackendConfig,
 } from "@agentwire-chat/agents";
+import { OnBusy } from "@agentwire-chat/protocol";
 import { DEFAULT_FRAME_LOG_MEMORY_BYTES } from "@agentwire-chat/storage";
 import {
   type AdmissionLimits,
   admissionDefaults,
+  type BusySettings,
   ContextScopes,
   hashApiToken,
   parseContextScopes,
@@ -108,6 +110,13 @@ export const EnvSchema = z.object({
   /** Turns a user may start per minute (across instances with REDIS_URL); unset: no limit. */
   USER_TURNS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).optional(),
   USER_TURN_BURST: z.coerce.number().int().min(1).max(1_000_000).optional(),
+  /**
+   * What a chat_message that names no `on_busy` does while a turn runs on its thread: reject (`busy`),
+   * queue, steer or interrupt.
+   */
+  BUSY_POLICY: OnBusy.default("reject"),
+  /** Messages a thread's queue holds at most (queued, steering or interrupting); past it `busy`. */
+  QUEUE_MAX_PER_THREAD: z.coerce.number().int().min(1).max(1000).default(10),
   /** New turns admitted at once per instance; more wait in the admission queue. */
   MAX_LIVE_TURNS: z.coerce.number().int().min(1).max(1_000_000).default(admissionDefaults.maxLiveTurns),
   /** Event-loop lag above which admissions pause; 0: no lag brake. */
@@ -273,6 +282,8 @@ export interface Config {
   tracing: { url: string; instanceId: string | undefined } | undefined;
   /** Admission of new turns under load (MAX_LIVE_TURNS, ADMISSION_*), per instance. */
   admission: Required<AdmissionLimits>;
+  /** Messages sent while a turn runs (BUSY_POLICY, QUEUE_MAX_PER_THREAD). */
+  busy: BusySettings;
   /** Per-user limits (ServerLimits), counted across instances with REDIS_URL. */
   userLimits: {
     maxConnectionsPerUser: number;
@@ -406,6 +417,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           ? e.ADMISSION_QUEUE_MAX
           : Math.min(admissionDefaults.queueMaxPerUser, e.ADMISSION_QUEUE_MAX)),
     },
+    busy: { policy: e.BUSY_POLICY, queueMax: e.QUEUE_MAX_PER_THREAD },
     userLimits: {
       maxConnectionsPerUser: e.MAX_CONNECTIONS_PER_USER,
       userTurnsPerMinute: e.USER_TURNS_PER_MINUTE,

@@ -11,6 +11,8 @@ import {
   recoverTurns,
   registerFrameLogMetrics,
   type ServerLimitsInput,
+  startAllQueued,
+  startQueued,
 } from "@agentwire-chat/websocket";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
@@ -192,8 +194,21 @@ export async function startServer(config: Config, options: StartServerOptions = 
         turns: chat.turns,
         repos,
         // Continued here, or ended: its user's subscribers see either, here and (through the relay) elsewhere.
-        endLostTurn: (turn, cause) =>
-          recoverOrEndTurn(cluster.frames, repos, logger, turn, chat.threadStates, recover, cause),
+        endLostTurn: async (turn, cause) => {
+          const outcome = await recoverOrEndTurn(
+            cluster.frames,
+            repos,
+            logger,
+            turn,
+            chat.threadStates,
+            recover,
+            cause,
+          );
+          // Ended here: the thread's next queued message starts here too (a continued turn's end starts it).
+          if (outcome === "interrupted")
+            await startQueued(chat, { ...turn, repos, frames: cluster.frames, logger });
+          return outcome;
+        },
         ...(uiTools && { uiTools }),
       });
     } else {
@@ -210,6 +225,8 @@ export async function startServer(config: Config, options: StartServerOptions = 
         chat?.threadStates,
         recover,
       );
+      // Messages queued behind the turns the old process ended or left start now (after those turns).
+      if (chat) await startAllQueued(chat, { repos, frames, logger });
       if (continued > 0) logger.warn({ continued }, "turns left running by the previous process continue");
       if (interrupted > 0)
         logger.warn({ interrupted }, "turns left running by the previous process ended as interrupted");

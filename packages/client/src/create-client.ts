@@ -2,6 +2,8 @@ import type {
   ChatContext,
   ClientFrame,
   MessageContent,
+  OnBusy,
+  QueuedMessage,
   ServerFrame,
   StoredMessage,
   ThreadSummary,
@@ -20,10 +22,10 @@ import {
   type HeartbeatOptions,
   type WebSocketClass,
 } from "./connection.js";
-import { httpGet } from "./http-get.js";
+import { httpJson } from "./http-json.js";
 import { httpBase, socketUrl } from "./socket-url.js";
 import type { ThreadState, Threads } from "./threads.js";
-import { Turn, type TurnHost } from "./turn.js";
+import { Turn, type TurnHost, type TurnQueued } from "./turn.js";
 
 export type ClientOptions = {
   /** The socket URL, `ws(s)://host/ws`, or the server's `http(s)://host` base. */
@@ -50,6 +52,10 @@ export type SendOptions = {
   provider?: string;
   model?: string;
   chat_context?: ChatContext;
+  /** The message this one follows (a turn's final assistant row, `TurnView.answerMessageId`); null: a new first message. Absent: the current leaf. */
+  parentMessageId?: string | null;
+  /** What the server does when a turn already runs on the thread (default `queue`). */
+  onBusy?: OnBusy;
 };
 
 /** What `client.decidePlan` takes: `plan_decision`'s data. */
@@ -65,6 +71,12 @@ export interface Client {
   send(message: SendOptions): Turn;
   /** Answers a draft plan (`plan_ready_for_review`): approve runs it, revise gives the model `feedback`; a new turn either way. */
   decidePlan(decision: PlanDecisionOptions): Turn;
+  /** Answers a user message (`messageId`, any branch) again, as a new branch beside the old answer; the Turn follows it. */
+  regenerate(threadId: string, messageId: string): Turn;
+  /** Removes a queued message that has not started; rejects with the server's code (`not_found`: started or unknown). */
+  cancelQueued(threadId: string, messageId: string): Promise<void>;
+  /** Shows another branch: the newest leaf under `messageId` becomes current; resolves with its id (rejects `busy`, `not_found`). */
+  setCurrentLeaf(threadId: string, messageId: string): Promise<string>;
   /** Follows the running (or last) turn of a thread from its start. */
   resume(threadId: string): Turn;
   /**
@@ -95,6 +107,16 @@ export interface Client {
   close(): void;
 }
 
+/** The user message whose turn a frame starts (its user `message`, `turn_started`) or that steered the running one. */
+function startsFor(frame: ServerFrame): string | undefined {
+  if (frame.type === "turn_started") return frame.user_message_id;
+  return frame.type === "message" && frame.message.role === "user" ? frame.message.id : undefined;
+}
+
+function threadPath(threadId: string): string {
+  return `/api/threads/${encodeURIComponent(threadId)}`;
+}
+
 /** A command waiting for its answer; `sent` once it went out on a socket (a drop then leaves it unknown). */
 type Ack = { resolve(): void; reject(error: ClientError): void; sent: boolean };
 
@@ -116,6 +138,8 @@ class AgentwireClient implements Client, TurnHost {
   /** Live turns by thread, and send()s whose thread is not known yet by request_id. */
   private readonly byThread = new Map<string, Turn>();
   private readonly byRequest = new Map<string, Turn>();
+  /** Turns waiting for the turn that answers a message (queued, regenerated), by that message id. */
+  private readonly waiting = new Map<string, Turn>();
   /** chat_messages sent on the current socket (a drop before their `thread` needs a lookup). */
   private readonly sentMessages = new Map<string, ClientFrame>();
   private readonly acks = new Map<string, Ack>();
@@ -156,9 +180,13 @@ class AgentwireClient implements Client, TurnHost {
     this.threads = {
       list: async () =>
         (await this.get<{ threads: ThreadSummary[] }>("/api/threads")).threads.map(threadListingFromWire),
-      messages: async (id) =>
-        (await this.get<{ messages: StoredMessage[] }>(`/api/threads/${encodeURIComponent(id)}/messages`))
-          .messages,
+      messages: async (id, options) =>
+        (
+          await this.get<{ messages: StoredMessage[] }>(
+            `${threadPath(id)}/messages${options?.leaf ? `?leaf=${encodeURIComponent(options.leaf)}` : ""}`,
+          )
+        ).messages,
+      queue: async (id) => (await this.get<{ queued: QueuedMessage[] }>(`${threadPath(id)}/queue`)).queued,
       subscribe: (listener) => {
         this.stateListeners.add(listener);
         if (this.stateListeners.size === 1) this.conn.send({ command: "subscribe_threads", data: {} });
@@ -191,7 +219,32 @@ class AgentwireClient implements Client, TurnHost {
   }
 
   send(message: SendOptions): Turn {
-    return this.start("chat_message", message, message.thread_id);
+    const { parentMessageId, onBusy, ...data } = message;
+    // Queue by default: a message sent while a turn runs waits for it instead of failing `busy`.
+    const wire = {
+      ...data,
+      on_busy: onBusy ?? "queue",
+      ...(parentMessageId !== undefined && { parent_message_id: parentMessageId }),
+    };
+    return this.start("chat_message", wire, message.thread_id);
+  }
+
+  regenerate(threadId: string, messageId: string): Turn {
+    const turn = this.start("regenerate", { thread_id: threadId, message_id: messageId }, threadId);
+    // No frame of the new turn carries the request: its `turn_started` names the message it answers.
+    if (!turn.isDone) this.await(turn, messageId, false);
+    return turn;
+  }
+
+  async cancelQueued(threadId: string, messageId: string): Promise<void> {
+    await this.command({ command: "cancel_queued", data: { thread_id: threadId, message_id: messageId } });
+  }
+
+  async setCurrentLeaf(threadId: string, messageId: string): Promise<string> {
+    const path = `${threadPath(threadId)}/current_leaf`;
+    const body = { message_id: messageId };
+    return (await httpJson<{ current_leaf_id: string }>(this.base, path, this.o.token, "PUT", body))
+      .current_leaf_id;
   }
 
   decidePlan(decision: PlanDecisionOptions): Turn {
@@ -237,8 +290,12 @@ class AgentwireClient implements Client, TurnHost {
     this.conn.close();
   }
 
-  /** Sends a command that starts a turn (`chat_message`, `plan_decision`) and returns that turn. */
-  private start(command: "chat_message" | "plan_decision", data: object, threadId?: string): Turn {
+  /** Sends a command that starts a turn (`chat_message`, `plan_decision`, `regenerate`) and returns that turn. */
+  private start(
+    command: "chat_message" | "plan_decision" | "regenerate",
+    data: object,
+    threadId?: string,
+  ): Turn {
     const requestId = this.id();
     const turn = new Turn(this, this.nested, requestId, threadId);
     if (this.closed) {
@@ -275,6 +332,15 @@ class AgentwireClient implements Client, TurnHost {
       this.byRequest.delete(turn.requestId);
       this.sentMessages.delete(turn.requestId);
     }
+    const waits = turn.awaiting?.messageId;
+    if (waits !== undefined && this.waiting.get(waits) === turn) this.waiting.delete(waits);
+  }
+
+  /** The turn follows the one that answers `messageId` when that starts (see Turn.wait). */
+  private await(turn: Turn, messageId: string, userFrame: boolean, queued?: TurnQueued): void {
+    turn.wait(messageId, userFrame, queued);
+    // The server sends the queued message's turn to the socket that queued it: no resume needed.
+    this.waiting.set(messageId, turn);
   }
 
   /**
@@ -305,7 +371,7 @@ class AgentwireClient implements Client, TurnHost {
   }
 
   private get<T>(path: string): Promise<T> {
-    return httpGet<T>(this.base, path, this.o.token);
+    return httpJson<T>(this.base, path, this.o.token);
   }
 
   /** A (new) socket: re-subscribe, resume every live turn from its last seq, then send what waited. */
@@ -313,6 +379,9 @@ class AgentwireClient implements Client, TurnHost {
     if (this.stateListeners.size > 0) this.conn.send({ command: "subscribe_threads", data: {} });
     for (const turn of new Set(this.byThread.values()))
       if (turn.lastSeq !== null || !turn.requestId) this.resumeTurn(turn);
+    // A waiting turn on a thread no live turn watches: a resume watches it again (and replays it, had it started).
+    for (const turn of this.waiting.values())
+      if (turn.thread !== undefined && !this.byThread.has(turn.thread)) this.resumeTurn(turn);
     for (const [requestId, frame] of this.sentMessages) void this.recover(requestId, frame);
     const waiting = this.outbox;
     this.outbox = [];
@@ -365,16 +434,45 @@ class AgentwireClient implements Client, TurnHost {
       return;
     }
     const asked = requestId === undefined ? undefined : this.byRequest.get(requestId);
+    if (frame.type === "message_queued") {
+      if (!asked || requestId === undefined) return;
+      this.sentMessages.delete(requestId);
+      asked.bind(frame.thread_id);
+      const queued = { messageId: frame.message_id, position: frame.position, mode: frame.mode };
+      this.await(asked, frame.message_id, true, queued);
+      return;
+    }
+    if (frame.type === "queued_message_cancelled") {
+      this.waiting.get(frame.message_id)?.end({ status: "stopped" });
+      const ack = requestId === undefined ? undefined : this.acks.get(requestId);
+      if (ack && requestId !== undefined) {
+        this.acks.delete(requestId);
+        ack.resolve();
+      }
+      return;
+    }
+    const id = startsFor(frame);
+    const waiter = id === undefined ? undefined : this.waiting.get(id);
+    // A regenerate waits for `turn_started` only: its message's own frame is an older turn's replay.
+    const starts = frame.type === "turn_started" || waiter?.awaiting?.userFrame === true;
+    if (waiter && frame.thread_id !== undefined) {
+      if (frame.type === "message" && frame.steered) waiter.receive(frame);
+      else if (starts) {
+        // Its turn starts: the thread's frames are this turn's from here on.
+        this.waiting.delete(id as string);
+        this.byThread.set(frame.thread_id, waiter);
+      }
+    }
     if (asked && requestId !== undefined) {
       this.sentMessages.delete(requestId);
       if (frame.type === "error" && frame.seq === undefined) {
-        // The chat_message was refused: nothing started.
+        // The chat_message (or regenerate) was refused: nothing started.
         asked.end({ status: "error" }, new ClientError(frame.code, frame.message));
         return;
       }
       // The first frames of a turn carry its request_id (`thread`, the user's `message`): from here
-      // on the thread's frames are this turn's.
-      if (frame.thread_id !== undefined && this.byThread.get(frame.thread_id) !== asked) {
+      // on the thread's frames are this turn's. A waiting turn's are its own turn's, when it starts.
+      if (!asked.awaiting && frame.thread_id !== undefined && this.byThread.get(frame.thread_id) !== asked) {
         asked.bind(frame.thread_id);
         this.byThread.set(frame.thread_id, asked);
       }

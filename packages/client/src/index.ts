@@ -14,6 +14,7 @@ export { type ReadFrame, readFrame } from "./read-frame.js";
 export { httpBase, socketUrl } from "./socket-url.js";
 export type { ThreadState, Threads } from "./threads.js";
 export { applyFrame, applyFrames, flushPending, hasGap } from "./tree/apply-frame.js";
+export { addSibling, siblingsFrom } from "./tree/branches.js";
 export { type CardCounts, countCards, type NestedCalls, nestedCalls } from "./tree/call-counts.js";
 export { endStatus, progressFrom, questionFrom } from "./tree/card-outcome.js";
 export { contentText } from "./tree/content-text.js";
@@ -21,6 +22,7 @@ export { setCutApart } from "./tree/cut-attempt.js";
 export { decidePlanCard, undecidePlanCard } from "./tree/plan-frames.js";
 export type { PlanDecisionView, PlanReviewView, PlanView } from "./tree/plan-view.js";
 export { PREVIEW_CHARS, RESULT_CHARS, titleFrom } from "./tree/preview.js";
+export { queuedFrom } from "./tree/queue-view.js";
 export { finishTurn, reduceFrame, reduceFrames } from "./tree/reduce-frame.js";
 export { mergeScratchpad, withScratchpad } from "./tree/scratchpad.js";
 export {
@@ -40,10 +42,11 @@ export {
   isSubtask,
   lastTurn,
   type QuestionView,
+  type QueuedMessageView,
   type TextChild,
   type ThreadView,
   type ToolCard,
   type TurnView,
 } from "./tree/thread-view.js";
 export { appendChild, appendText, dropText, patchCard, updateChildren, upsertCard } from "./tree/tree-ops.js";
-export { Turn, type TurnEnd } from "./turn.js";
+export { Turn, type TurnEnd, type TurnQueued } from "./turn.js";

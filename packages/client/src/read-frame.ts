@@ -67,4 +67,7 @@ const knownTypes: Record<ServerFrame["type"], 1> = {
   progress_update: 1,
   thread_state: 1,
   pong: 1,
+  turn_started: 1,
+  message_queued: 1,
+  queued_message_cancelled: 1,
 };

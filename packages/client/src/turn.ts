@@ -1,6 +1,7 @@
 import type {
   ClientFrame,
   EndedTurnStatus,
+  QueuedMode,
   ServerFrame,
   StoredMessage,
   TurnUsage,
@@ -23,7 +24,16 @@ import {
  * `unknown` when the thread had no turn to resume, and `error` with `error` when the server refused
  * the message or the client closed first.
  */
-export type TurnEnd = { status: EndedTurnStatus | "unknown"; usage?: TurnUsage; error?: ClientError };
+export type TurnEnd = {
+  status: EndedTurnStatus | "unknown";
+  usage?: TurnUsage;
+  error?: ClientError;
+  /** The message steered the running turn (another Turn follows that turn): this one ends when it joined. */
+  steered?: true;
+};
+
+/** A message the server queued instead of starting a turn (`message_queued`). */
+export type TurnQueued = { messageId: string; position: number; mode: QueuedMode };
 
 /** What a turn needs from its client: to send commands, and to resume after a gap. */
 export interface TurnHost {
@@ -58,6 +68,10 @@ export class Turn {
   /** The highest seq applied (null before the first frame). */
   lastSeq: number | null = null;
   thread: string | undefined;
+  /** Set while the message waits in the thread's queue; undefined once its turn started (and for a turn that started at once). */
+  queued: TurnQueued | undefined;
+  /** The user message whose turn this one waits for (queued, or regenerated), until that turn's first frame. */
+  awaiting: { messageId: string; userFrame: boolean } | undefined;
 
   private readonly log = new FrameLog<ServerFrame>();
   private readonly thread$ = deferred<string>();
@@ -152,10 +166,37 @@ export class Turn {
     this.thread$.resolve(threadId);
   }
 
+  /**
+   * The turn waits for the turn that answers `messageId`: its user `message` frame (`userFrame`, a queued
+   * message) or its `turn_started` (a regenerate). `queued` when the server queued it (`message_queued`).
+   */
+  wait(messageId: string, userFrame: boolean, queued?: TurnQueued): void {
+    this.awaiting = { messageId, userFrame };
+    if (queued) {
+      this.queued = queued;
+      this.changed();
+    }
+  }
+
   /** Applies one frame of the turn's thread: duplicates dropped, gaps healed by a resume, the end noticed. */
   receive(frame: ServerFrame): void {
     if (this.ended) return;
-    if (this.requestId !== undefined && this.lastSeq === null && frame.type !== "chat_resumed") {
+    const awaiting = this.awaiting;
+    if (awaiting && this.lastSeq === null) {
+      if (frame.type === "message" && frame.steered && frame.message.id === awaiting.messageId) {
+        // It joined the running turn, which another Turn follows: this one is done.
+        this.end({ status: "complete", steered: true });
+        return;
+      }
+      const user = frame.type === "message" && frame.message.role === "user" && awaiting.userFrame;
+      const starts =
+        (frame.type === "turn_started" && frame.user_message_id === awaiting.messageId) ||
+        (user && frame.message.id === awaiting.messageId);
+      // Frames of the turns before it (the running one, a replay) are not this turn's.
+      if (!starts) return;
+      this.awaiting = undefined;
+      this.queued = undefined;
+    } else if (this.requestId !== undefined && this.lastSeq === null && frame.type !== "chat_resumed") {
       // Frames of the thread before ours (a replay of an earlier turn) are not this turn's.
       if (!("request_id" in frame) || frame.request_id !== this.requestId) return;
     }

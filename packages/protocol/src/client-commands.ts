@@ -114,6 +114,7 @@ export const PlanDecisionData = z.strictObject({
 export const ContinueTurnData = z.strictObject({ thread_id: id });
 /** Answers a user message of the thread (on any branch) again, as a new branch beside the old answer. */
 export const RegenerateData = z.strictObject({ thread_id: id, message_id: id });
+export type RegenerateData = z.infer<typeof RegenerateData>;
 /** Removes a queued message that has not started yet. */
 export const CancelQueuedData = z.strictObject({ thread_id: id, message_id: id });
 /** Asks for `thread_state` frames about all the user's threads on this socket. */

@@ -33,6 +33,8 @@ export const StoredMessage = z.object({
   usage: TurnUsage.optional(),
   status: MessageStatus,
   created_at: z.string(),
+  /** The turn that stored the row (absent for rows stored outside a turn). */
+  turn_id: z.string().optional(),
   /** The message this one follows on its branch (null: the thread's first); a turn's rows chain. */
   parent_message_id: z.string().nullable().optional(),
   /**

@@ -19,6 +19,8 @@ describe("parseClientFrame", () => {
       plan_decision: { thread_id: "t1", plan_id: "p1", decision: "revise", feedback: "fewer steps" },
       subscribe_threads: {},
       continue_turn: { thread_id: "t1" },
+      regenerate: { thread_id: "t1", message_id: "m1" },
+      cancel_queued: { thread_id: "t1", message_id: "m1" },
     };
     for (const command of clientCommandNames) {
       const r = parse({ command, data: valid[command], request_id: "r1" });

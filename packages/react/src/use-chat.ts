@@ -1,7 +1,15 @@
-import type { ApprovalDecision, Client, ClientError, Turn, TurnView } from "@agentwire-chat/client";
+import type {
+  ApprovalDecision,
+  Client,
+  ClientError,
+  QueuedMessageView,
+  Turn,
+  TurnView,
+} from "@agentwire-chat/client";
 import type { MessageContent, StoredMessage } from "@agentwire-chat/protocol";
 import { useCallback, useEffect, useState, useSyncExternalStore } from "react";
 import { useAgentwire } from "./agentwire-context.js";
+import type { Branches } from "./branches.js";
 import { type ChatSendOptions, ChatSession, type ChatStatus } from "./chat-session.js";
 
 export type UseChatOptions = {
@@ -17,8 +25,20 @@ export type UseChat = {
   liveTree: TurnView | undefined;
   status: ChatStatus;
   error: ClientError | undefined;
-  /** Sends a message; undefined (and `error` set) while a turn runs. */
+  /** Messages waiting for the running turn (sent while it ran), next first. */
+  queued: QueuedMessageView[];
+  /** Per shown message with alternatives: its siblings (oldest first) and which one is shown. */
+  branches: Branches;
+  /** Sends a message; while a turn runs it waits in the queue (`onBusy`, default queue) and runs next. */
   send(content: MessageContent, options?: ChatSendOptions): Turn | undefined;
+  /** Answers a user message again (default: the last), as a new branch; undefined (and `error`) while a turn runs. */
+  regenerate(messageId?: string): Turn | undefined;
+  /** Sends `content` in place of the user message `messageId`, as a new branch after its parent. */
+  edit(messageId: string, content: MessageContent): Turn | undefined;
+  /** Shows the branch through `messageId` (one of `branches[id].ids`) and loads its rows. */
+  selectBranch(messageId: string): Promise<void>;
+  /** Takes a queued message back before it starts. */
+  cancelQueued(messageId: string): Promise<void>;
   stop(): Promise<void>;
   answer(text: string, toolCallId?: string): Promise<void>;
   approve(approvalId: string, decision: ApprovalDecision): Promise<void>;
@@ -60,5 +80,12 @@ export function useChat({ threadId, client: given }: UseChatOptions = {}): UseCh
     (id: string, decision: ApprovalDecision) => current.approve(id, decision),
     [current],
   );
-  return { ...state, send, stop, answer, approve };
+  const regenerate = useCallback((messageId?: string) => current.regenerate(messageId), [current]);
+  const edit = useCallback(
+    (messageId: string, content: MessageContent) => current.edit(messageId, content),
+    [current],
+  );
+  const selectBranch = useCallback((messageId: string) => current.selectBranch(messageId), [current]);
+  const cancelQueued = useCallback((messageId: string) => current.cancelQueued(messageId), [current]);
+  return { ...state, send, stop, answer, approve, regenerate, edit, selectBranch, cancelQueued };
 }

@@ -1,12 +1,23 @@
 // The storage contract, whichever the dialect: repositories and their rows, the frame log, the
 // suspended turn, and `openStorage`, which loads a dialect (`./sqlite`, `./postgres`) only when chosen.
 
+export {
+  branchLeaf,
+  type MessageTree,
+  messageTree,
+  newestLeafOf,
+  pathTo,
+  siblingsOf,
+  type TreeLink,
+} from "./contract/branch-path.js";
 export { toStoredMessage } from "./contract/message-rows.js";
 export type {
   ApiTokenRow,
   ApiTokensRepo,
   AssetRow,
   AssetsRepo,
+  Branch,
+  BranchQuery,
   FrameBatchRow,
   LlmCallRow,
   LlmCallsRepo,
@@ -15,9 +26,13 @@ export type {
   MessageRow,
   MessagesRepo,
   NewMessage,
+  NewQueuedMessage,
   NodeCostRow,
   PlanRow,
   PlansRepo,
+  QueuedChatMessage,
+  QueuedMessageRow,
+  QueuedMessagesRepo,
   Repositories,
   RunningTurnKey,
   ScratchpadRepo,

@@ -8,6 +8,7 @@ import type {
   MemoryRow,
   MessageRow,
   PlanRow,
+  QueuedMessageRow,
   ScratchpadRow,
   ThreadRow,
   ThreadSummaryRow,
@@ -46,7 +47,7 @@ describe("each dialect's schema selects the contract's rows", () => {
     expectTypeOf<typeof pg.llmCalls.$inferSelect>().toEqualTypeOf<LlmCallRow>();
   });
 
-  it("workflows, assets, memories, plans", () => {
+  it("workflows, assets, memories, plans, queued_messages", () => {
     expectTypeOf<typeof sqlite.workflows.$inferSelect>().toEqualTypeOf<WorkflowRow>();
     expectTypeOf<typeof pg.workflows.$inferSelect>().toEqualTypeOf<WorkflowRow>();
     expectTypeOf<typeof sqlite.assets.$inferSelect>().toEqualTypeOf<AssetRow>();
@@ -55,6 +56,8 @@ describe("each dialect's schema selects the contract's rows", () => {
     expectTypeOf<typeof pg.memories.$inferSelect>().toEqualTypeOf<MemoryRow>();
     expectTypeOf<typeof sqlite.plans.$inferSelect>().toEqualTypeOf<PlanRow>();
     expectTypeOf<typeof pg.plans.$inferSelect>().toEqualTypeOf<PlanRow>();
+    expectTypeOf<typeof sqlite.queuedMessages.$inferSelect>().toEqualTypeOf<QueuedMessageRow>();
+    expectTypeOf<typeof pg.queuedMessages.$inferSelect>().toEqualTypeOf<QueuedMessageRow>();
   });
 
   it("scratchpad_items, thread_summaries, tool_grants, frame_batches", () => {
@@ -77,6 +80,7 @@ describe("each dialect's schema selects the contract's rows", () => {
       "memories",
       "messages",
       "plans",
+      "queued_messages",
       "scratchpad_items",
       "thread_summaries",
       "threads",

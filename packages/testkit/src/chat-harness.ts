@@ -4,6 +4,7 @@ import type { ServerFrame } from "@agentwire-chat/protocol";
 import { ServerFrame as ServerFrameSchema } from "@agentwire-chat/protocol";
 import {
   AdmissionQueue,
+  type BusySettings,
   type ChatServices,
   createChatServices,
   type ToolPolicies,
@@ -38,6 +39,8 @@ export async function startChatServer(
      * (no lag, no batch bound), so every turn takes its fast path.
      */
     admission?: AdmissionQueue;
+    /** Messages sent while a turn runs (BUSY_POLICY, QUEUE_MAX_PER_THREAD); absent: the defaults. */
+    busy?: BusySettings;
   } = {},
 ): Promise<ChatTestServer> {
   const provider = new ScriptedProvider(script);
@@ -64,6 +67,7 @@ export async function startChatServer(
     ...(options.editorTools && { editorTools: () => options.editorTools ?? [] }),
     ...(options.observer && { observer: options.observer }),
     admission: options.admission ?? new AdmissionQueue(),
+    ...(options.busy && { busy: options.busy }),
   });
   const {
     limits: _budget,
@@ -76,6 +80,7 @@ export async function startChatServer(
     uiTools,
     serverLimits,
     admission: _admission,
+    busy: _busy,
     ...rest
   } = options;
   const server = await startTestServer({

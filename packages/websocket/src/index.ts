@@ -5,12 +5,15 @@ export { generateApiToken, hashApiToken } from "./auth/api-token.js";
 export { isLoopbackHost, parseHost } from "./auth/host-allowlist.js";
 export { type AuthSettings, createUserResolver, type StaticToken } from "./auth/resolve-user.js";
 export {
+  type BusySettings,
   type ChatServices,
   ContextScopes,
   createChatServices,
   loadThreadContext,
   parseContextScopes,
   recoverTurn,
+  startAllQueued,
+  startQueued,
 } from "./chat/index.js";
 export type { ThreadStateRelay } from "./chat/thread-states/thread-states.js";
 export type { AgentwireServices } from "./commands/agentwire-services.js";

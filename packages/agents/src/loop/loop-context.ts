@@ -47,6 +47,12 @@ export type LoopContext = {
    * own prompt; every subtask, plan step and helper model call (planner, reviewer) gets it too.
    */
   guidance?: string;
+  /**
+   * Asked before each of the root's model calls after its first: the user messages sent into the
+   * running turn since (steering), already stored and announced by the server, which the root adds
+   * to its conversation in order before the call.
+   */
+  steer?: () => Promise<ModelMessage[]>;
 };
 
 /** A fresh context for one root turn. */

@@ -25,9 +25,13 @@ export async function* runLevel(params: RunLoopParams): AsyncGenerator<LoopEvent
   try {
     const pending = params.pendingCalls;
     let step: NextStep = pending?.length ? { type: "run_tools", calls: pending } : { type: "call_model" };
+    // The turn's first call already has the newest user message; steering joins only later calls.
+    let called = false;
     for (;;) {
       switch (step.type) {
         case "call_model":
+          if (root && called && (await steered(level))) yield checkpointEvent(level);
+          called = true;
           step = yield* callModel(level);
           // Durable with the frames before it: a crash from here on continues from this step.
           if (step.type === "run_tools") yield checkpointEvent(level);
@@ -72,6 +76,13 @@ export async function* runLevel(params: RunLoopParams): AsyncGenerator<LoopEvent
       level.budget.dispose();
     }
   }
+}
+
+/** Adds the user messages that steer the turn (ctx.steer) to the root's conversation; true when any did. */
+async function steered(level: Level): Promise<boolean> {
+  const messages = (await level.ctx.steer?.()) ?? [];
+  for (const message of messages) level.messages.push(message);
+  return messages.length > 0;
 }
 
 /** The ends a user may continue from with a fresh budget. */

@@ -2,11 +2,13 @@ import type { ServerFrame, ServerFrameOf, StoredMessage } from "@agentwire-chat/
 import { preview } from "@agentwire-chat/protocol/preview";
 import { RESTART_DETAIL } from "@agentwire-chat/protocol/restart-detail";
 import { agentStateFromWire, chatResumedStatusFromWire } from "@agentwire-chat/protocol/turn-status-on-wire";
+import { onAnswerRow, onBranchedUser, onTurnStarted } from "./branches.js";
 import { endStatus, progressFrom, questionFrom } from "./card-outcome.js";
 import { contentText } from "./content-text.js";
 import { setCutApart } from "./cut-attempt.js";
 import { onPlanCreated, onPlanReady, onPlanReview, onProgress } from "./plan-frames.js";
 import { PREVIEW_CHARS, RESULT_CHARS, titleFrom } from "./preview.js";
+import { onQueued, unqueue } from "./queue-view.js";
 import { withScratchpad } from "./scratchpad.js";
 import {
   type Child,
@@ -32,7 +34,13 @@ export function reduceFrame(view: ThreadView, frame: ServerFrame): ThreadView {
     case "thread":
       return { ...view, threadId: frame.thread_id ?? view.threadId, title: frame.title };
     case "message":
-      return onMessage(view, frame.message);
+      return frame.steered ? onSteered(view, frame.message) : onMessage(view, frame.message);
+    case "turn_started":
+      return onTurnStarted(unqueue(view, frame.user_message_id), frame);
+    case "message_queued":
+      return onQueued(view, frame);
+    case "queued_message_cancelled":
+      return unqueue(view, frame.message_id);
     case "chunk":
       return onTurn(view, (t) => onChunk(t, frame));
     case "tool_call_update":
@@ -203,11 +211,15 @@ function reopen(view: ThreadView, frame: ServerFrameOf<"agent_state">): ThreadVi
 }
 
 function onMessage(view: ThreadView, message: StoredMessage): ThreadView {
-  if (message.role === "user") return onUserMessage(view, message);
+  if (message.role === "user")
+    return onBranchedUser(onUserMessage(unqueue(view, message.id), message), message);
   if (message.role !== "assistant") return view;
+  let rowed = view;
   // Text arrived as chunks; a stored row only adds how the turn ended.
-  return onTurn(view, (turn) => {
-    const t = withInterruptedCards(turn, message);
+  const next = onTurn(view, (turn) => {
+    const [v, answered] = onAnswerRow(view, turn, message);
+    rowed = v;
+    const t = withInterruptedCards(answered, message);
     switch (message.status) {
       case "stopped":
         return { ...t, stopped: true };
@@ -223,6 +235,23 @@ function onMessage(view: ThreadView, message: StoredMessage): ThreadView {
         return t;
     }
   });
+  // A regenerate's first row made a new sibling: the siblings are the view's, the rest the turn's.
+  return rowed === view ? next : { ...next, siblings: rowed.siblings };
+}
+
+/** A queued message joined the running turn (steer): noted where it joined, not a new turn. */
+function onSteered(view: ThreadView, message: StoredMessage): ThreadView {
+  return onTurn(unqueue(view, message.id), (t) =>
+    t.steered?.some((s) => s.id === message.id)
+      ? t
+      : {
+          ...t,
+          steered: [
+            ...(t.steered ?? []),
+            { id: message.id, text: contentText(message.content), at: t.root.length },
+          ],
+        },
+  );
 }
 
 /**
@@ -246,14 +275,14 @@ function onUserMessage(view: ThreadView, message: StoredMessage): ThreadView {
   const last = lastTurn(view);
   // Our own optimistic turn, now confirmed by the server.
   if (last?.running && last.source === "live" && last.user && last.user.id === undefined) {
-    return replaceLast(view, { ...last, user });
+    return replaceLast(view, { ...last, user, userMessageId: message.id });
   }
   const index = view.turns.findIndex((t) => t.user?.id === message.id);
   // A replay of a turn whose answer we already have from history: keep the stored version.
   if (view.turns[index]?.settled) return { ...view, skipping: message.id };
   // A replay of a turn that was still running when we loaded it: the replay is complete, rebuild from it.
   const kept = index >= 0 ? view.turns.slice(0, index) : view.turns;
-  return { ...view, turns: [...kept, { ...emptyTurn(`u:${message.id}`), user }] };
+  return { ...view, turns: [...kept, { ...emptyTurn(`u:${message.id}`), user, userMessageId: message.id }] };
 }
 
 function onChunk(turn: TurnView, frame: ServerFrameOf<"chunk">): TurnView {
@@ -384,6 +413,7 @@ function onTurn(view: ThreadView, update: (turn: TurnView) => TurnView): ThreadV
 /** Frames that belong to a turn (skipped while a settled turn is replayed). */
 const turnFrameTypes = new Set<ServerFrame["type"]>([
   "message",
+  "turn_started",
   "chunk",
   "tool_call_update",
   "agent_state",

@@ -1,6 +1,7 @@
 import type {
   AgentState,
   BudgetReason,
+  QueuedMode,
   ScratchpadItem,
   ServerFrame,
   TurnStatus,
@@ -102,7 +103,23 @@ export type TurnView = {
   cutText?: string;
   /** A history turn whose final answer was stored: a resume replay of it changes nothing. */
   settled?: boolean;
+  /** The user message the turn answers (its user `message` frame, or `turn_started` for a regenerate). */
+  userMessageId?: string;
+  /** The turn's final assistant row (the one with `execution_tree`): what an edit of the next message follows. */
+  answerMessageId?: string;
+  /** The turn's first assistant row: a regenerate's new answer is its sibling. */
+  firstAnswerId?: string;
+  /** A regenerate's turn: the first answer row it branches away from (its new first row becomes that row's sibling). */
+  replacesAnswerId?: string;
+  /**
+   * Messages that steered the running turn (`message` frames with `steered: true`), in order; `at` is
+   * how many of `root`'s children came before it, so a view can draw it where it joined.
+   */
+  steered?: { id: string; text: string; at: number }[];
 };
+
+/** A message waiting in the thread's queue (sent with `onBusy` queue, steer or interrupt while a turn ran). */
+export type QueuedMessageView = { messageId: string; content: string; mode: QueuedMode; position: number };
 
 /** The latest `context_usage`: how full the model's context was at its last call. */
 export type ContextView = {
@@ -136,6 +153,13 @@ export type ThreadView = {
   context?: ContextView;
   /** What this page decided on draft plans, by create_plan call id: a replayed review request stays decided. */
   planDecisions?: Record<string, PlanDecisionView>;
+  /** Messages waiting for a later turn (or to steer the running one), next first. */
+  queued: QueuedMessageView[];
+  /**
+   * For each message with alternatives (edits, regenerates), all its siblings, itself included, oldest
+   * first: from the HTTP rows' `sibling_ids` (`siblingsFrom`), and updated when a new sibling streams.
+   */
+  siblings: Record<string, string[]>;
 };
 
 /** Calls that run a subtask and hold its text and cards: run_subtask, and a plan's steps (plan_step). */
@@ -144,7 +168,7 @@ export function isSubtask(name: string): boolean {
 }
 
 export function emptyThread(threadId: string | null = null): ThreadView {
-  return { threadId, lastSeq: null, pending: [], turns: [] };
+  return { threadId, lastSeq: null, pending: [], turns: [], queued: [], siblings: {} };
 }
 
 export function emptyTurn(key: string, source: TurnView["source"] = "live"): TurnView {

@@ -61,7 +61,7 @@ declare global {
       /** Resolves once the component is on the page, so a command right after it reaches the hook. */
       mount(threadId?: string): Promise<void>;
       unmount(): void;
-      send(text: string): void;
+      send(text: string, onBusy?: "reject" | "queue"): void;
       stop(): Promise<void>;
       answer(text: string): Promise<void>;
       statuses(): string[];
@@ -86,7 +86,7 @@ window.chatApp = {
     root = undefined;
     chat = undefined;
   },
-  send: (text) => void mountedChat().send(text),
+  send: (text, onBusy) => void mountedChat().send(text, onBusy ? { onBusy } : {}),
   stop: async () => mountedChat().stop(),
   answer: async (text) => mountedChat().answer(text),
   statuses: () => statuses,

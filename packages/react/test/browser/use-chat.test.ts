@@ -141,7 +141,8 @@ describe.each(["19", "18"] as const)("useChat on React %s", { timeout: 90_000 },
     await writer.evaluate(() => window.chatApp.send("hold two"));
     await writer.locator("#live", { hasText: "Second draft." }).waitFor();
     const threadId = await threadOf(writer);
-    await writer.evaluate(() => window.chatApp.send("too soon"));
+    // Refused, not queued (the default queues it: see chat-session-branches.test.ts).
+    await writer.evaluate(() => window.chatApp.send("too soon", "reject"));
     await writer.locator('#chat[data-error="busy"]').waitFor();
     await status(writer, "running");
 

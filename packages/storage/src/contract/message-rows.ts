@@ -4,8 +4,9 @@ import type { NewMessage } from "./repositories.js";
 import type { MessageRow } from "./rows.js";
 
 /**
- * The row a caller's message becomes on the user's thread, with a fresh id; `seq` is 0 here because
- * each dialect assigns the next one inside its own transaction.
+ * The row a caller's message becomes on the user's thread, under its given id or a fresh one; `seq`
+ * is 0 here because each dialect assigns the next one inside its own transaction, and so is the
+ * parent when the message does not name one (the thread's current leaf, read in that transaction).
  */
 export function newMessageRow(
   userId: string,
@@ -14,7 +15,7 @@ export function newMessageRow(
   now: number,
 ): MessageRow {
   return {
-    id: randomUUID(),
+    id: message.id ?? randomUUID(),
     threadId,
     userId,
     turnId: message.turnId ?? null,
@@ -30,10 +31,14 @@ export function newMessageRow(
     usage: message.usage ?? null,
     status: message.status,
     createdAt: now,
+    parentId: message.parentId ?? null,
   };
 }
 
-/** A message row as the protocol's StoredMessage (absent optional fields left out, not null). */
+/**
+ * A message row as the protocol's StoredMessage (absent optional fields left out, not null; but
+ * `parent_message_id`, null for a first message). One parameter: callers map rows with it.
+ */
 export function toStoredMessage(row: MessageRow): StoredMessage {
   return {
     id: row.id,
@@ -49,5 +54,7 @@ export function toStoredMessage(row: MessageRow): StoredMessage {
     ...(row.usage != null && { usage: row.usage }),
     status: row.status,
     created_at: new Date(row.createdAt).toISOString(),
+    ...(row.turnId != null && { turn_id: row.turnId }),
+    parent_message_id: row.parentId,
   };
 }

@@ -9,15 +9,17 @@ export function newThreadRow(
   now: number,
   id: string = randomUUID(),
 ): ThreadRow {
-  return { id, userId, title, createdAt: now, updatedAt: now };
+  return { id, userId, title, createdAt: now, updatedAt: now, currentLeafId: null };
 }
 
-/** A thread row as the protocol's ThreadSummary. */
-export function toThreadSummary(row: ThreadRow): ThreadSummary {
+/** A thread row as the protocol's ThreadSummary (`queued`: how many messages wait, left out when none). */
+export function toThreadSummary(row: ThreadRow, queued = 0): ThreadSummary {
   return {
     id: row.id,
     title: row.title,
     created_at: new Date(row.createdAt).toISOString(),
     updated_at: new Date(row.updatedAt).toISOString(),
+    ...(row.currentLeafId !== null && { current_leaf_id: row.currentLeafId }),
+    ...(queued > 0 && { queued }),
   };
 }

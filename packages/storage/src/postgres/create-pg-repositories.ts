@@ -9,6 +9,7 @@ import { PgLlmCallsRepo } from "./llm-calls-repo.js";
 import { PgMessagesRepo } from "./messages-repo.js";
 import type { PgDb } from "./open-postgres.js";
 import { postgresDialect } from "./postgres-dialect.js";
+import { PgQueuedMessagesRepo } from "./queued-messages-repo.js";
 import { PgScratchpadRepo } from "./scratchpad-repo.js";
 import { PgSummariesRepo } from "./summaries-repo.js";
 import { PgThreadsRepo } from "./threads-repo.js";
@@ -23,6 +24,7 @@ export function createPgRepositories(db: PgDb): Repositories {
     apiTokens: new SharedApiTokensRepo(dialect),
     threads: new PgThreadsRepo(db),
     messages: new PgMessagesRepo(db),
+    queuedMessages: new PgQueuedMessagesRepo(db),
     turns: new PgTurnsRepo(db),
     llmCalls: new PgLlmCallsRepo(db),
     workflows: new SharedWorkflowsRepo(dialect),

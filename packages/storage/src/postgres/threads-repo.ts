@@ -1,9 +1,9 @@
 import type { ThreadSummary } from "@agentwire-chat/protocol";
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, sql } from "drizzle-orm";
 import type { ThreadRow, ThreadsRepo } from "../contract/repositories.js";
 import { newThreadRow, toThreadSummary } from "../contract/thread-rows.js";
 import type { PgDb } from "./open-postgres.js";
-import { threads } from "./schema/index.js";
+import { queuedMessages, threads } from "./schema/index.js";
 
 /** Threads, always scoped by the owning user: another user's thread reads as missing. */
 export class PgThreadsRepo implements ThreadsRepo {
@@ -12,11 +12,17 @@ export class PgThreadsRepo implements ThreadsRepo {
   /** The user's threads, most recently updated first. */
   async list(userId: string): Promise<ThreadSummary[]> {
     const rows = await this.db
-      .select()
+      .select({
+        ...getTableColumns(threads),
+        queued:
+          sql<number>`(SELECT count(*) FROM ${queuedMessages} WHERE ${queuedMessages.threadId} = ${threads.id})`.mapWith(
+            Number,
+          ),
+      })
       .from(threads)
       .where(eq(threads.userId, userId))
       .orderBy(desc(threads.updatedAt), desc(threads.createdAt));
-    return rows.map(toThreadSummary);
+    return rows.map(({ queued, ...row }) => toThreadSummary(row, queued));
   }
 
   /** The thread if it exists and belongs to the user. */
@@ -45,7 +51,7 @@ export class PgThreadsRepo implements ThreadsRepo {
     return (result.rowCount ?? 0) > 0;
   }
 
-  /** Deletes a thread and, by cascade, everything of it (messages, turns, tool grants...); false when not the user's. */
+  /** Deletes a thread and, by cascade, everything of it (messages, queue, turns, tool grants...); false when not the user's. */
   async delete(userId: string, threadId: string): Promise<boolean> {
     const result = await this.db
       .delete(threads)

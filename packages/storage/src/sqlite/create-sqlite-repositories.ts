@@ -8,6 +8,7 @@ import { SharedWorkflowsRepo } from "../shared/workflows-repo.js";
 import { SqliteLlmCallsRepo } from "./llm-calls-repo.js";
 import { SqliteMessagesRepo } from "./messages-repo.js";
 import type { Db } from "./open-database.js";
+import { SqliteQueuedMessagesRepo } from "./queued-messages-repo.js";
 import { SqliteScratchpadRepo } from "./scratchpad-repo.js";
 import { sqliteDialect } from "./sqlite-dialect.js";
 import { SqliteSummariesRepo } from "./summaries-repo.js";
@@ -23,6 +24,7 @@ export function createSqliteRepositories(db: Db): Repositories {
     apiTokens: new SharedApiTokensRepo(dialect),
     threads: new SqliteThreadsRepo(db),
     messages: new SqliteMessagesRepo(db),
+    queuedMessages: new SqliteQueuedMessagesRepo(db),
     turns: new SqliteTurnsRepo(db),
     llmCalls: new SqliteLlmCallsRepo(db),
     workflows: new SharedWorkflowsRepo(dialect),

@@ -4,7 +4,7 @@ import type { ThreadRow, ThreadsRepo } from "../contract/repositories.js";
 import { newThreadRow, toThreadSummary } from "../contract/thread-rows.js";
 import type { Db } from "./open-database.js";
 import { preparedInsert } from "./prepared-insert.js";
-import { threads } from "./schema/index.js";
+import { queuedMessages, threads } from "./schema/index.js";
 
 /** A thread row without `last_seq`, which only the frame log reads (see `schema/threads.ts`). */
 const threadColumns = {
@@ -13,6 +13,7 @@ const threadColumns = {
   title: threads.title,
   createdAt: threads.createdAt,
   updatedAt: threads.updatedAt,
+  currentLeafId: threads.currentLeafId,
 };
 
 /** Threads, always scoped by the owning user: another user's thread reads as missing. */
@@ -34,12 +35,18 @@ export class SqliteThreadsRepo implements ThreadsRepo {
   /** The user's threads, most recently updated first. */
   async list(userId: string): Promise<ThreadSummary[]> {
     return this.db
-      .select()
+      .select({
+        ...threadColumns,
+        queued:
+          sql<number>`(SELECT count(*) FROM ${queuedMessages} WHERE ${queuedMessages.threadId} = ${threads.id})`.mapWith(
+            Number,
+          ),
+      })
       .from(threads)
       .where(eq(threads.userId, userId))
       .orderBy(desc(threads.updatedAt), desc(threads.createdAt))
       .all()
-      .map(toThreadSummary);
+      .map(({ queued, ...row }) => toThreadSummary(row, queued));
   }
 
   /** The thread if it exists and belongs to the user. */
@@ -65,7 +72,7 @@ export class SqliteThreadsRepo implements ThreadsRepo {
     );
   }
 
-  /** Deletes a thread and, by cascade, everything of it (messages, turns, tool grants...); false when not the user's. */
+  /** Deletes a thread and, by cascade, everything of it (messages, queue, turns, tool grants...); false when not the user's. */
   async delete(userId: string, threadId: string): Promise<boolean> {
     return (
       this.db

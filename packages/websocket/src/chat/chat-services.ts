@@ -6,6 +6,7 @@ import type { TurnObserver } from "../turns/turn-observer.js";
 import type { TurnRegistry } from "../turns/turn-registry.js";
 import type { TurnServices } from "../turns/turn-segment.js";
 import type { OpenWorkflows } from "../workflows/open-workflows.js";
+import type { BusySettings } from "./busy-settings.js";
 import type { ContextScopes } from "./context-scopes.js";
 import type { ThreadStates } from "./thread-states/thread-states.js";
 
@@ -42,6 +43,8 @@ export interface ChatServices extends TurnServices {
    * interrupted.
    */
   handOverOnShutdown?: boolean;
+  /** Messages sent while a turn runs (on_busy's default, the queue's bound); absent: the defaults. */
+  busy?: BusySettings;
   /** Extra system-prompt instructions of the deployment. */
   systemPromptExtra?: string;
   /**

@@ -11,6 +11,7 @@ import { TurnRegistry } from "../turns/turn-registry.js";
 import { OpenWorkflows } from "../workflows/open-workflows.js";
 import type { ChatServices } from "./chat-services.js";
 import { ContextScopes } from "./context-scopes.js";
+import { startQueued } from "./start-queued.js";
 import { ThreadStates } from "./thread-states/thread-states.js";
 
 export type ChatServicesOptions = Partial<Omit<ChatServices, "providers" | "limits" | "policyFor">> & {
@@ -27,7 +28,7 @@ export type ChatServicesOptions = Partial<Omit<ChatServices, "providers" | "limi
  */
 export function createChatServices(options: ChatServicesOptions): ChatServices {
   const { providers, limits, policy, policies = new ToolPolicies(policy), ...rest } = options;
-  return {
+  const services: ChatServices = {
     turns: new TurnRegistry(),
     defaults: {},
     scopes: ContextScopes.from(),
@@ -39,4 +40,11 @@ export function createChatServices(options: ChatServicesOptions): ChatServices {
     limits: BudgetLimitsSchema.parse(limits ?? {}),
     policyFor: (userId) => policies.policyFor(userId),
   };
+  // A turn's end starts its thread's next queued message; a failure there only logs (it stays queued).
+  services.afterTurn ??= (ended) => {
+    startQueued(services, ended).catch((err) =>
+      ended.logger.warn({ err, thread_id: ended.threadId }, "could not start the next queued message"),
+    );
+  };
+  return services;
 }

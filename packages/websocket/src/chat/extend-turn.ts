@@ -68,6 +68,8 @@ export async function extendTurn(
     admission: "queue",
     rows: async () => {
       const final = await finalRow(conn, thread.id);
+      // The extension's rows follow the turn's end, whichever branch the thread shows now.
+      if (final) await repos.messages.setCurrentLeaf(userId, thread.id, final.id);
       await repos.turns.update(userId, row.id, { status: "running", error: null, endedAt: null });
       return {
         provider: saved.provider,
@@ -81,7 +83,10 @@ export async function extendTurn(
         resumed: true,
       };
     },
-    undoRows: () => repos.turns.update(userId, row.id, ended(row)),
+    undoRows: async () => {
+      await repos.turns.update(userId, row.id, ended(row));
+      await repos.messages.setCurrentLeaf(userId, thread.id, thread.currentLeafId);
+    },
     begin: async ({ turn }) => {
       const detail = `continued after ${row.status} with a fresh budget`;
       turn.emit({ type: "agent_state", state: "resumed", detail });
@@ -109,7 +114,7 @@ function ended(row: TurnRow) {
   return { status: row.status, error: row.error, endedAt: row.endedAt };
 }
 
-/** The turn's final row (it is the thread's last turn): the stored tree the extension adds to. */
+/** The turn's final row (it is the thread's last turn, so its end is the newest of any branch): the stored tree the extension adds to. */
 async function finalRow(conn: ConnectionContext, threadId: string): Promise<StoredMessage | undefined> {
   const rows = await conn.repos.messages.list(conn.userId, threadId);
   return rows.findLast((m) => m.role === "assistant" && m.execution_tree !== undefined);

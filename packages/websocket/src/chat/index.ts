@@ -1,10 +1,12 @@
 export * from "./approval-gate.js";
+export type { BusySettings } from "./busy-settings.js";
 export type { ChatServices } from "./chat-services.js";
 export * from "./compose-toolbelt.js";
 export * from "./context-scopes.js";
 export * from "./create-chat-services.js";
 export { recoverTurn } from "./recover-turn.js";
 export * from "./run-chat-agent.js";
+export { startAllQueued, startQueued } from "./start-queued.js";
 export * from "./thread-context.js";
 export * from "./thread-history.js";
 export * from "./thread-states/thread-states.js";

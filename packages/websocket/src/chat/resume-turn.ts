@@ -22,6 +22,7 @@ import type { ConnectionContext } from "../ws/connection-context.js";
 import type { ChatServices } from "./chat-services.js";
 import { closeWaitingCalls } from "./close-waiting-calls.js";
 import { openDurations, treeAfterWait } from "./open-calls.js";
+import { currentBranch } from "./thread-context.js";
 import { turnToolbelt } from "./turn-toolbelt.js";
 
 /** `tree`: the saved tree with the wait counted in its open calls' durations (see `treeAfterWait`). */
@@ -160,9 +161,10 @@ export async function currentContextReport(
   ctx: LoopContext,
 ): Promise<ContextReport | undefined> {
   if (!chat.context) return undefined;
-  const [summary, items] = await Promise.all([
-    repos.summaries.get(userId, threadId),
+  const [branch, items] = await Promise.all([
+    currentBranch(repos, userId, threadId),
     repos.scratchpad.list(userId, threadId),
   ]);
+  const summary = await repos.summaries.get(userId, threadId, branch.ids);
   return contextReport(summary, renderScratchpad(items), chat.context, ctx.budget.limits.MAX_HISTORY_TOKENS);
 }

@@ -12,10 +12,10 @@ import {
 import type { ChatMessageData, StoredMessage } from "@agentwire-chat/protocol";
 import { AgentwireError } from "@agentwire-chat/protocol";
 import type { FrameLog } from "@agentwire-chat/storage";
-import { startTurn } from "../turns/start-turn.js";
+import { type StartOptions, startTurn } from "../turns/start-turn.js";
+import type { TurnConnection } from "../turns/turn-connection.js";
 import type { TurnSegment } from "../turns/turn-segment.js";
 import { editorContextSection } from "../workflows/editor-context.js";
-import type { ConnectionContext } from "../ws/connection-context.js";
 import type { ChatServices } from "./chat-services.js";
 import { closeContextGap } from "./close-context-gap.js";
 import { pendingDraftsSection } from "./pending-drafts.js";
@@ -24,15 +24,18 @@ import { startSummarizer } from "./start-summarizer.js";
 import { loadThreadContext } from "./thread-context.js";
 import { turnToolbelt } from "./turn-toolbelt.js";
 
-export type RunChatOptions = {
+export type RunChatOptions = Pick<StartOptions, "answer" | "queued" | "watch"> & {
   /** A plan the user approved (plan_decision): the turn runs it first, then the model answers. */
   approvedPlan?: ApprovedPlan;
 };
 
+/** Where a chat turn comes from: a socket, or (a queued message's start) none, under its user. */
+export type ChatOrigin = TurnConnection & { readonly connectionId: string };
+
 /** Starts a unified-agent turn on a new or existing thread. */
 export async function runChatAgent(
   data: ChatMessageData,
-  conn: ConnectionContext,
+  conn: ChatOrigin,
   chat: ChatServices,
   requestId?: string,
   options: RunChatOptions = {},
@@ -49,6 +52,9 @@ export async function runChatAgent(
     // A chat turn cut off before its first step runs again from its message: its start is stored.
     rerun: plan ? { planId: plan.plan.id } : {},
     admission: "queue",
+    ...(options.answer && { answer: options.answer }),
+    ...(options.queued && { queued: options.queued }),
+    ...(options.watch !== undefined && { watch: options.watch }),
     // The expensive work (tools, context, the provider request) only once the turn is admitted.
     start: (run) =>
       chatLoopStart(chat, run, {

@@ -74,12 +74,7 @@ export async function summarizeThread(input: SummarizeThreadInput): Promise<void
       logger.warn({ reason: output.message }, "summarizer failed; the thread keeps its previous summary");
       return;
     }
-    // Another instance's summarizer may have stored a wider summary meanwhile: never narrow it.
-    const current = await repos.summaries.get(userId, threadId);
-    if (current && current.messageCount >= job.messageCount) {
-      logger.info({ covered: current.messageCount }, "a newer thread summary is already stored");
-      return;
-    }
+    // Keyed by the message it runs through: a wider summary (of this branch or another) is never replaced.
     await repos.summaries.put(userId, threadId, {
       summary: output.summary,
       throughMessageId: job.throughMessageId,

@@ -13,13 +13,15 @@ import { threadHistory, threadHistoryEntries } from "./thread-history.js";
 export type ThreadContext = Omit<AssembledContext, "report"> & { scratchpad: string; report?: ContextReport };
 
 /**
- * Reads what a turn's context is made of (the thread's rows, rolling summary and scratchpad) and
- * assembles it; the rows include the current user message, last. With a summary only the rows it
- * does not cover are read, so a long thread costs what its tail costs. Without context settings the
- * whole history is sent as before, with the scratchpad still in the system prompt. `newThreadRow`:
- * the turn created the thread, and this user message is all it holds: nothing to read. `rerun`: the turn runs again from its
- * user message (the thread's last) after a crash cut its first step off; the rows stored after that
- * message (the cut call's text, kept as `interrupted`) are not part of what the first attempt was sent.
+ * Reads what a turn's context is made of (the current branch's rows, the rolling summary of that
+ * branch and the thread's scratchpad) and assembles it; the rows include the current user message,
+ * last. Only the branch is read: the model sees nothing of the thread's other branches. With a
+ * summary only the rows it does not cover are sent verbatim. Without context settings the whole
+ * branch is sent as before, with the scratchpad still in the system prompt. `newThreadRow`: the turn
+ * created the thread, and this user message is all it holds: nothing to read. `rerun`: the turn runs
+ * again from its user message (the branch's last) after a crash cut its first step off; the rows
+ * stored after that message (the cut call's text, kept as `interrupted`) are not part of what the
+ * first attempt was sent.
  */
 export async function loadThreadContext(
   repos: Repositories,
@@ -31,29 +33,34 @@ export async function loadThreadContext(
   rerun = false,
 ): Promise<ThreadContext> {
   // A thread this turn created has no summary, scratchpad or other row yet: three reads fewer before the answer.
-  const [summary, items] = newThreadRow
-    ? [undefined, []]
-    : await Promise.all([
-        settings ? repos.summaries.get(userId, threadId) : undefined,
-        repos.scratchpad.list(userId, threadId),
-      ]);
+  const [branch, items] = newThreadRow
+    ? [{ ids: [newThreadRow.id], messages: [newThreadRow] }, []]
+    : await Promise.all([currentBranch(repos, userId, threadId), repos.scratchpad.list(userId, threadId)]);
   const scratchpad = renderScratchpad(items);
-  const read = () => (newThreadRow ? Promise.resolve([newThreadRow]) : repos.messages.list(userId, threadId));
+  const all = asFirstSent(branch.messages, rerun);
   if (!settings) {
-    const history = threadHistory(asFirstSent(await read(), rerun));
+    const history = threadHistory(all);
     return { systemSections: scratchpad && `\n\n${scratchpad}`, history, scratchpad };
   }
-  let rows = summary ? await repos.messages.listAfter(userId, threadId, summary.throughMessageId) : undefined;
-  // Pasted documents are pinned among the latest user messages: fewer of them uncovered, read it all.
+  const summary = newThreadRow ? undefined : await repos.summaries.get(userId, threadId, branch.ids);
+  const through = summary ? all.findIndex((row) => row.id === summary.throughMessageId) : -1;
+  let rows = through >= 0 ? all.slice(through + 1) : undefined;
+  // Pasted documents are pinned among the latest user messages: fewer of them uncovered, send it all.
   if (rows && rows.filter((r) => r.role === "user").length < settings.CONTEXT_PIN_USER_TURNS)
     rows = undefined;
   const afterSummary = rows !== undefined;
-  rows ??= await read();
-  const entries = threadHistoryEntries(asFirstSent(rows, rerun));
+  const entries = threadHistoryEntries(rows ?? all);
   return {
     ...assembleContext({ entries, summary, afterSummary, scratchpad, settings, maxHistoryTokens }),
     scratchpad,
   };
+}
+
+/** The thread's current branch (its rows, and every id on it for the summary that covers it). */
+export async function currentBranch(repos: Repositories, userId: string, threadId: string) {
+  const branch = await repos.messages.branch(userId, threadId);
+  // Only a missing leaf reads as undefined, and the current leaf is never missing.
+  return branch ?? { leafId: null, ids: [], messages: [] };
 }
 
 /** The rows as a rerun turn's first attempt read them: none past the last user message. */

@@ -4,9 +4,11 @@ import type { CommandHandler, CommandHandlers } from "../ws/command-router.js";
 import type { AgentwireServices } from "./agentwire-services.js";
 import type { ChatCommandHandler } from "./chat-command-handler.js";
 import { handleAnswer } from "./handle-answer.js";
+import { handleCancelQueued } from "./handle-cancel-queued.js";
 import { chatMessageHandler } from "./handle-chat-message.js";
 import { handleContinueTurn } from "./handle-continue-turn.js";
 import { handlePlanDecision } from "./handle-plan-decision.js";
+import { handleRegenerate } from "./handle-regenerate.js";
 import { handleResumeChat } from "./handle-resume-chat.js";
 import { handleStop } from "./handle-stop.js";
 import { handleSubscribeThreads } from "./handle-subscribe-threads.js";
@@ -28,5 +30,7 @@ export function chatCommandHandlers(services: AgentwireServices & { chat: ChatSe
     subscribe_threads: bind(handleSubscribeThreads),
     plan_decision: bind(handlePlanDecision),
     continue_turn: bind(handleContinueTurn),
+    regenerate: bind(handleRegenerate),
+    cancel_queued: bind(handleCancelQueued),
   };
 }

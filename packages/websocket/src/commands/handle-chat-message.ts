@@ -1,5 +1,7 @@
 import { AgentwireError, type ChatMessageData, isBlankContent } from "@agentwire-chat/protocol";
+import { defaultBusySettings } from "../chat/busy-settings.js";
 import type { ChatServices } from "../chat/chat-services.js";
+import { queueMessage } from "../chat/queue-message.js";
 import { runChatAgent } from "../chat/run-chat-agent.js";
 import { runMediaTurn } from "../media/run-media-turn.js";
 import { runWorkflowTurn } from "../workflows/run-workflow-turn.js";
@@ -42,7 +44,15 @@ export function chatMessageHandler(
       return runWorkflowTurn(data, conn, { turns: chat, workflows }, requestId);
     if (data.media_generation && data.media_generation.mode !== "chat")
       return runMediaTurn(data, conn, { turns: chat, media }, requestId);
-    await runChatAgent(data, conn, chat, requestId);
+    const onBusy = data.on_busy ?? (chat.busy ?? defaultBusySettings).policy;
+    try {
+      await runChatAgent(data, conn, chat, requestId);
+    } catch (error) {
+      // Only a chat-route message on a thread with a turn waits; the refusal stored nothing.
+      if (!(error instanceof AgentwireError && error.code === "busy") || onBusy === "reject") throw error;
+      if (data.thread_id === undefined) throw error;
+      await queueMessage({ ...data, thread_id: data.thread_id }, conn, chat, onBusy, requestId);
+    }
   };
 }
 

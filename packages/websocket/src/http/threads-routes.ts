@@ -35,10 +35,6 @@ export async function threadsRoutes(app: FastifyInstance, opts: ThreadsRoutesOpt
     return { threads: thread ? [toThreadSummary(thread)] : [] };
   });
 
-  app.get<{ Params: ThreadParams }>("/api/threads/:id/messages", async (request) => ({
-    messages: await repos.messages.list(request.userId, request.params.id),
-  }));
-
   app.delete<{ Params: ThreadParams }>("/api/threads/:id", async (request, reply) => {
     if (!(await repos.threads.delete(request.userId, request.params.id))) throw new NotFoundError("thread");
     return reply.code(204).send();
@@ -55,8 +51,17 @@ async function listWithState(
 ): Promise<ThreadSummary[]> {
   const [threads, active] = await Promise.all([repos.threads.list(userId), repos.turns.activeTurns(userId)]);
   const byThread = new Map(active.map((turn) => [turn.threadId, turn]));
+  // Messages wait only behind a turn (or for a moment after it): only busy threads are counted.
+  const queued = new Map(
+    await Promise.all(
+      active.map(
+        async (turn) => [turn.threadId, await repos.queuedMessages.count(userId, turn.threadId)] as const,
+      ),
+    ),
+  );
   return threads.map((thread) => {
     const turn = byThread.get(thread.id);
+    const waiting = queued.get(thread.id) ?? 0;
     const state: ThreadTurnState = !turn ? "idle" : turn.status === "running" ? "running" : "waiting_user";
     const suspension = turn?.suspendedState?.state.suspension;
     const progress = state === "running" ? progressOf?.(userId, thread.id) : undefined;
@@ -65,6 +70,7 @@ async function listWithState(
       state: threadLiveStateOnWire(state),
       ...(suspension?.kind === "question" && { question: suspension.question }),
       ...(progress !== undefined && { progress }),
+      ...(waiting > 0 && { queued: waiting }),
     };
   });
 }

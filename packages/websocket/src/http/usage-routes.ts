@@ -3,13 +3,24 @@ import { NotFoundError } from "@agentwire-chat/protocol";
 import type { NodeCostRow, Repositories } from "@agentwire-chat/storage";
 import type { FastifyInstance } from "fastify";
 
-/** A thread's cost over HTTP, from the provider-call ledger; another user's thread is 404 like a missing one. */
+/**
+ * A thread's cost over HTTP, from the provider-call ledger, for the turns of its current branch;
+ * another user's thread is 404 like a missing one.
+ */
 export async function usageRoutes(app: FastifyInstance, opts: { repos: Repositories }) {
   const { repos } = opts;
 
   app.get<{ Params: { id: string } }>("/api/threads/:id/usage", async (request): Promise<ThreadUsage> => {
-    if (!(await repos.threads.get(request.userId, request.params.id))) throw new NotFoundError("thread");
-    return { turns: toTurnCosts(await repos.llmCalls.costByNode(request.userId, request.params.id)) };
+    const { userId } = request;
+    const threadId = request.params.id;
+    if (!(await repos.threads.get(userId, threadId))) throw new NotFoundError("thread");
+    const [rows, branch] = await Promise.all([
+      repos.llmCalls.costByNode(userId, threadId),
+      repos.messages.branch(userId, threadId),
+    ]);
+    // The current branch's turns: what another branch's answers cost is not this conversation's.
+    const onBranch = new Set(branch?.messages.map((m) => m.turn_id));
+    return { turns: toTurnCosts(rows.filter((row) => onBranch.has(row.turnId))) };
   });
 }
 

@@ -12,6 +12,7 @@ import { agUiRoute } from "../edges/ag-ui/ag-ui-route.js";
 import { aiSdkRoute } from "../edges/ai-sdk/ai-sdk-route.js";
 import { assetsRoutes } from "../http/assets-routes.js";
 import { authenticate } from "../http/authenticate.js";
+import { branchesRoutes } from "../http/branches-routes.js";
 import { guardRequests } from "../http/guard-requests.js";
 import { healthRoutes, type ReadinessChecks } from "../http/health-routes.js";
 import { memoryRoutes } from "../http/memory-routes.js";
@@ -156,6 +157,7 @@ async function agentwirePlugin(app: FastifyInstance, opts: AgentwirePluginOption
       turns: opts.services.chat?.turns,
       coordination: opts.services.chat?.coordination,
     });
+    await api.register(branchesRoutes, { repos: opts.repos });
     await api.register(plansRoutes, { repos: opts.repos });
     await api.register(usageRoutes, { repos: opts.repos });
     await api.register(memoryRoutes, { repos: opts.repos });

@@ -26,6 +26,11 @@ export class ActiveTurn {
   continuable = true;
   /** Stopped here and left `running` for another instance (a rolling deploy's handover). */
   handedOver = false;
+  /**
+   * A message to steer this turn was queued in this process since its last model call: the one hint
+   * a lone instance needs to look for it (with other instances, the queue is read before every call).
+   */
+  steerPending = false;
 
   constructor(
     readonly log: FrameLog,

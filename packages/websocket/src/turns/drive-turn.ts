@@ -20,7 +20,9 @@ import {
 import { handingOver, handOverTurn } from "./hand-over-turn.js";
 import { reportToolCrash } from "./report-tool-crash.js";
 import { rootRow } from "./root-row.js";
+import { steerInbox } from "./steer-turn.js";
 import { checkpointStore } from "./store-checkpoint.js";
+import { localCoordination } from "./turn-coordination.js";
 import type { TurnSegment } from "./turn-segment.js";
 
 /** What a turn's source yields: the agent loop's events, or a workflow run's job and node updates. */
@@ -78,6 +80,7 @@ async function drive(run: TurnSegment, start: TurnStart): Promise<void> {
     },
   });
   ctx.onToolCrash = (crash) => reportToolCrash(run, crash);
+  ctx.steer = steerInbox(run, run.coordination !== localCoordination);
   const checkpoint = checkpointStore(run, ctx);
   const relay = (event: TurnEvent) => {
     // Handing over: what the stopping loop still says (cut calls, their checkpoints) is not the

@@ -77,9 +77,11 @@ export async function endTurn(run: TurnSegment, result: TurnResult, text: string
   } catch (error) {
     run.logger.error({ err: error }, "could not store the end of the turn");
     run.turn.emit({ type: "error", code: "internal", message: "internal error" });
-    endFrames(run, totalUsage(run, result.usage), "error");
+    endFrames(run, totalUsage(run, result.usage), "error", false);
   }
   await releaseClaim(run);
+  const { turn, repos, logger } = run;
+  run.afterTurn?.({ userId: turn.userId, threadId: turn.threadId, repos, frames: turn.log, logger });
 }
 
 /** Gives up the turn's claim on its thread across instances; a failure only logs (the lease lapses). */
@@ -118,18 +120,24 @@ async function finish(run: TurnSegment, result: TurnResult, text: string): Promi
     error: result.error?.message ?? result.rowError ?? null,
     endedAt: Date.now(),
   });
-  endFrames(run, usage, status);
+  // Who watched this turn watches the queued message's turn that starts next, without asking again.
+  const next =
+    run.afterTurn !== undefined && (await repos.queuedMessages.count(turn.userId, turn.threadId)) > 0;
+  endFrames(run, usage, status, next);
 }
 
-/** The frames every turn ends with (usage, idle, the one `done`); the turn leaves the registry. */
-function endFrames(run: TurnSegment, usage: TurnUsage, status: EndedTurnStatus): void {
+/**
+ * The frames every turn ends with (usage, idle, the one `done`); the turn leaves the registry, and
+ * its watchers leave the thread unless a queued turn follows (`keepWatchers`).
+ */
+function endFrames(run: TurnSegment, usage: TurnUsage, status: EndedTurnStatus, keepWatchers: boolean): void {
   const { turn } = run;
   turn.emit({ type: "usage", ...usage });
   turn.emit({ type: "agent_state", state: "idle" });
   turn.emit({ type: "chunk", content: "", done: true, parent_id: null, depth: 0 });
   turn.status = status;
   turn.log.release(turn.threadId);
-  turn.log.endSubscriptions(turn.threadId);
+  if (!keepWatchers) turn.log.endSubscriptions(turn.threadId);
   run.registry.finish(turn);
   run.threadStates?.changed({ userId: turn.userId, threadId: turn.threadId, state: "idle" });
   run.observer?.turnEnded(status);

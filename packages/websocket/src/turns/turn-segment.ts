@@ -1,6 +1,6 @@
 import type { BudgetLimits, BudgetUsed, Checkpoint, ExecutionTreeBuilder } from "@agentwire-chat/agents";
 import type { ChatContext, TurnUsage } from "@agentwire-chat/protocol";
-import type { Repositories } from "@agentwire-chat/storage";
+import type { FrameLog, Repositories } from "@agentwire-chat/storage";
 import type { FastifyBaseLogger } from "fastify";
 import type { ActiveTurn } from "./active-turn.js";
 import type { AdmissionQueue } from "./admission-queue.js";
@@ -25,7 +25,18 @@ export interface TurnServices {
   admission?: AdmissionQueue | undefined;
   /** A context scope's limits for its turns (its budget overrides); absent: `limits`. */
   scopes?: { limitsFor(limits: BudgetLimits, kind: string): BudgetLimits } | undefined;
+  /** Told once a turn has ended (however it ended): the thread's next queued message starts. */
+  afterTurn?: ((ended: TurnEnded) => void) | undefined;
 }
+
+/** A turn that just ended, as what comes next on its thread needs it. */
+export type TurnEnded = {
+  userId: string;
+  threadId: string;
+  repos: Repositories;
+  frames: FrameLog;
+  logger: FastifyBaseLogger;
+};
 
 /** Everything one segment of a turn (a fresh start, or a resume after an answer) runs with, on any route. */
 export type TurnSegment = {
@@ -49,6 +60,7 @@ export type TurnSegment = {
   checkpoint?: Checkpoint;
   /** Writes queued by the loop's synchronous callbacks, in order (see queueWrite). */
   writes?: Promise<unknown> | undefined;
+  afterTurn?: TurnServices["afterTurn"];
 };
 
 /** What differs between a turn's segments: who answers, in which context, the tree it builds on, what it carries over. */
@@ -91,5 +103,6 @@ export function turnSegmentOf(
     }),
     coordination: services.coordination ?? localCoordination,
     threadStates: services.threadStates,
+    afterTurn: services.afterTurn,
   };
 }

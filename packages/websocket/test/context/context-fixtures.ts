@@ -73,3 +73,9 @@ export async function append(
 ): Promise<StoredMessage> {
   return server.repos.messages.append(USER, threadId, { status: "complete", ...row });
 }
+
+/** The rolling summary that covers the thread's current branch (summaries are kept per branch point). */
+export async function branchSummary(server: TestServer, threadId: string) {
+  const branch = await server.repos.messages.branch(USER, threadId);
+  return server.repos.summaries.get(USER, threadId, branch?.ids ?? []);
+}

@@ -10,6 +10,7 @@ import {
 import { afterEach, describe, expect, it } from "vitest";
 import {
   append,
+  branchSummary,
   isSummarizer,
   requestTokens,
   seedThread,
@@ -96,7 +97,7 @@ describe("context budget and rolling summary", () => {
     expect(stored?.usage).toMatchObject({ llm_calls: 2, input_tokens: 600 });
     expect(await server.repos.llmCalls.forTurn(USER, stored?.id ?? "")).toHaveLength(2);
     // The summary is stored with its coverage; its proposal reached the scratchpad and the client, in the turn.
-    expect(await server.repos.summaries.get(USER, threadId)).toEqual({
+    expect(await branchSummary(server, threadId)).toEqual({
       summary: "S1: the user asked 47 questions, ids q-000..q-046",
       throughMessageId: rows[188]?.id,
       messageCount: 189,
@@ -142,7 +143,7 @@ describe("context budget and rolling summary", () => {
     for (const call of calls) expect(requestTokens(call)).toBeLessThanOrEqual(budget);
     // 180 seeded + 24 new messages, summarized whenever the unsummarized part passed 20.
     expect(summarizerCalls(server.provider.requests).length).toBeGreaterThanOrEqual(2);
-    const summary = await server.repos.summaries.get(USER, threadId);
+    const summary = await branchSummary(server, threadId);
     const rows = await server.repos.messages.list(USER, threadId);
     expect(rows).toHaveLength(204);
     const covered = rows.findIndex((r) => r.id === summary?.throughMessageId) + 1;
@@ -201,7 +202,7 @@ describe("context budget and rolling summary", () => {
     });
     expect(frames.some((f) => f.type === "error")).toBe(false);
     expect(framesOf(frames, "message").at(-1)?.message).toMatchObject({ content: "ok", status: "complete" });
-    expect(await server.repos.summaries.get(USER, threadId)).toBeUndefined();
+    expect(await branchSummary(server, threadId)).toBeUndefined();
     const stored = await server.repos.turns.latest(USER, threadId);
     expect(stored?.status).toBe("complete");
     const calls = await server.repos.llmCalls.forTurn(USER, stored?.id ?? "");
@@ -219,7 +220,7 @@ describe("context budget and rolling summary", () => {
     const frames = await turn(server, threadId, "hello again");
     await server.chat.turns.sideWorkOf(threadId);
     expect(framesOf(frames, "message").at(-1)?.message.status).toBe("complete");
-    expect(await server.repos.summaries.get(USER, threadId)).toBeUndefined();
+    expect(await branchSummary(server, threadId)).toBeUndefined();
     expect(server.logs.some((l) => l.includes("no JSON object"))).toBe(true);
   });
 
@@ -277,7 +278,7 @@ describe("context budget and rolling summary", () => {
 
     release.open();
     await server.chat.turns.sideWorkOf(threadId);
-    expect(await server.repos.summaries.get(USER, threadId)).toMatchObject({ summary: "S-late" });
+    expect(await branchSummary(server, threadId)).toMatchObject({ summary: "S-late" });
     // The late call: a ledger row under the turn it ran beside, whose row now counts it too.
     const ledger = await server.repos.llmCalls.forTurn(USER, firstTurn?.id ?? "");
     expect(ledger).toHaveLength(2);
@@ -312,7 +313,7 @@ describe("context budget and rolling summary", () => {
     expectWellFormedTurn(frames, 1);
     await server.chat.turns.sideWorkOf(threadId);
     expect(server.chat.turns.sideWorkOf(threadId)).toBeUndefined();
-    expect(await server.repos.summaries.get(USER, threadId)).toBeUndefined();
+    expect(await branchSummary(server, threadId)).toBeUndefined();
     const stored = await server.repos.turns.latest(USER, threadId);
     const ledger = await server.repos.llmCalls.forTurn(USER, stored?.id ?? "");
     expect(ledger).toHaveLength(2);

@@ -12,6 +12,7 @@ export const threads = pgTable(
     title: text().notNull(),
     createdAt: bigint("created_at", { mode: "number" }).notNull(),
     updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
+    currentLeafId: text("current_leaf_id"),
   },
   (t) => [index("threads_user_updated_idx").on(t.userId, t.updatedAt)],
 );

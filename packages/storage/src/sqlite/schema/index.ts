@@ -5,6 +5,7 @@ export * from "./llm-calls.js";
 export * from "./memories.js";
 export * from "./messages.js";
 export * from "./plans.js";
+export * from "./queued-messages.js";
 export * from "./scratchpad-items.js";
 export * from "./thread-summaries.js";
 export * from "./threads.js";

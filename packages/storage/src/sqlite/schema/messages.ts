@@ -6,12 +6,15 @@ import type {
   StoredToolCall,
   TurnUsage,
 } from "@agentwire-chat/protocol";
-import { integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { threads } from "./threads.js";
 import { turns } from "./turns.js";
 import { users } from "./users.js";
 
-/** One stored row of a thread; `seq` orders rows within the thread. */
+/**
+ * One stored row of a thread; `seq` orders rows within the thread, `parent_id` places it in the thread's
+ * tree of branches (null: a first message). A parent always has a lower seq than its children.
+ */
 export const messages = sqliteTable(
   "messages",
   {
@@ -35,6 +38,10 @@ export const messages = sqliteTable(
     usage: text({ mode: "json" }).$type<TurnUsage>(),
     status: text().$type<MessageStatus>().notNull(),
     createdAt: integer("created_at").notNull(),
+    parentId: text("parent_id"),
   },
-  (t) => [uniqueIndex("messages_thread_seq_idx").on(t.threadId, t.seq)],
+  (t) => [
+    uniqueIndex("messages_thread_seq_idx").on(t.threadId, t.seq),
+    index("messages_thread_parent_idx").on(t.threadId, t.parentId),
+  ],
 );

@@ -16,6 +16,8 @@ export const threads = sqliteTable(
     lastSeq: integer("last_seq").notNull().default(0),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
+    /** The last message of the current branch (no foreign key: a message's thread owns it already). */
+    currentLeafId: text("current_leaf_id"),
   },
   (t) => [index("threads_user_updated_idx").on(t.userId, t.updatedAt)],
 );

@@ -5,7 +5,7 @@ import {
   type TurnStatus,
 } from "@agentwire-chat/protocol";
 import type { Repositories } from "@agentwire-chat/storage";
-import { titleOf } from "../../turns/start-turn.js";
+import { titleOf } from "../../turns/thread-title.js";
 import type { EdgeConnection } from "../../ws/edge-connection.js";
 import { lastUserText, nodesOf, pendingAnswers } from "./client-messages.js";
 import type { SendRequest, TransportRequest } from "./transport-request.js";

@@ -1,0 +1,47 @@
+import { toAgentwireError } from "@agentwire-chat/protocol";
+import type { FrameSubscriber } from "@agentwire-chat/storage";
+import type { TurnEnded } from "../turns/turn-segment.js";
+import type { ChatServices } from "./chat-services.js";
+import { runChatAgent } from "./run-chat-agent.js";
+
+/** Nobody's socket: a queued message's turn is followed by the thread's watchers, not by whoever queued it. */
+const NOBODY: FrameSubscriber = { id: "", deliver: () => {} };
+
+/**
+ * Starts the thread's next queued message as a new turn, when one waits: after a turn's end (however
+ * it ended), after recovery, or when a message was queued just as the thread fell idle. Another start
+ * holding the thread (`busy`) or a full server (`overloaded`) leaves the message queued: the end of
+ * that turn, or of the next, starts it. A message that can no longer start (its provider is gone) is
+ * dropped with a warning, so that it does not hold up the ones behind it.
+ */
+export async function startQueued(chat: ChatServices, where: TurnEnded): Promise<void> {
+  const { userId, threadId, repos, frames, logger } = where;
+  for (;;) {
+    const [next] = await repos.queuedMessages.list(userId, threadId);
+    if (!next) return;
+    const origin = { userId, logger, repos, frames, subscriber: NOBODY, connectionId: "" };
+    try {
+      const data = { thread_id: threadId, ...next.data };
+      await runChatAgent(data, origin, chat, next.requestId ?? undefined, { queued: next, watch: false });
+      return;
+    } catch (error) {
+      const { code, message } = toAgentwireError(error);
+      if (code === "busy" || code === "overloaded") return;
+      logger.warn(
+        { thread_id: threadId, message_id: next.id, code, message },
+        "a queued message could not start",
+      );
+      if (code === "internal") return;
+      await repos.queuedMessages.remove(userId, threadId, next.id);
+    }
+  }
+}
+
+/** Starts every thread's next queued message (after start-up recovery: turns that ended with the old process). */
+export async function startAllQueued(
+  chat: ChatServices,
+  where: Omit<TurnEnded, "userId" | "threadId">,
+): Promise<void> {
+  for (const { userId, threadId } of await where.repos.queuedMessages.queuedThreads())
+    await startQueued(chat, { ...where, userId, threadId });
+}
