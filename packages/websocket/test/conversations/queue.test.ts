@@ -127,7 +127,9 @@ describe("queue", () => {
 
     // The watcher saw both queued turns start and end, never asked again; it was not sent message_queued.
     await until(() => watcher.received.filter(isDone).length === 3 || undefined, "the watcher's three dones");
+    // (its resume_chat from seq 0 replayed the first turn's turn_started too)
     expect(turnStarts(watcher.received).map((f) => f.user_message_id)).toEqual([
+      messages[0]?.id,
       second.message_id,
       third.message_id,
     ]);
