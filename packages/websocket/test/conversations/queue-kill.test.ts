@@ -11,7 +11,7 @@ import { createInterface } from "node:readline";
 import { createProviderRegistry } from "@agentwire-chat/agents";
 import { ScriptedProvider } from "@agentwire-chat/agents/testing";
 import type { QueuedMessage, StoredMessage } from "@agentwire-chat/protocol";
-import { TestClient, testDialect, testPostgresUrl } from "@agentwire-chat/testkit/harness";
+import { countRows, TestClient, testDialect, testPostgresUrl } from "@agentwire-chat/testkit/harness";
 import { until } from "@agentwire-chat/testkit/until";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../../apps/server/src/config.js";
@@ -101,6 +101,10 @@ describe("a queued message and kill -9", { timeout: 90_000 }, () => {
     const queued = await client.next("message_queued");
     expect(queued).toMatchObject({ mode: "queue", position: 1, request_id: "q1" });
 
+    // Stored before the kill: the queue lists it.
+    const before = await get<{ queued: QueuedMessage[] }>(`${spawned.url}/api/threads/${threadId}/queue`);
+    expect(before.queued.map((q) => q.message_id)).toEqual([queued.message_id]);
+
     child?.kill("SIGKILL");
     expect(await spawned.exited).toBe("SIGKILL");
     await client.closed;
@@ -119,15 +123,26 @@ describe("a queued message and kill -9", { timeout: 90_000 }, () => {
     );
     expect(fresh.storage.dialect).toBe(testDialect);
     const base = `${fresh.url}/api/threads/${threadId}`;
+    let last: StoredMessage[] = [];
     const messages = await until(
       async () => {
         const { messages: m } = await get<{ messages: StoredMessage[] }>(`${base}/messages`);
+        last = m;
         const answered = m.at(-1)?.role === "assistant" && m.at(-2)?.id === queued.message_id;
         return answered ? m : undefined;
       },
       "the queued message's turn after recovery",
       { timeoutMs: 30_000, everyMs: 50 },
-    );
+    ).catch(async (error: Error) => {
+      // Say where it stopped: the branch, the queue, the latest turn.
+      const queue = await get<{ queued: QueuedMessage[] }>(`${base}/queue`);
+      const turn = await fresh?.storage.repos.turns.latest("local", threadId);
+      const stored = fresh ? await countRows(fresh.storage, "messages") : -1;
+      const queuedRows = fresh ? await countRows(fresh.storage, "queued_messages") : -1;
+      throw new Error(
+        `${error.message}\nbranch: ${JSON.stringify(last.map((m) => [m.role, m.content, m.status]))}\nqueue: ${JSON.stringify(queue.queued.map((q) => q.content))}\nlatest turn: ${turn?.status}\nmessages rows: ${stored}, queued_messages rows: ${queuedRows}`,
+      );
+    });
     const user = messages.find((m) => m.id === queued.message_id);
     expect(user).toMatchObject({ role: "user", content: "queued survives" });
     expect(messages[0]).toMatchObject({ role: "user", content: "first" });
