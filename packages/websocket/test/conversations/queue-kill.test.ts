@@ -11,7 +11,13 @@ import { createInterface } from "node:readline";
 import { createProviderRegistry } from "@agentwire-chat/agents";
 import { ScriptedProvider } from "@agentwire-chat/agents/testing";
 import type { QueuedMessage, StoredMessage } from "@agentwire-chat/protocol";
-import { countRows, TestClient, testDialect, testPostgresUrl } from "@agentwire-chat/testkit/harness";
+import {
+  countRows,
+  openTestStorage,
+  TestClient,
+  testDialect,
+  testPostgresUrl,
+} from "@agentwire-chat/testkit/harness";
 import { until } from "@agentwire-chat/testkit/until";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../../apps/server/src/config.js";
@@ -101,13 +107,16 @@ describe("a queued message and kill -9", { timeout: 90_000 }, () => {
     const queued = await client.next("message_queued");
     expect(queued).toMatchObject({ mode: "queue", position: 1, request_id: "q1" });
 
-    // Stored before the kill: the queue lists it.
-    const before = await get<{ queued: QueuedMessage[] }>(`${spawned.url}/api/threads/${threadId}/queue`);
-    expect(before.queued.map((q) => q.message_id)).toEqual([queued.message_id]);
-
     child?.kill("SIGKILL");
     expect(await spawned.exited).toBe("SIGKILL");
     await client.closed;
+    // message_queued answered: the queued row is in the database the dead process left.
+    const left = await openTestStorage(join(dir, "agentwire.db"));
+    try {
+      expect(await countRows(left, "queued_messages"), "queued rows after the kill").toBe(1);
+    } finally {
+      await left.close();
+    }
 
     const provider = new ScriptedProvider((request) => ({ text: `re:${lastUser(request)}` }));
     const providers = createProviderRegistry(
