@@ -174,7 +174,8 @@ export type NewQueuedMessage = Pick<QueuedMessageRow, "id" | "mode"> & {
 /** Messages waiting for the next turn of their thread (or to steer the running one), always through the owning user. */
 export interface QueuedMessagesRepo {
   /**
-   * Stores the message at the end of the thread's queue (an `interrupt` before every other) and
+   * Stores the message at the end of the thread's queue (an `interrupt` before every other), durably
+   * by the time it resolves (the user is told at once, not with a turn's frames), and
    * returns it with its 1-based position; "full" when the queue already holds `max` (nothing stored).
    * Throws not_found when the thread is not the user's.
    */
@@ -189,7 +190,7 @@ export interface QueuedMessagesRepo {
   list(userId: string, threadId: string): Promise<QueuedMessageRow[]>;
   /** How many messages wait on the user's thread. */
   count(userId: string, threadId: string): Promise<number>;
-  /** Removes one message (its start, or a cancel); false when the user's thread holds no such queued message. */
+  /** Removes one message (its start, or a cancel), durably when it resolves; false when the user's thread holds no such queued message. */
   remove(userId: string, threadId: string, messageId: string): Promise<boolean>;
   /** Removes and returns the thread's `steer` messages, oldest first (they join the running turn). */
   takeSteers(userId: string, threadId: string): Promise<QueuedMessageRow[]>;

@@ -5,6 +5,7 @@ import { byStartOrder, newQueuedRow } from "../contract/queued-rows.js";
 import type { NewQueuedMessage, QueuedMessageRow, QueuedMessagesRepo } from "../contract/repositories.js";
 import type { Db } from "./open-database.js";
 import { queuedMessages, threads } from "./schema/index.js";
+import { commitBatch } from "./write-batch.js";
 
 /** Messages waiting for their thread's next turn (or to steer the running one), always through the owning user. */
 export class SqliteQueuedMessagesRepo implements QueuedMessagesRepo {
@@ -59,12 +60,15 @@ export class SqliteQueuedMessagesRepo implements QueuedMessagesRepo {
     max: number,
     now = Date.now(),
   ): Promise<{ row: QueuedMessageRow; position: number } | "full"> {
-    return this.enqueueInTransaction.immediate(
+    const stored = this.enqueueInTransaction.immediate(
       userId,
       threadId,
       newQueuedRow(userId, threadId, message, now),
       max,
     );
+    // Acknowledged at once (`message_queued`), not with the tick's frames: durable before that.
+    commitBatch(this.db.$client);
+    return stored;
   }
 
   /** The thread's queued messages in start order. */
@@ -89,7 +93,7 @@ export class SqliteQueuedMessagesRepo implements QueuedMessagesRepo {
 
   /** Removes one queued message; false when the user's thread holds no such message. */
   async remove(userId: string, threadId: string, messageId: string): Promise<boolean> {
-    return (
+    const removed =
       this.db
         .delete(queuedMessages)
         .where(
@@ -99,8 +103,10 @@ export class SqliteQueuedMessagesRepo implements QueuedMessagesRepo {
             eq(queuedMessages.userId, userId),
           ),
         )
-        .run().changes > 0
-    );
+        .run().changes > 0;
+    // A cancel is acknowledged at once (`queued_message_cancelled`): durable before that.
+    commitBatch(this.db.$client);
+    return removed;
   }
 
   /** Removes and returns the thread's steer messages, oldest first, in one statement. */

@@ -33,6 +33,17 @@ export async function queueMessage(
   const defaults = chat.scopes.defaultsFor(chat.defaults, data.chat_context?.kind ?? "thread");
   const resolved = chat.providers.resolve({ provider: data.provider, model: data.model }, defaults);
   if (!resolved.ok) throw new AgentwireError("bad_request", resolved.message);
+  const echo = requestId !== undefined ? { request_id: requestId } : {};
+  // A client that lost `message_queued` to a dropped socket sends the message again: it waits once.
+  const queue = requestId === undefined ? [] : await repos.queuedMessages.list(userId, threadId);
+  const at = queue.findIndex((row) => row.requestId === requestId);
+  const waiting = queue[at];
+  if (waiting) {
+    conn.frames.subscribe(threadId, conn.subscriber);
+    const frame = { thread_id: threadId, message_id: waiting.id, mode: waiting.mode, position: at + 1 };
+    conn.send({ type: "message_queued", ...frame, ...echo });
+    return;
+  }
   const max = (chat.busy ?? defaultBusySettings).queueMax;
   const id = randomUUID();
   const message = { id, mode, data: queuedData(data), ...(requestId !== undefined && { requestId }) };
@@ -40,15 +51,8 @@ export async function queueMessage(
   if (stored === "full")
     throw new AgentwireError("busy", `the thread's queue is full (${max} messages wait)`);
   conn.frames.subscribe(threadId, conn.subscriber);
-  const echo = requestId !== undefined ? { request_id: requestId } : {};
-  conn.send({
-    type: "message_queued",
-    thread_id: threadId,
-    message_id: id,
-    mode,
-    position: stored.position,
-    ...echo,
-  });
+  const frame = { thread_id: threadId, message_id: id, mode, position: stored.position };
+  conn.send({ type: "message_queued", ...frame, ...echo });
   const live = chat.turns.get(threadId);
   if (mode === "steer" && live) live.steerPending = true;
   // The turn may have ended between the busy refusal and the insert, finding no message to start.

@@ -316,4 +316,23 @@ describe("queue", () => {
     expect(shape(messages).slice(-2)).toEqual(["user:later", "assistant:re:later"]);
     expectChained(messages);
   });
+  it("a message sent again with the request_id of one still queued is answered for that one and stores nothing", async () => {
+    const held = gate();
+    server = await startChatServer(answering({ first: held.promise }));
+    const client = await server.connect();
+    const threadId = await startHeld(client, "first");
+    const sent = await enqueue(client, threadId, "second", "r-again");
+    // A client that lost message_queued to a dropped socket sends the same frame on a new one.
+    const again = await server.connect();
+    const repeat = await enqueue(again, threadId, "second", "r-again");
+    expect(repeat).toMatchObject({ message_id: sent.message_id, position: 1, mode: "queue" });
+    expect((await queueOf(server, threadId)).map((q) => q.message_id)).toEqual([sent.message_id]);
+    held.open();
+    await until(async () => (await rows(server as ChatTestServer, threadId)).length === 4);
+    const users = (await rows(server, threadId)).filter((r) => r.role === "user");
+    expect(users.map((r) => [r.id, r.content])).toEqual([
+      [users[0]?.id, "first"],
+      [sent.message_id, "second"],
+    ]);
+  });
 });
