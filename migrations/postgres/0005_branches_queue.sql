@@ -17,7 +17,6 @@ ALTER TABLE "threads" ADD COLUMN "current_leaf_id" text;--> statement-breakpoint
 ALTER TABLE "queued_messages" ADD CONSTRAINT "queued_messages_thread_id_threads_id_fk" FOREIGN KEY ("thread_id") REFERENCES "public"."threads"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "queued_messages" ADD CONSTRAINT "queued_messages_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "queued_messages_thread_idx" ON "queued_messages" USING btree ("thread_id");--> statement-breakpoint
-CREATE INDEX "messages_thread_parent_idx" ON "messages" USING btree ("thread_id","parent_id");--> statement-breakpoint
 -- Written by hand: the rows stored before branches become one branch, each message after the one before it.
 UPDATE "messages" SET "parent_id" = "chain"."prev" FROM (
 	SELECT "id", lag("id") OVER (PARTITION BY "thread_id" ORDER BY "seq") AS "prev" FROM "messages"

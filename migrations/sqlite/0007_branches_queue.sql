@@ -31,7 +31,6 @@ DROP TABLE `thread_summaries`;--> statement-breakpoint
 ALTER TABLE `__new_thread_summaries` RENAME TO `thread_summaries`;--> statement-breakpoint
 PRAGMA foreign_keys=ON;--> statement-breakpoint
 ALTER TABLE `messages` ADD `parent_id` text;--> statement-breakpoint
-CREATE INDEX `messages_thread_parent_idx` ON `messages` (`thread_id`,`parent_id`);--> statement-breakpoint
 ALTER TABLE `threads` ADD `current_leaf_id` text;--> statement-breakpoint
 -- Written by hand: the rows stored before branches become one branch, each message after the one before it.
 UPDATE `messages` SET `parent_id` = (

@@ -6,7 +6,7 @@ import type {
   StoredToolCall,
   TurnUsage,
 } from "@agentwire-chat/protocol";
-import { bigint, boolean, index, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, boolean, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { jsonText } from "./json-text.js";
 import { threads } from "./threads.js";
 import { turns } from "./turns.js";
@@ -36,10 +36,9 @@ export const messages = pgTable(
     usage: jsonText().$type<TurnUsage>(),
     status: text().$type<MessageStatus>().notNull(),
     createdAt: bigint("created_at", { mode: "number" }).notNull(),
+    // No index on it: branches are read from a thread's links (by its thread_id index) and placed in
+    // memory, so one would only add a page to every message's commit.
     parentId: text("parent_id"),
   },
-  (t) => [
-    uniqueIndex("messages_thread_seq_idx").on(t.threadId, t.seq),
-    index("messages_thread_parent_idx").on(t.threadId, t.parentId),
-  ],
+  (t) => [uniqueIndex("messages_thread_seq_idx").on(t.threadId, t.seq)],
 );

@@ -6,7 +6,7 @@ import type {
   StoredToolCall,
   TurnUsage,
 } from "@agentwire-chat/protocol";
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { threads } from "./threads.js";
 import { turns } from "./turns.js";
 import { users } from "./users.js";
@@ -38,10 +38,9 @@ export const messages = sqliteTable(
     usage: text({ mode: "json" }).$type<TurnUsage>(),
     status: text().$type<MessageStatus>().notNull(),
     createdAt: integer("created_at").notNull(),
+    // No index on it: branches are read from a thread's links (by its thread_id index) and placed in
+    // memory, so one would only add a page to every message's commit.
     parentId: text("parent_id"),
   },
-  (t) => [
-    uniqueIndex("messages_thread_seq_idx").on(t.threadId, t.seq),
-    index("messages_thread_parent_idx").on(t.threadId, t.parentId),
-  ],
+  (t) => [uniqueIndex("messages_thread_seq_idx").on(t.threadId, t.seq)],
 );
