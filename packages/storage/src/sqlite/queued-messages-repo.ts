@@ -18,7 +18,16 @@ export class SqliteQueuedMessagesRepo implements QueuedMessagesRepo {
     ) => { row: QueuedMessageRow; position: number } | "full"
   >;
 
+  // Asked at every turn's end (does a queued message follow?): prepared once.
+  private readonly countStatement;
+
   constructor(private readonly db: Db) {
+    const p = sql.placeholder;
+    this.countStatement = db
+      .select({ n: count() })
+      .from(queuedMessages)
+      .where(and(eq(queuedMessages.threadId, p("threadId")), eq(queuedMessages.userId, p("userId"))))
+      .prepare();
     // The owner check, the bound, the seq, the insert and the position in one transaction (SQLite's
     // writer lock: two enqueues cannot both pass the bound).
     this.enqueueInTransaction = db.$client.transaction(
@@ -83,12 +92,7 @@ export class SqliteQueuedMessagesRepo implements QueuedMessagesRepo {
 
   /** How many messages wait on the user's thread. */
   async count(userId: string, threadId: string): Promise<number> {
-    const result = this.db
-      .select({ n: count() })
-      .from(queuedMessages)
-      .where(and(eq(queuedMessages.threadId, threadId), eq(queuedMessages.userId, userId)))
-      .get();
-    return result?.n ?? 0;
+    return this.countStatement.get({ threadId, userId })?.n ?? 0;
   }
 
   /** Removes one queued message; false when the user's thread holds no such message. */
