@@ -16,6 +16,9 @@ const NOBODY: FrameSubscriber = { id: "", deliver: () => {} };
  */
 export async function startQueued(chat: ChatServices, where: TurnEnded): Promise<void> {
   const { userId, threadId, repos, frames, logger } = where;
+  // Asked after every turn's end, after the turn left the registry (so a message queued while it
+  // ended is seen here or starts itself): the count is the cheap question, the list only when needed.
+  if ((await repos.queuedMessages.count(userId, threadId)) === 0) return;
   for (;;) {
     const [next] = await repos.queuedMessages.list(userId, threadId);
     if (!next) return;
