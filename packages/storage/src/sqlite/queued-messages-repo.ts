@@ -1,8 +1,8 @@
-import { NotFoundError } from "@agentwire-chat/protocol";
 import type { Transaction } from "better-sqlite3";
 import { and, asc, count, eq, sql } from "drizzle-orm";
 import { byStartOrder, newQueuedRow } from "../contract/queued-rows.js";
 import type { NewQueuedMessage, QueuedMessageRow, QueuedMessagesRepo } from "../contract/repositories.js";
+import { assertThreadOwned } from "./assert-thread-owned.js";
 import type { Db } from "./open-database.js";
 import { queuedMessages, threads } from "./schema/index.js";
 import { commitBatch } from "./write-batch.js";
@@ -32,12 +32,7 @@ export class SqliteQueuedMessagesRepo implements QueuedMessagesRepo {
     // writer lock: two enqueues cannot both pass the bound).
     this.enqueueInTransaction = db.$client.transaction(
       (userId: string, threadId: string, row: QueuedMessageRow, max: number) => {
-        const owned = db
-          .select({ id: threads.id })
-          .from(threads)
-          .where(and(eq(threads.id, threadId), eq(threads.userId, userId)))
-          .get();
-        if (!owned) throw new NotFoundError("thread");
+        assertThreadOwned(db, userId, threadId);
         const state = db
           .select({ n: count(), last: sql<number>`coalesce(max(${queuedMessages.seq}), 0)` })
           .from(queuedMessages)
