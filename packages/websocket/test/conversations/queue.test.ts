@@ -328,7 +328,10 @@ describe("queue", () => {
     expect(repeat).toMatchObject({ message_id: sent.message_id, position: 1, mode: "queue" });
     expect((await queueOf(server, threadId)).map((q) => q.message_id)).toEqual([sent.message_id]);
     held.open();
-    await until(async () => (await rows(server as ChatTestServer, threadId)).length === 4);
+    await until(
+      async () => (await rows(server as ChatTestServer, threadId)).length === 4,
+      "the queued message's turn stored",
+    );
     const users = (await rows(server, threadId)).filter((r) => r.role === "user");
     expect(users.map((r) => [r.id, r.content])).toEqual([
       [users[0]?.id, "first"],
