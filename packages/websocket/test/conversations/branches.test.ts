@@ -9,6 +9,7 @@ import type { ServerFrame, ThreadSummary } from "@agentwire-chat/protocol";
 import { type ChatTestServer, gate, isDone, startChatServer } from "@agentwire-chat/testkit/chat-harness";
 import type { TestClient } from "@agentwire-chat/testkit/harness";
 import { echoTool } from "@agentwire-chat/testkit/test-tools";
+import { until } from "@agentwire-chat/testkit/until";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   branch,
@@ -155,6 +156,10 @@ describe("regenerate", () => {
     // While a turn runs: busy, and nothing stored for it.
     client.command("chat_message", { content: "hold", thread_id: threadId });
     await client.next("turn_started");
+    // The held turn's model call counts once it starts (it then waits on the gate): a snapshot taken
+    // before that would see it change under the refused regenerate.
+    const calls = before[2] as number;
+    await until(() => server?.provider.calls === calls + 1 || undefined, "the held turn's model call");
     const running = await counts();
     client.command("regenerate", { thread_id: threadId, message_id: q1.id }, "busy");
     expect(await errorFor(client, "busy")).toMatchObject({ code: "busy" });

@@ -84,8 +84,10 @@ describe("queue", () => {
     ]);
     const list = (await (await server.fetch("/api/threads")).json()) as { threads: ThreadSummary[] };
     expect(list.threads.find((t) => t.id === threadId)?.queued).toBe(2);
-    // Queued rows are not on a branch, and the model has not been asked about them.
+    // Queued rows are not on a branch, and the model has not been asked about them: only the held
+    // turn's one call (waited for, as it may start after turn_started on a loaded machine).
     expect(shape(await rows(server, threadId))).toEqual(["user:first"]);
+    await until(() => server?.provider.calls === 1 || undefined, "the held turn's model call");
     expect(server.provider.calls).toBe(1);
 
     held.open();
