@@ -6,6 +6,7 @@ import {
   ContextSettings,
   DEFAULT_MCP_RETRY,
   type McpRetry,
+  OpenAIApi,
   searchBackendNames,
   type WebSearchBackendConfig,
 } from "@agentwire-chat/agents";
@@ -155,9 +156,13 @@ export const EnvSchema = z.object({
   OPENAI_API_KEY: optionalText,
   OPENAI_BASE_URL: optionalUrl,
   OPENAI_MODEL: optionalText,
+  /** `responses`: OpenAI through the Responses API (reasoning carried across tool calls, summaries streamed). */
+  OPENAI_API: OpenAIApi.default("chat"),
   ANTHROPIC_API_KEY: optionalText,
   ANTHROPIC_BASE_URL: optionalUrl,
   ANTHROPIC_MODEL: optionalText,
+  /** `off`: no `cache_control` breakpoints in Anthropic requests. */
+  ANTHROPIC_PROMPT_CACHE: z.enum(["on", "off"]).default("on"),
   // The registry's own parser: one definition of the format.
   OPENAI_COMPAT_ENDPOINTS: CompatEndpointsSchema.default([]),
   PROVIDER_MAX_RETRIES: z.coerce.number().int().min(0).max(10).optional(),
@@ -178,6 +183,14 @@ export const EnvSchema = z.object({
   WEB_SEARCH_API_KEY: z.string().min(1).max(1024).optional(),
   MCP_CONFIG_PATH: optionalText,
   CONTEXT_SCOPES_FILE: optionalText,
+  /** JSON: model settings (temperature, max_output_tokens, reasoning_effort, parallel_tool_calls) per model. */
+  MODEL_SETTINGS_FILE: optionalText,
+  /** What a user may spend per UTC day, in USD, across threads and instances; unset: no limit. */
+  SPEND_LIMIT_USER_DAILY_USD: z.coerce.number().positive().max(1_000_000_000).optional(),
+  /** What one thread may spend in all, in USD; unset: no limit. */
+  SPEND_LIMIT_THREAD_USD: z.coerce.number().positive().max(1_000_000_000).optional(),
+  /** With a spend limit set: whether turns on a model without a known price start (`allow`) or are refused. */
+  SPEND_LIMIT_UNPRICED: z.enum(["allow", "refuse"]).default("allow"),
   TOOL_POLICY_FILE: optionalText,
   MCP_ALLOWED_SERVERS: z.string().transform(list).default([]),
   /** One MCP handshake's limit; a server past it is failed and retried with backoff. */
@@ -201,10 +214,19 @@ export const EnvSchema = z.object({
 
 /** Provider settings in the shape the agents' provider registry takes (API keys included). */
 export interface ProviderSettings {
-  openai?: { apiKey: string; baseURL?: string; defaultModel?: string };
-  anthropic?: { apiKey: string; baseURL?: string; defaultModel?: string };
-  /** OPENAI_COMPAT_ENDPOINTS; an endpoint's key comes from `<NAME>_API_KEY`, its default model from `<NAME>_MODEL`. */
-  compatEndpoints: { name: string; baseURL: string; apiKey?: string; defaultModel?: string }[];
+  openai?: { apiKey: string; baseURL?: string; defaultModel?: string; api: OpenAIApi };
+  anthropic?: { apiKey: string; baseURL?: string; defaultModel?: string; promptCache: boolean };
+  /**
+   * OPENAI_COMPAT_ENDPOINTS; an endpoint's key comes from `<NAME>_API_KEY`, its default model from
+   * `<NAME>_MODEL`, its API from `<NAME>_API`.
+   */
+  compatEndpoints: {
+    name: string;
+    baseURL: string;
+    apiKey?: string;
+    defaultModel?: string;
+    api: OpenAIApi;
+  }[];
   maxRetries?: number;
   timeoutMs?: number;
   /** PROVIDER_IDLE_TIMEOUT_MS: longest silence of a provider once its response has started. */
@@ -324,13 +346,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const providers: ProviderSettings = {
     ...(e.OPENAI_API_KEY && {
-      openai: defined({ apiKey: e.OPENAI_API_KEY, baseURL: e.OPENAI_BASE_URL, defaultModel: e.OPENAI_MODEL }),
+      openai: defined({
+        apiKey: e.OPENAI_API_KEY,
+        baseURL: e.OPENAI_BASE_URL,
+        defaultModel: e.OPENAI_MODEL,
+        api: e.OPENAI_API,
+      }),
     }),
     ...(e.ANTHROPIC_API_KEY && {
       anthropic: defined({
         apiKey: e.ANTHROPIC_API_KEY,
         baseURL: e.ANTHROPIC_BASE_URL,
         defaultModel: e.ANTHROPIC_MODEL,
+        promptCache: e.ANTHROPIC_PROMPT_CACHE === "on",
       }),
     }),
     compatEndpoints: e.OPENAI_COMPAT_ENDPOINTS.map((endpoint) => {
@@ -339,6 +367,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         ...endpoint,
         apiKey: present[`${prefix}_API_KEY`],
         defaultModel: present[`${prefix}_MODEL`],
+        api: compatApi(present[`${prefix}_API`], `${prefix}_API`),
       });
     }),
     ...defined({
@@ -460,9 +489,9 @@ export function describeConfig(config: Config): Record<string, unknown> {
     defaultProvider: config.defaultProvider,
     defaultModel: config.defaultModel,
     providers: {
-      openai: config.providers.openai !== undefined,
-      anthropic: config.providers.anthropic !== undefined,
-      compatible: config.providers.compatEndpoints.map((e) => e.name),
+      openai: config.providers.openai ? { api: config.providers.openai.api } : false,
+      anthropic: config.providers.anthropic ? { promptCache: config.providers.anthropic.promptCache } : false,
+      compatible: config.providers.compatEndpoints.map((e) => ({ name: e.name, api: e.api })),
     },
     workspaceRoot: config.workspaceRoot,
     budget: config.budget,
@@ -521,6 +550,14 @@ function loadToolPolicyFile(path: string): LoadedToolPolicyFile {
   const read = readToolPolicyFile(path);
   if (!read.ok) throw new ConfigError(`invalid configuration:\n  TOOL_POLICY_FILE: ${read.message}`);
   return { path, file: read.value };
+}
+
+/** `<NAME>_API` of a compatible endpoint: `chat` unless set, refused when it is neither. */
+function compatApi(value: string | undefined, name: string): OpenAIApi {
+  const parsed = OpenAIApi.safeParse(value ?? "chat");
+  if (!parsed.success)
+    throw new ConfigError(`invalid configuration:\n  ${name}: expected "chat" or "responses"`);
+  return parsed.data;
 }
 
 /** The object without its undefined fields (the registry's schemas treat a present key as set). */

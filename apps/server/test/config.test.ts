@@ -106,13 +106,28 @@ describe("loadConfig", () => {
       OPENAI_BASE_URL: "https://proxy.example/v1",
       OPENAI_COMPAT_ENDPOINTS: "ollama=http://127.0.0.1:11434/v1",
       OLLAMA_API_KEY: "k",
+      OLLAMA_API: "responses",
     });
     expect(config.budget.MAX_DEPTH).toBe(5);
     expect(config.allowedOrigins).toEqual(["https://a.example", "https://b.example"]);
-    expect(config.providers.openai).toEqual({ apiKey: "sk-test", baseURL: "https://proxy.example/v1" });
+    expect(config.providers.openai).toEqual({
+      apiKey: "sk-test",
+      baseURL: "https://proxy.example/v1",
+      api: "chat",
+    });
     expect(config.providers.compatEndpoints).toEqual([
-      { name: "ollama", baseURL: "http://127.0.0.1:11434/v1", apiKey: "k" },
+      { name: "ollama", baseURL: "http://127.0.0.1:11434/v1", apiKey: "k", api: "responses" },
     ]);
+    expect(() => loadConfig({ OPENAI_COMPAT_ENDPOINTS: "ollama=http://x/v1", OLLAMA_API: "v2" })).toThrow(
+      /OLLAMA_API: expected "chat" or "responses"/,
+    );
+    const anthropic = loadConfig({
+      ANTHROPIC_API_KEY: "ak",
+      ANTHROPIC_PROMPT_CACHE: "off",
+      OPENAI_API: "responses",
+    });
+    expect(anthropic.providers.anthropic?.promptCache).toBe(false);
+    expect(() => loadConfig({ ANTHROPIC_PROMPT_CACHE: "no" })).toThrow(/ANTHROPIC_PROMPT_CACHE/);
   });
 
   it("keeps secrets out of logs, whether the summary or the whole config is logged", () => {

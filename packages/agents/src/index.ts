@@ -51,16 +51,21 @@ export { PlanResumeState } from "./plan/plan-suspension.js";
 export { runApprovedPlan } from "./plan/run-approved-plan.js";
 export { agentSystemPrompt } from "./prompts/agent-system-prompt.js";
 export {
+  type CallSettings,
   CompatEndpointsSchema,
   createProviderRegistry,
   type ModelDefaults,
+  ModelSettings,
+  OpenAIApi,
   type ProviderListEntry,
   type ProviderRegistry,
   providerRegistryConfigFromEnv,
+  ReasoningEffort,
 } from "./providers/index.js";
 export type {
   AssistantModelMessage,
   ModelMessage,
+  ResponsesReasoning,
   ThinkingBlock,
   ToolModelMessage,
 } from "./providers/model-message.js";

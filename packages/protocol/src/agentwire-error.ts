@@ -12,6 +12,8 @@ const httpStatusByCode: Record<ErrorCode, number> = {
   iteration_limit: 500,
   unavailable: 503,
   overloaded: 503,
+  // Payment Required: the operator's spend limit, not the request's rate.
+  spend_limit: 402,
   internal: 500,
 };
 

@@ -13,6 +13,7 @@ export const ErrorCode = z.enum([
   "iteration_limit",
   "unavailable",
   "overloaded",
+  "spend_limit",
   "internal",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;

@@ -43,6 +43,7 @@ export { ErrorCode } from "./error-codes.js";
 export { CutAttempt, ExecutionTreeNode, ExecutionTreeSnapshot } from "./execution-tree.js";
 export { findTooDeep, MAX_JSON_DEPTH } from "./json-depth.js";
 export { contractJsonSchema } from "./json-schema.js";
+export { LlmOperation } from "./llm-operation.js";
 export { McpServerState, McpServerStatus, McpServersStatus } from "./mcp-server-status.js";
 export { MemoryEntry } from "./memory-entry.js";
 export {
@@ -93,6 +94,8 @@ export {
   ServerFrame,
   type ServerFrameOf,
   type ServerFrameType,
+  SpendLimitKind,
+  SpendWarning,
   type StampedFrame,
   ThreadFrame,
   ThreadStateFrame,
@@ -105,7 +108,7 @@ export {
   WorkflowUpdatedFrame,
 } from "./server-frames.js";
 export { BEARER_PROTOCOL_PREFIX, PROTOCOL_V1, PROTOCOL_V1_NESTED } from "./subprotocols.js";
-export { NodeCost, ThreadUsage, TurnCost } from "./thread-usage.js";
+export { NodeCost, OperationCost, ThreadUsage, TurnCost } from "./thread-usage.js";
 export { ActiveTurnStatus, EndedTurnStatus, NodeStatus, ThreadTurnState, TurnStatus } from "./turn-status.js";
 export {
   agentStateFromWire,

@@ -96,7 +96,16 @@ export const ToolCallUpdateFrame = z.object({
   ...nesting,
   ...turnFields,
 });
-export const BudgetReason = z.enum(["subtasks", "llm_calls", "tool_calls", "wall_clock", "tokens", "bytes"]);
+/** `spend_limit`: the user's daily or the thread's spend limit (USD) was reached while the turn ran. */
+export const BudgetReason = z.enum([
+  "subtasks",
+  "llm_calls",
+  "tool_calls",
+  "wall_clock",
+  "tokens",
+  "bytes",
+  "spend_limit",
+]);
 export type BudgetReason = z.infer<typeof BudgetReason>;
 export const BudgetExceededFrame = z.object({
   type: z.literal("budget_exceeded"),
@@ -142,7 +151,23 @@ export const ToolCallFrame = z.object({
   args: z.unknown(),
   ...turnFields,
 });
-export const UsageFrame = TurnUsage.extend({ type: z.literal("usage"), ...turnFields });
+/** Which spend limit a warning or a refusal is about: the user's per UTC day, or the thread's. */
+export const SpendLimitKind = z.enum(["user_daily", "thread"]);
+export type SpendLimitKind = z.infer<typeof SpendLimitKind>;
+/** On a turn's `usage` when a spend limit is 80 % used or more: what clients show the user. */
+export const SpendWarning = z.object({
+  limit: SpendLimitKind,
+  limit_usd: z.number().nonnegative(),
+  spent_usd: z.number().nonnegative(),
+  /** When the limit starts again (ms since the epoch, next UTC midnight); null for a thread's limit. */
+  resets_at: z.number().int().nullable(),
+});
+export type SpendWarning = z.infer<typeof SpendWarning>;
+export const UsageFrame = TurnUsage.extend({
+  type: z.literal("usage"),
+  spend_warning: SpendWarning.optional(),
+  ...turnFields,
+});
 export const GenerationStoppedFrame = z.object({ type: z.literal("generation_stopped"), ...turnFields });
 export const ChatResumedFrame = z.object({
   type: z.literal("chat_resumed"),

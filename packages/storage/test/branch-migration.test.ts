@@ -25,15 +25,16 @@ afterEach(() => {
   dir = undefined;
 });
 
-/** A copy of the dialect's migrations without the newest one (the branches migration). */
+/** A copy of the dialect's migrations before the branches migration (it and every later one left out). */
 function previousMigrations(dialect: "sqlite" | "postgres"): string {
   dir ??= mkdtempSync(join(tmpdir(), "agentwire-branch-mig-"));
   const folder = join(dir, dialect);
   cpSync(findMigrationsFolder(dialect), folder, { recursive: true });
   const journalPath = join(folder, "meta", "_journal.json");
   const journal = JSON.parse(readFileSync(journalPath, "utf8")) as { entries: { tag: string }[] };
-  expect(journal.entries.at(-1)?.tag).toMatch(/_branches_queue$/);
-  journal.entries.pop();
+  const at = journal.entries.findIndex((e) => /_branches_queue$/.test(e.tag));
+  expect(at).toBeGreaterThan(0);
+  journal.entries.length = at;
   writeFileSync(journalPath, JSON.stringify(journal));
   return folder;
 }

@@ -83,6 +83,7 @@ const suspended = {
 const call = (overrides: Partial<LlmCallRecord> = {}): LlmCallRecord => ({
   provider: "openai",
   model: "gpt-x",
+  operation: "subtask",
   depth: 1,
   parentId: null,
   inputTokens: 100,
@@ -998,6 +999,7 @@ for (const { dialect, skip } of dialects) {
             userId: "ann",
             provider: "openai",
             model: "gpt-x",
+            operation: "subtask",
             depth: 1,
             parentId: null,
             inputTokens: 100,
@@ -1032,10 +1034,26 @@ for (const { dialect, skip } of dialects) {
         await r.llmCalls.record("ann", t.id, first.id, call({ parentId: "sub-1", costUsd: 0.25 }), T0 + 2);
         await r.llmCalls.record("ann", t.id, first.id, call({ costUsd: 0.125 }), T0 + 1);
         await r.llmCalls.record("ann", t.id, first.id, call({ costKnown: false, costUsd: 0 }), T0 + 3);
+        // Two operations under one node: a row each, by their first call.
+        await r.llmCalls.record(
+          "ann",
+          t.id,
+          first.id,
+          call({ parentId: "plan-1", operation: "planner", costUsd: 0.5 }),
+          T0 + 4,
+        );
+        await r.llmCalls.record(
+          "ann",
+          t.id,
+          first.id,
+          call({ parentId: "plan-1", operation: "plan_review", costUsd: 0.0625 }),
+          T0 + 5,
+        );
         expect(await r.llmCalls.costByNode("ann", t.id)).toEqual([
           {
             turnId: first.id,
             parentId: null,
+            operation: "subtask",
             inputTokens: 200,
             outputTokens: 40,
             costUsd: 0.125,
@@ -1045,6 +1063,7 @@ for (const { dialect, skip } of dialects) {
           {
             turnId: first.id,
             parentId: "sub-1",
+            operation: "subtask",
             inputTokens: 100,
             outputTokens: 20,
             costUsd: 0.25,
@@ -1052,8 +1071,29 @@ for (const { dialect, skip } of dialects) {
             llmCalls: 1,
           },
           {
+            turnId: first.id,
+            parentId: "plan-1",
+            operation: "planner",
+            inputTokens: 100,
+            outputTokens: 20,
+            costUsd: 0.5,
+            costKnown: true,
+            llmCalls: 1,
+          },
+          {
+            turnId: first.id,
+            parentId: "plan-1",
+            operation: "plan_review",
+            inputTokens: 100,
+            outputTokens: 20,
+            costUsd: 0.0625,
+            costKnown: true,
+            llmCalls: 1,
+          },
+          {
             turnId: later.id,
             parentId: null,
+            operation: "subtask",
             inputTokens: 100,
             outputTokens: 20,
             costUsd: 0.5,
@@ -1062,6 +1102,25 @@ for (const { dialect, skip } of dialects) {
           },
         ]);
         expect(await r.llmCalls.costByNode("bob", t.id)).toEqual([]);
+      });
+
+      it("sums a user's spend since a time across threads, and a thread's ever, only for the owner", async () => {
+        const t1 = await r.threads.create("ann", "one", T0);
+        const t2 = await r.threads.create("ann", "two", T0);
+        const a = await r.turns.start("ann", t1.id, {}, T0);
+        const b = await r.turns.start("ann", t2.id, {}, T0);
+        expect(await r.llmCalls.spend("ann", { since: 0 })).toBe(0);
+        await r.llmCalls.record("ann", t1.id, a.id, call({ costUsd: 0.5 }), T0 + 1);
+        await r.llmCalls.record("ann", t2.id, b.id, call({ costUsd: 0.25 }), T0 + 100);
+        await r.llmCalls.record("ann", t2.id, b.id, call({ costUsd: 0, costKnown: false }), T0 + 200);
+        expect(await r.llmCalls.spend("ann", { since: T0 })).toBeCloseTo(0.75, 9);
+        // `since` is inclusive: a call at that very millisecond counts.
+        expect(await r.llmCalls.spend("ann", { since: T0 + 100 })).toBeCloseTo(0.25, 9);
+        expect(await r.llmCalls.spend("ann", { since: T0 + 201 })).toBe(0);
+        expect(await r.llmCalls.spend("ann", { threadId: t1.id })).toBeCloseTo(0.5, 9);
+        expect(await r.llmCalls.spend("ann", { threadId: t2.id })).toBeCloseTo(0.25, 9);
+        expect(await r.llmCalls.spend("bob", { since: 0 })).toBe(0);
+        expect(await r.llmCalls.spend("bob", { threadId: t1.id })).toBe(0);
       });
     });
 

@@ -60,6 +60,7 @@ describe("the rows shared by both dialects", () => {
       {
         provider: "p",
         model: "m",
+        operation: "turn",
         depth: 1,
         parentId: "n1",
         inputTokens: 3,

@@ -141,6 +141,7 @@ describe("GET /api/threads/:id/usage", () => {
         {
           provider: "p",
           model: "m",
+          operation: parentId === null ? "turn" : "subtask",
           depth: parentId === null ? 0 : 1,
           parentId,
           inputTokens: 1,
@@ -171,9 +172,18 @@ describe("GET /api/threads/:id/usage", () => {
       llm_calls: 3,
     });
     expect(first?.nodes).toEqual([
-      { parent_id: null, input_tokens: 300, output_tokens: 30, cost_usd: 0, cost_known: false, llm_calls: 2 },
+      {
+        parent_id: null,
+        operation: "turn",
+        input_tokens: 300,
+        output_tokens: 30,
+        cost_usd: 0,
+        cost_known: false,
+        llm_calls: 2,
+      },
       {
         parent_id: "sub_1",
+        operation: "subtask",
         input_tokens: 40,
         output_tokens: 4,
         cost_usd: 0,
@@ -191,6 +201,7 @@ describe("GET /api/threads/:id/usage", () => {
       nodes: [
         {
           parent_id: null,
+          operation: "turn",
           input_tokens: 2,
           output_tokens: 4,
           cost_usd: 0.75,
@@ -199,6 +210,25 @@ describe("GET /api/threads/:id/usage", () => {
         },
         {
           parent_id: "sub_9",
+          operation: "subtask",
+          input_tokens: 1,
+          output_tokens: 2,
+          cost_usd: 0.125,
+          cost_known: false,
+          llm_calls: 1,
+        },
+      ],
+      by_operation: [
+        {
+          operation: "turn",
+          input_tokens: 2,
+          output_tokens: 4,
+          cost_usd: 0.75,
+          cost_known: true,
+          llm_calls: 2,
+        },
+        {
+          operation: "subtask",
           input_tokens: 1,
           output_tokens: 2,
           cost_usd: 0.125,
@@ -207,6 +237,25 @@ describe("GET /api/threads/:id/usage", () => {
         },
       ],
     });
+    // The thread's totals per operation, over both turns.
+    expect(usage.by_operation).toEqual([
+      {
+        operation: "turn",
+        input_tokens: 302,
+        output_tokens: 34,
+        cost_usd: 0.75,
+        cost_known: false,
+        llm_calls: 4,
+      },
+      {
+        operation: "subtask",
+        input_tokens: 41,
+        output_tokens: 6,
+        cost_usd: 0.125,
+        cost_known: false,
+        llm_calls: 2,
+      },
+    ]);
     expect(first?.turn_id).not.toBe(later.id);
 
     const theirs = await server.fetch(`/api/threads/${threadId}/usage`, { token: bob });

@@ -41,6 +41,7 @@ export async function summarizeHistory(input: SummarizeInput): Promise<Summarize
     maxTokens: SUMMARIZER_MAX_TOKENS,
   };
   const { turn, record } = await quietModelCall(input.provider, request, input.signal, {
+    operation: "summarizer",
     depth: 0,
     parentId: null,
     now,

@@ -34,6 +34,7 @@ export async function* callModel(level: Level): AsyncGenerator<LoopEvent, NextSt
   const turn = yield* streamModelTurn(params.provider, request, level.signal, level);
   level.iterations += 1;
   const record = modelCallRecord(params.provider, params.model, turn, {
+    operation: params.operation ?? (level.depth === 0 ? "turn" : "subtask"),
     depth: level.depth,
     parentId: level.parentId,
     startedAt,

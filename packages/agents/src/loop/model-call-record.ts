@@ -1,3 +1,4 @@
+import type { LlmOperation } from "@agentwire-chat/protocol";
 import type { Provider } from "../providers/provider.js";
 import type { ProviderRequest } from "../providers/provider-request.js";
 import { buildLlmCallRecord, type LlmCallRecord } from "../usage/llm-call-record.js";
@@ -5,6 +6,8 @@ import { type ModelTurn, streamModelTurn } from "./stream-model-turn.js";
 
 /** Where in the tree a call was made, and when. */
 export type CallSite = {
+  /** What the call is for; the ledger, usage, metrics and spans carry it. */
+  operation: LlmOperation;
   depth: number;
   parentId: string | null;
   /** Wall-clock start, for the ledger. */
@@ -30,6 +33,7 @@ export function modelCallRecord(
   return buildLlmCallRecord({
     provider: provider.id,
     model,
+    operation: site.operation,
     depth: site.depth,
     parentId: site.parentId,
     usage: turn.usage,
@@ -51,7 +55,13 @@ export async function quietModelCall(
   provider: Provider,
   request: ProviderRequest,
   signal: AbortSignal,
-  where: { depth: number; parentId: string | null; now: () => number; errorPrefix?: string },
+  where: {
+    operation: LlmOperation;
+    depth: number;
+    parentId: string | null;
+    now: () => number;
+    errorPrefix?: string;
+  },
 ): Promise<{ turn: ModelTurn; record: LlmCallRecord }> {
   const startedAt = Date.now();
   const t0 = where.now();
@@ -59,6 +69,13 @@ export async function quietModelCall(
   let next = await stream.next();
   while (!next.done) next = await stream.next();
   const turn = next.value;
-  const site = { depth: where.depth, parentId: where.parentId, startedAt, latencyMs: where.now() - t0, t0 };
+  const site = {
+    operation: where.operation,
+    depth: where.depth,
+    parentId: where.parentId,
+    startedAt,
+    latencyMs: where.now() - t0,
+    t0,
+  };
   return { turn, record: modelCallRecord(provider, request.model, turn, site, where.errorPrefix) };
 }

@@ -1,3 +1,4 @@
+import type { LlmOperation } from "@agentwire-chat/protocol";
 import type { ModelMessage } from "../providers/model-message.js";
 import type { Provider } from "../providers/provider.js";
 import type { ToolCallEvent } from "../providers/provider-event.js";
@@ -21,6 +22,8 @@ export type RunLoopParams = {
   depth?: number;
   /** The run_subtask call this level runs for; null at the root. */
   parentId?: string | null;
+  /** What this level's model calls are for; default `turn` at depth 0, else `subtask`. */
+  operation?: LlmOperation;
   /** Defaults to the budget's MAX_ITERATIONS_PER_LEVEL. */
   maxIterations?: number;
   /** Cancels the level and everything below it (the user's stop). */

@@ -82,9 +82,14 @@ class TurnFold {
         this.block ??= { text: "" };
         const block = this.block;
         block.text += event.text;
-        if (event.signature !== undefined || event.redactedData !== undefined) {
+        if (
+          event.signature !== undefined ||
+          event.redactedData !== undefined ||
+          event.reasoning !== undefined
+        ) {
           if (event.signature !== undefined) block.signature = event.signature;
           if (event.redactedData !== undefined) block.redactedData = event.redactedData;
+          if (event.reasoning !== undefined) block.reasoning = event.reasoning;
           turn.thinking.push(block);
           this.block = null;
         }

@@ -52,6 +52,7 @@ async function callModelFor(
     ...(params.maxTokens !== undefined && { maxTokens: params.maxTokens }),
   };
   const { turn, record } = await quietModelCall(params.provider, request, level.signal, {
+    operation: req.operation,
     depth: level.depth + 1,
     parentId: toolCallId,
     now: level.now,

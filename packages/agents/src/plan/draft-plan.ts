@@ -25,7 +25,7 @@ export async function draftPlan(callModel: CallModel, input: DraftPlanInput): Pr
   const conversation = input.conversation.slice();
   let issues: string[] = [];
   for (let attempt = 0; attempt <= input.maxRepairs; attempt++) {
-    const answer = await callModel({ systemPrompt, messages: conversation.slice() });
+    const answer = await callModel({ systemPrompt, messages: conversation.slice(), operation: "planner" });
     if (!answer.ok) return { ok: false, error: `the planner call failed: ${answer.error}` };
     conversation.push({ role: "assistant", text: answer.text });
     const json = extractGraphJson(answer.text);

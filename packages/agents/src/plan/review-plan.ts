@@ -24,7 +24,11 @@ export async function reviewPlan(
   const messages: ModelMessage[] = [{ role: "user", content: reviewerUserPrompt(objective, plan) }];
   let error = "";
   for (let attempt = 0; attempt < 2; attempt++) {
-    const answer = await callModel({ systemPrompt: REVIEWER_SYSTEM_PROMPT, messages: messages.slice() });
+    const answer = await callModel({
+      systemPrompt: REVIEWER_SYSTEM_PROMPT,
+      messages: messages.slice(),
+      operation: "plan_review",
+    });
     if (!answer.ok) return { ok: false, error: `the reviewer call failed: ${answer.error}` };
     const json = extractGraphJson(answer.text);
     const parsed = json.ok ? PlanVerdict.safeParse(json.value) : undefined;

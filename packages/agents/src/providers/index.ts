@@ -2,6 +2,7 @@ export * from "./anthropic/anthropic-provider.js";
 export * from "./anthropic/map-anthropic-request.js";
 export * from "./bounded-retry-fetch.js";
 export * from "./idle-timeout-fetch.js";
+export * from "./model-settings.js";
 export * from "./openai/map-openai-request.js";
 export * from "./openai/openai-provider.js";
 export * from "./pair-tool-results.js";

@@ -1,3 +1,5 @@
+import type { ResponsesReasoning } from "./model-message.js";
+
 /** Token counts of one call; a field is undefined when the provider did not report it (unknown, not zero). */
 export type ProviderUsage = {
   inputTokens?: number;
@@ -21,12 +23,13 @@ export type ProviderErrorInfo = {
 };
 
 export type TextDeltaEvent = { type: "text-delta"; text: string };
-/** Thinking text; a `signature` closes the current thinking block. */
+/** Thinking text; a `signature`, `redactedData` or Responses `reasoning` item closes the current thinking block. */
 export type ThinkingDeltaEvent = {
   type: "thinking-delta";
   text: string;
   signature?: string;
   redactedData?: string;
+  reasoning?: ResponsesReasoning;
 };
 /**
  * A complete tool call. When the model's arguments could not be parsed, `args` is undefined and

@@ -3,6 +3,10 @@ import { DEFAULT_IDLE_TIMEOUT_MS } from "./idle-timeout-fetch.js";
 
 const RESERVED_IDS = new Set(["openai", "anthropic", "scripted"]);
 
+/** Which OpenAI API an endpoint speaks: Chat Completions, or the Responses API (reasoning kept across calls). */
+export const OpenAIApi = z.enum(["chat", "responses"]);
+export type OpenAIApi = z.infer<typeof OpenAIApi>;
+
 /** One OpenAI-compatible server: `name` becomes its provider id. */
 export const CompatEndpoint = z.object({
   name: z
@@ -12,6 +16,8 @@ export const CompatEndpoint = z.object({
   baseURL: z.url({ protocol: /^https?$/ }),
   apiKey: z.string().min(1).optional(),
   defaultModel: z.string().min(1).optional(),
+  /** `<NAME>_API`: most compatible servers know only Chat Completions. */
+  api: OpenAIApi.default("chat"),
 });
 export type CompatEndpoint = z.infer<typeof CompatEndpoint>;
 
@@ -47,6 +53,8 @@ export const ProviderRegistryConfig = z.object({
       baseURL: z.url().optional(),
       organization: z.string().min(1).optional(),
       defaultModel: z.string().min(1).optional(),
+      /** OPENAI_API. */
+      api: OpenAIApi.default("chat"),
     })
     .optional(),
   anthropic: z
@@ -55,6 +63,8 @@ export const ProviderRegistryConfig = z.object({
       baseURL: z.url().optional(),
       defaultModel: z.string().min(1).optional(),
       thinkingBudgetTokens: z.number().int().min(1024).optional(),
+      /** ANTHROPIC_PROMPT_CACHE: `cache_control` breakpoints on the stable prefix and the conversation. */
+      promptCache: z.boolean().default(true),
     })
     .optional(),
   compatEndpoints: z.array(CompatEndpoint).default([]),
@@ -77,7 +87,8 @@ export type ResolvedRegistryConfig = z.output<typeof ProviderRegistryConfig>;
 /**
  * Reads the provider settings from the environment: OPENAI_API_KEY/OPENAI_BASE_URL/OPENAI_MODEL,
  * ANTHROPIC_API_KEY/ANTHROPIC_BASE_URL/ANTHROPIC_MODEL, OPENAI_COMPAT_ENDPOINTS (a key for an
- * endpoint may be given as `<NAME>_API_KEY`, its default model as `<NAME>_MODEL`), PROVIDER_MAX_RETRIES, PROVIDER_TIMEOUT_MS,
+ * endpoint may be given as `<NAME>_API_KEY`, its default model as `<NAME>_MODEL`, its API as `<NAME>_API`), OPENAI_API,
+ * ANTHROPIC_PROMPT_CACHE, PROVIDER_MAX_RETRIES, PROVIDER_TIMEOUT_MS,
  * PROVIDER_IDLE_TIMEOUT_MS.
  */
 export function providerRegistryConfigFromEnv(
@@ -87,7 +98,11 @@ export function providerRegistryConfigFromEnv(
     const prefix = e.name.toUpperCase().replace(/-/g, "_");
     return {
       ...e,
-      ...definedOnly({ apiKey: env[`${prefix}_API_KEY`], defaultModel: env[`${prefix}_MODEL`] }),
+      ...definedOnly({
+        apiKey: env[`${prefix}_API_KEY`],
+        defaultModel: env[`${prefix}_MODEL`],
+        api: env[`${prefix}_API`],
+      }),
     };
   });
   return ProviderRegistryConfig.parse({
@@ -96,6 +111,7 @@ export function providerRegistryConfigFromEnv(
           apiKey: env.OPENAI_API_KEY,
           baseURL: env.OPENAI_BASE_URL,
           defaultModel: env.OPENAI_MODEL,
+          api: env.OPENAI_API,
         })
       : undefined,
     anthropic: env.ANTHROPIC_API_KEY
@@ -103,6 +119,8 @@ export function providerRegistryConfigFromEnv(
           apiKey: env.ANTHROPIC_API_KEY,
           baseURL: env.ANTHROPIC_BASE_URL,
           defaultModel: env.ANTHROPIC_MODEL,
+          promptCache:
+            env.ANTHROPIC_PROMPT_CACHE === undefined ? undefined : env.ANTHROPIC_PROMPT_CACHE !== "off",
         })
       : undefined,
     compatEndpoints: compat,

@@ -1,3 +1,4 @@
+import type { LlmOperation } from "@agentwire-chat/protocol";
 import type { ModelMessage } from "../providers/model-message.js";
 import type { LoopEvent } from "../turn/loop-event.js";
 import type { PermissionClass } from "../turn/permission-class.js";
@@ -17,7 +18,12 @@ export type ToolOutcome =
 export type ArgsCheck<A> = { ok: true; value: A } | { ok: false; message: string };
 
 /** One model call a tool asks of the loop (create_plan's planner): no tools, the turn's provider and model. */
-export type ModelCallRequest = { systemPrompt: string; messages: ModelMessage[] };
+export type ModelCallRequest = {
+  systemPrompt: string;
+  messages: ModelMessage[];
+  /** What the call is for, in the ledger: `planner`, `plan_review`, `workflow_planner`. */
+  operation: LlmOperation;
+};
 
 /** The answer's text, or why there is none (a provider error, the stop, the budget). */
 export type ModelCallResult = { ok: true; text: string } | { ok: false; error: string };

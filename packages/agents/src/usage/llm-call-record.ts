@@ -1,3 +1,4 @@
+import type { LlmOperation } from "@agentwire-chat/protocol";
 import type { ProviderUsage } from "../providers/provider-event.js";
 import { priceOf } from "./prices.js";
 
@@ -5,6 +6,8 @@ import { priceOf } from "./prices.js";
 export type LlmCallRecord = {
   provider: string;
   model: string;
+  /** What the call was for (the root's turn, a subtask, the planner, the summarizer…). */
+  operation: LlmOperation;
   depth: number;
   parentId: string | null;
   inputTokens: number;
@@ -64,6 +67,7 @@ export function buildLlmCallRecord(input: RecordInput): LlmCallRecord {
   const record: LlmCallRecord = {
     provider: input.provider,
     model: input.model,
+    operation: input.operation,
     depth: input.depth,
     parentId: input.parentId,
     latencyMs: input.latencyMs,

@@ -64,7 +64,11 @@ export async function planWorkflow(opts: PlanWorkflowOptions): Promise<PlanOutco
       emit,
     });
     if (node.ended) return { ok: false, error: "stopped", issues };
-    const answer = await opts.callModel({ systemPrompt, messages: messages.slice() });
+    const answer = await opts.callModel({
+      systemPrompt,
+      messages: messages.slice(),
+      operation: "workflow_planner",
+    });
     if (!answer.ok) {
       node.end(answer.error, true);
       return { ok: false, error: answer.error, issues };

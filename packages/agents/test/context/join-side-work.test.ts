@@ -13,6 +13,7 @@ import { ScriptedProvider } from "../../src/testing/index.js";
 const sideCall = buildLlmCallRecord({
   provider: "scripted",
   model: "m",
+  operation: "summarizer",
   depth: 0,
   parentId: null,
   usage: { inputTokens: 300, outputTokens: 30 },

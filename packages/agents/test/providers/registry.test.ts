@@ -26,8 +26,8 @@ describe("OPENAI_COMPAT_ENDPOINTS", () => {
     expect(
       CompatEndpointsSchema.parse(" ollama=http://127.0.0.1:11434/v1 , vllm=http://gpu:8000/v1"),
     ).toEqual([
-      { name: "ollama", baseURL: "http://127.0.0.1:11434/v1" },
-      { name: "vllm", baseURL: "http://gpu:8000/v1" },
+      { name: "ollama", baseURL: "http://127.0.0.1:11434/v1", api: "chat" },
+      { name: "vllm", baseURL: "http://gpu:8000/v1", api: "chat" },
     ]);
     expect(CompatEndpointsSchema.parse("")).toEqual([]);
   });
@@ -45,21 +45,34 @@ describe("OPENAI_COMPAT_ENDPOINTS", () => {
     expect(JSON.stringify(result.error?.issues)).toMatch(message);
   });
 
-  it("reads the environment, with an optional <NAME>_API_KEY and <NAME>_MODEL per endpoint", () => {
+  it("reads the environment, with an optional <NAME>_API_KEY, <NAME>_MODEL and <NAME>_API per endpoint", () => {
     const config = providerRegistryConfigFromEnv({
       OPENAI_API_KEY: "sk-1",
       OPENAI_COMPAT_ENDPOINTS: "openrouter=https://openrouter.ai/api/v1,ollama=http://127.0.0.1:11434/v1",
       OPENROUTER_API_KEY: "or-key",
       OLLAMA_MODEL: "llama3.2",
+      OPENROUTER_API: "responses",
       PROVIDER_MAX_RETRIES: "1",
     });
-    expect(config.openai).toEqual({ apiKey: "sk-1" });
+    expect(config.openai).toEqual({ apiKey: "sk-1", api: "chat" });
     expect(config.anthropic).toBeUndefined();
     expect(config.compatEndpoints).toEqual([
-      { name: "openrouter", baseURL: "https://openrouter.ai/api/v1", apiKey: "or-key" },
-      { name: "ollama", baseURL: "http://127.0.0.1:11434/v1", defaultModel: "llama3.2" },
+      { name: "openrouter", baseURL: "https://openrouter.ai/api/v1", apiKey: "or-key", api: "responses" },
+      { name: "ollama", baseURL: "http://127.0.0.1:11434/v1", defaultModel: "llama3.2", api: "chat" },
     ]);
     expect(config.maxRetries).toBe(1);
+    const responses = providerRegistryConfigFromEnv({
+      OPENAI_API_KEY: "sk-1",
+      OPENAI_API: "responses",
+      ANTHROPIC_API_KEY: "ak",
+      ANTHROPIC_PROMPT_CACHE: "off",
+    });
+    expect(responses.openai?.api).toBe("responses");
+    expect(responses.anthropic?.promptCache).toBe(false);
+    expect(providerRegistryConfigFromEnv({ ANTHROPIC_API_KEY: "ak" }).anthropic?.promptCache).toBe(true);
+    expect(() =>
+      providerRegistryConfigFromEnv({ OPENAI_API_KEY: "sk-1", OPENAI_API: "completions" }),
+    ).toThrow();
   });
 });
 

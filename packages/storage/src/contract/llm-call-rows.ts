@@ -17,6 +17,7 @@ export function newLlmCallRow(
     userId,
     provider: call.provider,
     model: call.model,
+    operation: call.operation,
     depth: call.depth,
     parentId: call.parentId,
     inputTokens: call.inputTokens,

@@ -1,5 +1,6 @@
 import type { LlmCallRecord } from "@agentwire-chat/agents";
 import type {
+  LlmOperation,
   PlanStatus,
   ScratchpadEdit,
   ScratchpadItem,
@@ -247,16 +248,22 @@ export interface LlmCallsRepo {
   /** The calls of the user's turn, oldest first. */
   forTurn(userId: string, turnId: string): Promise<LlmCallRow[]>;
   /**
-   * What each turn of the user's thread spent, one row per turn and distinct `parent_id`: turns by
-   * start, the nodes of a turn by their first call. Turns without calls have no row.
+   * What each turn of the user's thread spent, one row per turn, distinct `parent_id` and operation:
+   * turns by start, the nodes of a turn by their first call. Turns without calls have no row.
    */
   costByNode(userId: string, threadId: string): Promise<NodeCostRow[]>;
+  /**
+   * What the user's calls cost (USD, priced calls only): since `since` (ms, inclusive) across all
+   * their threads, or on one thread (`threadId`) ever. The spend limits read it before every start.
+   */
+  spend(userId: string, scope: { since: number } | { threadId: string }): Promise<number>;
 }
 
-/** The ledger's sums for the calls of one turn made directly under one parent (null: the root). */
+/** The ledger's sums for the calls of one turn made directly under one parent (null: the root) for one operation. */
 export interface NodeCostRow {
   turnId: string;
   parentId: string | null;
+  operation: LlmOperation;
   inputTokens: number;
   outputTokens: number;
   costUsd: number;

@@ -6,6 +6,7 @@
 import type {
   ChatContext,
   ExecutionTreeSnapshot,
+  LlmOperation,
   MessageContent,
   MessageRole,
   MessageStatus,
@@ -126,6 +127,7 @@ export type LlmCallRow = {
   userId: string;
   provider: string;
   model: string;
+  operation: LlmOperation;
   depth: number;
   parentId: string | null;
   inputTokens: number;

@@ -1,11 +1,11 @@
 import type { LlmCallRecord } from "@agentwire-chat/agents";
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, gte, sql } from "drizzle-orm";
 import { newLlmCallRow } from "../contract/llm-call-rows.js";
 import type { LlmCallRow, LlmCallsRepo, NodeCostRow } from "../contract/repositories.js";
 import type { PgDb } from "./open-postgres.js";
 import { llmCalls, turns } from "./schema/index.js";
 
-/** Rows per INSERT: a statement takes at most 65,535 parameters, a ledger row 18. */
+/** Rows per INSERT: a statement takes at most 65,535 parameters, a ledger row 19. */
 const ROWS_PER_INSERT = 1_000;
 
 /** A ledger row waiting for the next insert, and its caller. */
@@ -68,6 +68,7 @@ export class PgLlmCallsRepo implements LlmCallsRepo {
       .select({
         turnId: llmCalls.turnId,
         parentId: llmCalls.parentId,
+        operation: llmCalls.operation,
         inputTokens: sql<number>`sum(${llmCalls.inputTokens})`.mapWith(Number),
         outputTokens: sql<number>`sum(${llmCalls.outputTokens})`.mapWith(Number),
         costUsd: sql<number>`sum(${llmCalls.costUsd})`.mapWith(Number),
@@ -77,7 +78,20 @@ export class PgLlmCallsRepo implements LlmCallsRepo {
       .from(turns)
       .innerJoin(llmCalls, eq(llmCalls.turnId, turns.id))
       .where(and(eq(turns.threadId, threadId), eq(turns.userId, userId), eq(llmCalls.userId, userId)))
-      .groupBy(turns.startedAt, llmCalls.turnId, llmCalls.parentId)
+      .groupBy(turns.startedAt, llmCalls.turnId, llmCalls.parentId, llmCalls.operation)
       .orderBy(asc(turns.startedAt), asc(llmCalls.turnId), asc(sql`min(${llmCalls.createdAt})`));
+  }
+
+  /** The user's priced spend since a time, or on one thread. */
+  async spend(userId: string, scope: { since: number } | { threadId: string }): Promise<number> {
+    const where =
+      "since" in scope
+        ? and(eq(llmCalls.userId, userId), gte(llmCalls.createdAt, scope.since))
+        : and(eq(llmCalls.userId, userId), eq(llmCalls.threadId, scope.threadId));
+    const rows = await this.db
+      .select({ cost: sql<number>`coalesce(sum(${llmCalls.costUsd}), 0)`.mapWith(Number) })
+      .from(llmCalls)
+      .where(where);
+    return rows[0]?.cost ?? 0;
   }
 }

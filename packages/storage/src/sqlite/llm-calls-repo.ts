@@ -1,5 +1,5 @@
 import type { LlmCallRecord } from "@agentwire-chat/agents";
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, gte, sql } from "drizzle-orm";
 import { newLlmCallRow } from "../contract/llm-call-rows.js";
 import type { LlmCallRow, LlmCallsRepo, NodeCostRow } from "../contract/repositories.js";
 import type { Db } from "./open-database.js";
@@ -42,6 +42,7 @@ export class SqliteLlmCallsRepo implements LlmCallsRepo {
       .select({
         turnId: llmCalls.turnId,
         parentId: llmCalls.parentId,
+        operation: llmCalls.operation,
         inputTokens: sql<number>`sum(${llmCalls.inputTokens})`.mapWith(Number),
         outputTokens: sql<number>`sum(${llmCalls.outputTokens})`.mapWith(Number),
         costUsd: sql<number>`sum(${llmCalls.costUsd})`.mapWith(Number),
@@ -51,8 +52,22 @@ export class SqliteLlmCallsRepo implements LlmCallsRepo {
       .from(turns)
       .innerJoin(llmCalls, eq(llmCalls.turnId, turns.id))
       .where(and(eq(turns.threadId, threadId), eq(turns.userId, userId), eq(llmCalls.userId, userId)))
-      .groupBy(turns.startedAt, llmCalls.turnId, llmCalls.parentId)
+      .groupBy(turns.startedAt, llmCalls.turnId, llmCalls.parentId, llmCalls.operation)
       .orderBy(asc(turns.startedAt), asc(llmCalls.turnId), asc(sql`min(${llmCalls.createdAt})`))
       .all();
+  }
+
+  /** The user's priced spend since a time, or on one thread. */
+  async spend(userId: string, scope: { since: number } | { threadId: string }): Promise<number> {
+    const where =
+      "since" in scope
+        ? and(eq(llmCalls.userId, userId), gte(llmCalls.createdAt, scope.since))
+        : and(eq(llmCalls.userId, userId), eq(llmCalls.threadId, scope.threadId));
+    const row = this.db
+      .select({ cost: sql<number>`coalesce(sum(${llmCalls.costUsd}), 0)`.mapWith(Number) })
+      .from(llmCalls)
+      .where(where)
+      .get();
+    return row?.cost ?? 0;
   }
 }

@@ -70,6 +70,7 @@ function probeTool(): Probe {
       });
       const inner = await ctx.callModel?.({
         systemPrompt: "inner",
+        operation: "planner",
         messages: [{ role: "user", content: "inner question" }],
       });
       if (!inner?.ok) return { type: "result", output: `inner failed: ${inner?.error}`, isError: true };

@@ -1,3 +1,4 @@
+import type { LlmOperation } from "@agentwire-chat/protocol";
 import { bigint, boolean, doublePrecision, index, pgTable, text } from "drizzle-orm/pg-core";
 import { threads } from "./threads.js";
 import { turns } from "./turns.js";
@@ -19,6 +20,8 @@ export const llmCalls = pgTable(
       .references(() => users.id, { onDelete: "cascade" }),
     provider: text().notNull(),
     model: text().notNull(),
+    /** What the call was for (`LlmOperation`); rows from before this column are the root's `turn`. */
+    operation: text().$type<LlmOperation>().notNull().default("turn"),
     depth: bigint({ mode: "number" }).notNull().default(0),
     parentId: text("parent_id"),
     inputTokens: bigint("input_tokens", { mode: "number" }).notNull().default(0),
@@ -32,5 +35,10 @@ export const llmCalls = pgTable(
     error: text(),
     createdAt: bigint("created_at", { mode: "number" }).notNull(),
   },
-  (t) => [index("llm_calls_turn_idx").on(t.turnId)],
+  // Spend limits sum a user's calls since a time and a thread's calls.
+  (t) => [
+    index("llm_calls_turn_idx").on(t.turnId),
+    index("llm_calls_user_time_idx").on(t.userId, t.createdAt),
+    index("llm_calls_thread_idx").on(t.threadId),
+  ],
 );

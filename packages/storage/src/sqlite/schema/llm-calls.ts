@@ -1,3 +1,4 @@
+import type { LlmOperation } from "@agentwire-chat/protocol";
 import { index, integer, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { threads } from "./threads.js";
 import { turns } from "./turns.js";
@@ -19,6 +20,8 @@ export const llmCalls = sqliteTable(
       .references(() => users.id, { onDelete: "cascade" }),
     provider: text().notNull(),
     model: text().notNull(),
+    /** What the call was for (`LlmOperation`); rows from before this column are the root's `turn`. */
+    operation: text().$type<LlmOperation>().notNull().default("turn"),
     depth: integer().notNull().default(0),
     /** The tree node whose call this was (a run_subtask, plan_step or tool call id); null at the root. */
     parentId: text("parent_id"),
@@ -33,5 +36,10 @@ export const llmCalls = sqliteTable(
     error: text(),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [index("llm_calls_turn_idx").on(t.turnId)],
+  // Spend limits sum a user's calls since a time and a thread's calls.
+  (t) => [
+    index("llm_calls_turn_idx").on(t.turnId),
+    index("llm_calls_user_time_idx").on(t.userId, t.createdAt),
+    index("llm_calls_thread_idx").on(t.threadId),
+  ],
 );
