@@ -83,6 +83,7 @@ describe("thread cost", () => {
     cost_known: known,
     llm_calls: calls,
     nodes: [],
+    by_operation: [],
   });
 
   it("sums the turns, and says nothing before the first model call", () => {

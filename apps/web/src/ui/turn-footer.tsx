@@ -10,6 +10,7 @@ const budgetNames: Record<BudgetView["reason"], string> = {
   wall_clock: "time",
   tokens: "token",
   bytes: "output size",
+  spend_limit: "spend",
   unknown: "turn",
 };
 
