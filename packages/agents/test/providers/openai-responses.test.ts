@@ -4,14 +4,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ModelMessage, ProviderEvent, ThinkingBlock } from "../../src/index.js";
-import { createProviderRegistry } from "../../src/index.js";
+import { createProviderRegistry, providerRegistryConfigFromEnv } from "../../src/index.js";
 import { OpenAIProvider } from "../../src/providers/openai/openai-provider.js";
 import { OpenAIResponsesProvider } from "../../src/providers/openai-responses/openai-responses-provider.js";
 import { collect, ofType, request, textOf } from "./helpers/collect.js";
 import { dataLines, readFixture } from "./helpers/fixtures.js";
 import { HISTORY, WEATHER_TOOL } from "./helpers/history.js";
 import { json, type MockLlmServer, sse, startMockLlmServer } from "./helpers/mock-llm-server.js";
-import { TEST_OPENAI_KEY } from "./helpers/providers.js";
+import { anthropicAt, TEST_OPENAI_KEY } from "./helpers/providers.js";
 import {
   callEvents,
   completed,
@@ -397,6 +397,31 @@ describe("Responses request body", () => {
   });
 });
 
+describe("Responses reasoning and the other providers", () => {
+  it("Anthropic sends no block for a Responses reasoning item (only its own signed or redacted ones)", async () => {
+    const end = [
+      { type: "message_start", message: { id: "m", usage: { input_tokens: 1, output_tokens: 1 } } },
+      { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 1 } },
+      { type: "message_stop" },
+    ];
+    server.reply(sse(responsesSse(end)));
+    const messages: ModelMessage[] = [
+      { role: "user", content: "hi" },
+      {
+        role: "assistant",
+        text: "hello",
+        thinking: [{ text: "t", reasoning: { id: "rs_x", encryptedContent: "enc", summary: ["t"] } }],
+      },
+      { role: "user", content: "again" },
+    ];
+    await collect(anthropicAt(server.url), request({ messages }));
+    const sent = server.requests.at(-1)!;
+    expect(sent.path).toBe("/v1/messages");
+    expect(JSON.stringify(sent.body)).not.toContain("enc");
+    expect(JSON.stringify(sent.body)).not.toContain('"thinking"');
+  });
+});
+
 describe("OPENAI_API / <NAME>_API in the registry", () => {
   it("api=responses makes openai and a compatible endpoint Responses providers; chat (the default) keeps Chat Completions", () => {
     const registry = createProviderRegistry({
@@ -412,5 +437,15 @@ describe("OPENAI_API / <NAME>_API in the registry", () => {
     expect(createProviderRegistry({ openai: { apiKey: TEST_OPENAI_KEY } }).get("openai")).toBeInstanceOf(
       OpenAIProvider,
     );
+    const fromEnv = providerRegistryConfigFromEnv({
+      OPENAI_API_KEY: TEST_OPENAI_KEY,
+      OPENAI_API: "responses",
+      OPENAI_COMPAT_ENDPOINTS: `my-azure=${server.url}/v1,local=${server.url}/v1`,
+      MY_AZURE_API: "responses",
+    });
+    const env = createProviderRegistry(fromEnv);
+    expect(env.get("openai")).toBeInstanceOf(OpenAIResponsesProvider);
+    expect(env.get("my-azure")).toBeInstanceOf(OpenAIResponsesProvider);
+    expect(env.get("local")).toBeInstanceOf(OpenAIProvider);
   });
 });
