@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ModelMessage, ProviderEvent, ThinkingBlock } from "../../src/index.js";
 import { createProviderRegistry, providerRegistryConfigFromEnv } from "../../src/index.js";
 import { OpenAIProvider } from "../../src/providers/openai/openai-provider.js";
+import { wantsReasoning } from "../../src/providers/openai-responses/map-responses-request.js";
 import { OpenAIResponsesProvider } from "../../src/providers/openai-responses/openai-responses-provider.js";
 import { collect, ofType, request, textOf } from "./helpers/collect.js";
 import { dataLines, readFixture } from "./helpers/fixtures.js";
@@ -224,7 +225,7 @@ describe("Responses adapter on streams written from the documented events", () =
 });
 
 describe("Responses request body", () => {
-  it("POSTs /v1/responses: store false, the include, instructions, input items, non-strict tools", async () => {
+  it("POSTs /v1/responses: store false, instructions, input items, non-strict tools; no reasoning for other models", async () => {
     server.reply(sse(responsesSse([...textEvents("ok"), completed()])));
     await collect(
       responsesAt(server.url),
@@ -234,12 +235,11 @@ describe("Responses request body", () => {
     expect(sent.path).toBe("/v1/responses");
     expect(sent.headers.authorization).toBe(`Bearer ${TEST_OPENAI_KEY}`);
     // HISTORY's thinking blocks are Anthropic's (signed, redacted): nothing of them goes to OpenAI,
-    // and "test-model" is no reasoning model, so no `reasoning` parameter either.
+    // and "test-model" is no reasoning model, so no `reasoning` nor the include (such models refuse both).
     expect(sent.body).toEqual({
       model: "test-model",
       stream: true,
       store: false,
-      include: ["reasoning.encrypted_content"],
       instructions: "You are terse.",
       max_output_tokens: 256,
       input: [
@@ -291,6 +291,7 @@ describe("Responses request body", () => {
     );
     const body = server.requests.at(-1)!.body as Record<string, unknown>;
     expect(body.reasoning).toEqual({ summary: "auto" });
+    expect(body.include).toEqual(["reasoning.encrypted_content"]);
     expect(body).not.toHaveProperty("parallel_tool_calls");
     expect(body).not.toHaveProperty("temperature");
   });
@@ -394,6 +395,18 @@ describe("Responses request body", () => {
       "1",
       "2",
     ]);
+  });
+});
+
+describe("which models reason", () => {
+  it("o-series and gpt-5 (not gpt-5-chat), with a prefix too; any model with a reasoning_effort", () => {
+    const reasons = (model: string, effort?: "low") =>
+      wantsReasoning(request({ model, ...(effort ? { settings: { reasoning_effort: effort } } : {}) }));
+    for (const model of ["o1", "o3-mini", "o4-mini", "gpt-5", "gpt-5.1-codex-max", "openai/gpt-5-mini"])
+      expect(reasons(model), model).toBe(true);
+    for (const model of ["gpt-4o", "gpt-4.1-mini", "gpt-5-chat-latest", "gpt-5.1-chat-latest", "llama3.2"])
+      expect(reasons(model), model).toBe(false);
+    expect(reasons("qwen3-32b", "low")).toBe(true);
   });
 });
 

@@ -10,11 +10,12 @@ import { pairToolResults } from "../pair-tool-results.js";
 import type { ProviderRequest, ToolSpec } from "../provider-request.js";
 
 /**
- * Models that reason (o-series, gpt-5 family), with or without a provider prefix ("openai/o3").
- * Other models reject a `reasoning` parameter, so it goes only to these, or wherever the operator set
+ * Models that reason (o-series, gpt-5 family but gpt-5-chat), with or without a provider prefix
+ * ("openai/o3"). Other models refuse both `reasoning` and the encrypted-content include ("Encrypted
+ * content is not supported with this model"), so those go only to these, or wherever the operator set
  * `reasoning_effort` (a compatible endpoint's reasoning model under another name).
  */
-const REASONING_MODEL = /(?:^|\/)(?:o\d|gpt-5)/i;
+const REASONING_MODEL = /(?:^|\/)(?:o\d|gpt-5(?!(?:\.\d+)?-chat))/i;
 
 /** True when the call asks for reasoning: the operator set an effort, or the model name is a reasoning model's. */
 export function wantsReasoning(request: ProviderRequest): boolean {
@@ -23,7 +24,7 @@ export function wantsReasoning(request: ProviderRequest): boolean {
 
 /**
  * Maps a provider-neutral request to a streamed Responses request. Nothing is kept on OpenAI's side
- * (`store: false`); the reasoning comes back encrypted in the answer and goes out again in the next
+ * (`store: false`); a reasoning model's reasoning comes back encrypted in the answer and goes out again in the next
  * call's `input`, which is how a reasoning model keeps its thoughts across the steps of a tool loop.
  */
 export function mapResponsesRequest(request: ProviderRequest): ResponseCreateParamsStreaming {
@@ -43,13 +44,15 @@ export function mapResponsesRequest(request: ProviderRequest): ResponseCreatePar
     input,
     stream: true,
     store: false,
-    include: ["reasoning.encrypted_content"],
   };
   if (request.systemPrompt) body.instructions = request.systemPrompt;
   if (request.tools.length > 0) body.tools = request.tools.map(mapTool);
   if (request.maxTokens !== undefined) body.max_output_tokens = request.maxTokens;
   const settings = request.settings ?? {};
   if (wantsReasoning(request)) {
+    // With store:false the encrypted content is the only copy of the reasoning: without it, an item
+    // sent back by id is "not found".
+    body.include = ["reasoning.encrypted_content"];
     body.reasoning = { summary: "auto" };
     if (settings.reasoning_effort !== undefined) body.reasoning.effort = settings.reasoning_effort;
   }
