@@ -23,6 +23,10 @@ export class ResponsesStreamState {
 
   /** Reads one raw event; anything unreadable or of a kind not used here is skipped. */
   push(raw: unknown): ResponsesOutcome {
+    // Nearly every event of a stream is a text delta: read without the schema, what it would make of it.
+    const fast = raw as { type?: unknown; delta?: unknown } | null;
+    if (fast?.type === "response.output_text.delta" && typeof fast.delta === "string")
+      return { events: fast.delta ? [{ type: "text-delta", text: fast.delta }] : [] };
     const parsed = ResponsesEvent.safeParse(raw);
     if (!parsed.success) return { events: [] };
     const event = parsed.data;
