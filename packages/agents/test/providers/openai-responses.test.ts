@@ -114,6 +114,13 @@ describe("Responses adapter replaying recorded streams", () => {
     expect(ofType(events, "usage")[0]?.usage).toMatchObject({ inputTokens: 299, outputTokens: 12 });
   });
 
+  it("openai_responses_text.sse through a given fetch (read as a web stream) gives the same events", async () => {
+    const viaTransport = await replay("openai_responses_text.sse");
+    server.reply(sse(readFixture("openai_responses_text.sse"), { "x-request-id": "req_fixture" }));
+    const viaFetch = await collect(responsesAt(server.url, { fetch: globalThis.fetch }), request());
+    expect(viaFetch).toEqual(viaTransport);
+  });
+
   it("openai_responses_error_midstream.sse: the error event after HTTP 200 ends the call, with the request id", async () => {
     const events = await replay("openai_responses_error_midstream.sse");
     expect(events).toEqual([
