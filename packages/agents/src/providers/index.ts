@@ -5,6 +5,8 @@ export * from "./idle-timeout-fetch.js";
 export * from "./model-settings.js";
 export * from "./openai/map-openai-request.js";
 export * from "./openai/openai-provider.js";
+export * from "./openai-responses/map-responses-request.js";
+export * from "./openai-responses/openai-responses-provider.js";
 export * from "./pair-tool-results.js";
 export * from "./provider-error.js";
 export * from "./registry.js";

@@ -1,6 +1,7 @@
 import { AnthropicProvider } from "./anthropic/anthropic-provider.js";
 import type { FetchLike } from "./bounded-retry-fetch.js";
 import { OpenAIProvider } from "./openai/openai-provider.js";
+import { OpenAIResponsesProvider } from "./openai-responses/openai-responses-provider.js";
 import type { Provider } from "./provider.js";
 import { ProviderRegistryConfig, type ResolvedRegistryConfig } from "./registry-config.js";
 import { KNOWN_MODELS } from "./registry-known-models.js";
@@ -100,14 +101,15 @@ function buildProviders(config: ResolvedRegistryConfig, fetch: FetchLike | undef
   };
   const out: Registered[] = [];
   if (config.openai) {
-    const { apiKey, baseURL, organization, defaultModel } = config.openai;
-    const provider = new OpenAIProvider({
+    const { apiKey, baseURL, organization, defaultModel, api } = config.openai;
+    const options = {
       id: "openai",
       apiKey,
       ...defined({ baseURL, organization }),
       ...shared,
       staticModels: KNOWN_MODELS.openai,
-    });
+    };
+    const provider = api === "responses" ? new OpenAIResponsesProvider(options) : new OpenAIProvider(options);
     out.push({ provider, defaultModel, staticModels: KNOWN_MODELS.openai });
   }
   if (config.anthropic) {
@@ -121,14 +123,17 @@ function buildProviders(config: ResolvedRegistryConfig, fetch: FetchLike | undef
     out.push({ provider, defaultModel, staticModels: KNOWN_MODELS.anthropic });
   }
   for (const endpoint of config.compatEndpoints) {
-    const provider = new OpenAIProvider({
+    const options = {
       id: endpoint.name,
       baseURL: endpoint.baseURL,
       ...defined({ apiKey: endpoint.apiKey }),
       ...shared,
-      // Local servers (Ollama, llama.cpp, LM Studio) implement max_tokens, not always max_completion_tokens.
-      maxTokensField: "max_tokens",
-    });
+    };
+    const provider =
+      endpoint.api === "responses"
+        ? new OpenAIResponsesProvider(options)
+        : // Local servers (Ollama, llama.cpp, LM Studio) implement max_tokens, not always max_completion_tokens.
+          new OpenAIProvider({ ...options, maxTokensField: "max_tokens" });
     out.push({ provider, defaultModel: endpoint.defaultModel });
   }
   return out;

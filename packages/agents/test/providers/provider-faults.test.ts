@@ -19,6 +19,7 @@ import {
   sseThenHold,
   startMockLlmServer,
 } from "./helpers/mock-llm-server.js";
+import { responsesWire } from "./helpers/responses-wire.js";
 
 type FaultCase = {
   name: string;
@@ -304,7 +305,7 @@ const cases: FaultCase[] = [
   },
 ];
 
-for (const wire of [anthropicWire, openaiWire]) {
+for (const wire of [anthropicWire, openaiWire, responsesWire]) {
   describe(`${wire.name} adapter failures`, () => {
     let server: MockLlmServer;
     beforeAll(async () => {

@@ -14,6 +14,7 @@ import {
   startMockLlmServer,
 } from "./helpers/mock-llm-server.js";
 import { anthropicAt, openaiAt } from "./helpers/providers.js";
+import { completed, responsesAt, responsesSse, textEvents } from "./helpers/responses-wire.js";
 
 const IDLE_MS = 300;
 
@@ -80,6 +81,9 @@ const anEnd = [
   { type: "message_stop" },
 ];
 
+const rsCreated = { type: "response.created", response: { id: "resp_1", status: "in_progress" } };
+const rsDelta = (t: string) => textEvents(t)[1]!;
+
 const dialects: Dialect[] = [
   {
     name: "openai",
@@ -94,6 +98,13 @@ const dialects: Dialect[] = [
     silentStart: messagesSse([anStart]),
     firstText: messagesSse([anStart, anBlock, anDelta("first")]),
     ok: [messagesSse([anStart, anBlock, anDelta("fi")]), messagesSse([anDelta("ne"), ...anEnd])],
+  },
+  {
+    name: "openai-responses",
+    make: (url, maxRetries) => responsesAt(url, { maxRetries, idleTimeoutMs: IDLE_MS }),
+    silentStart: responsesSse([rsCreated]),
+    firstText: responsesSse([rsCreated, ...textEvents("first")]),
+    ok: [responsesSse([rsCreated, ...textEvents("fi")]), responsesSse([rsDelta("ne"), completed()])],
   },
 ];
 

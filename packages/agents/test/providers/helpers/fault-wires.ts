@@ -15,7 +15,7 @@ export type StreamEnd = "stop" | "tool_calls" | "open";
  * bytes, and the facts where the two APIs differ (status words, headers, retry-after syntax).
  */
 export type FaultWire = {
-  name: "anthropic" | "openai";
+  name: "anthropic" | "openai" | "openai-responses";
   key: string;
   provider(url: string, overrides?: Partial<AnthropicProviderOptions & OpenAIProviderOptions>): Provider;
   /** The response header the API puts its request id in. */
