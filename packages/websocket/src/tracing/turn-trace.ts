@@ -1,4 +1,5 @@
 import {
+  CREATE_PLAN,
   type LlmCallRecord,
   type LoopEvent,
   RUN_SUBTASK,
@@ -27,6 +28,15 @@ type Node = {
   tokens?: { input: number; output: number };
 };
 
+/** A plan's step: a node of create_plan's call that runs an agent level of its own, like run_subtask. */
+const PLAN_STEP = "plan_step";
+
+/** The nodes under which an agent level runs (its `invoke_agent` span, named after the agent). */
+const AGENT_NODES: ReadonlyMap<string, string> = new Map([
+  [RUN_SUBTASK, "subtask"],
+  [PLAN_STEP, PLAN_STEP],
+]);
+
 /** Turn statuses that mean the turn did not deliver its answer: the root span's status is ERROR. */
 const FAILED: ReadonlySet<TurnStatus> = new Set([
   "error",
@@ -38,8 +48,9 @@ const FAILED: ReadonlySet<TurnStatus> = new Set([
 /**
  * The spans of one turn segment, built from the loop's events the way the execution tree is: the
  * turn (`invoke_agent`) at the root, one `execute_tool` span per tool call under the agent that made
- * it, for run_subtask an `invoke_agent` span under the call for the subtask's own model and tool
- * spans, and one `chat` span per provider call. Every time comes from one strictly increasing
+ * it, for run_subtask (and a plan's step) an `invoke_agent` span under the call for the subtask's own
+ * model and tool spans, and one `chat` span per provider call with its `agentwire.operation` (a
+ * tool's own calls, create_plan's planner and reviewer, hang under the tool's span). Every time comes from one strictly increasing
  * clock (epoch ms), so a child never sticks out of its parent.
  */
 export class TurnTrace implements TurnObserver {
@@ -79,7 +90,11 @@ export class TurnTrace implements TurnObserver {
 
   llmCall(record: LlmCallRecord): void {
     if (this.ended) return;
-    const parent = this.agentOf(record.parentId, record.depth);
+    const parent = this.agentOf(
+      record.parentId,
+      record.depth,
+      record.operation === PLAN_STEP ? PLAN_STEP : RUN_SUBTASK,
+    );
     // The record has whole milliseconds: clamped into its parent's time so it never sticks out.
     const start = Math.max(record.startedAt, parent.start);
     const end = Math.max(start, Math.min(record.startedAt + record.latencyMs, this.now()));
@@ -89,6 +104,7 @@ export class TurnTrace implements TurnObserver {
       [GenAi.provider]: record.provider,
       [GenAi.system]: record.provider,
       [GenAi.requestModel]: record.model,
+      [AgentwireAttr.operation]: record.operation,
       [GenAi.inputTokens]: record.inputTokens,
       [GenAi.outputTokens]: record.outputTokens,
       [AgentwireAttr.depth]: record.depth,
@@ -142,7 +158,7 @@ export class TurnTrace implements TurnObserver {
   }
 
   private startCall(event: ToolCallUpdateEvent): void {
-    this.openCall(event, this.agentOf(event.parent_id, event.depth), this.now(), false);
+    this.openCall(event, this.agentOf(event.parent_id, event.depth, callerOf(event.name)), this.now(), false);
   }
 
   private endCall(event: ToolCallUpdateEvent): void {
@@ -150,7 +166,12 @@ export class TurnTrace implements TurnObserver {
     // A call that started in an earlier segment (answered after a suspension) spans this segment.
     const call =
       this.calls.get(id) ??
-      this.openCall(event, this.agentOf(event.parent_id, event.depth), this.startedAt, true);
+      this.openCall(
+        event,
+        this.agentOf(event.parent_id, event.depth, callerOf(event.name)),
+        this.startedAt,
+        true,
+      );
     this.calls.delete(id);
     const subtask = this.subtasks.get(id);
     this.subtasks.delete(id);
@@ -183,12 +204,13 @@ export class TurnTrace implements TurnObserver {
       startTime,
     );
     this.calls.set(call.tool_call_id, node);
-    if (call.name === RUN_SUBTASK) {
+    const agent = AGENT_NODES.get(call.name);
+    if (agent !== undefined) {
       const subtask = this.open(
-        "invoke_agent subtask",
+        `invoke_agent ${agent}`,
         SpanKind.INTERNAL,
         node,
-        { ...this.agent("subtask", call.depth + 1), [AgentwireAttr.parentId]: call.tool_call_id },
+        { ...this.agent(agent, call.depth + 1), [AgentwireAttr.parentId]: call.tool_call_id },
         startTime,
       );
       this.subtasks.set(call.tool_call_id, subtask);
@@ -214,22 +236,23 @@ export class TurnTrace implements TurnObserver {
   }
 
   /**
-   * The span a node at `depth` with this execution-tree `parent_id` hangs under: its subtask, else
-   * the turn. A subtask started in an earlier segment (resumed after a suspension) is reopened for
-   * this segment, under the turn: the segment does not know the subtask's own parent.
+   * The span a node at `depth` with this execution-tree `parent_id` hangs under: its subtask (or
+   * plan step), else the open tool call it belongs to (create_plan's planner calls and steps), else
+   * the turn. A parent started in an earlier segment (resumed after a suspension) is reopened for
+   * this segment as a `callerName` call, under the turn: the segment does not know its own parent.
    */
-  private agentOf(parentId: string | null, depth: number): Node {
+  private agentOf(parentId: string | null, depth: number, callerName: string): Node {
     if (parentId === null) return this.root;
-    const open = this.subtasks.get(parentId);
+    const open = this.subtasks.get(parentId) ?? this.calls.get(parentId);
     if (open) return open;
     const call = {
       tool_call_id: parentId,
-      name: RUN_SUBTASK,
+      name: callerName,
       parent_id: null,
       depth: Math.max(0, depth - 1),
     };
-    this.openCall(call, this.root, this.startedAt, true);
-    return this.subtasks.get(parentId) ?? this.root;
+    const node = this.openCall(call, this.root, this.startedAt, true);
+    return this.subtasks.get(parentId) ?? node;
   }
 
   /** The attributes of an agent span (the turn or a subtask). */
@@ -270,6 +293,11 @@ export class TurnTrace implements TurnObserver {
     if (errorKind !== undefined) fail(node.span, errorKind);
     node.span.end(at);
   }
+}
+
+/** The kind of call a tool call of this name runs under: a plan step's is create_plan, any other a subtask's. */
+function callerOf(name: string): string {
+  return name === PLAN_STEP ? CREATE_PLAN : RUN_SUBTASK;
 }
 
 /** Marks a span failed with a low-cardinality error kind (never a message: those may carry user data). */
