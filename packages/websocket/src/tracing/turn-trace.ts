@@ -59,6 +59,8 @@ export class TurnTrace implements TurnObserver {
   private readonly calls = new Map<string, Node>();
   /** Open subtask spans by the id of the run_subtask call running them. */
   private readonly subtasks = new Map<string, Node>();
+  /** Provider calls seen before the call they ran under, by that call's id (see llmCall). */
+  private readonly early = new Map<string, LlmCallRecord[]>();
   private readonly ids: Attributes;
   private readonly startedAt: number;
   private readonly now: () => number;
@@ -90,6 +92,21 @@ export class TurnTrace implements TurnObserver {
 
   llmCall(record: LlmCallRecord): void {
     if (this.ended) return;
+    const { parentId } = record;
+    if (parentId !== null && !this.subtasks.has(parentId) && !this.calls.has(parentId)) {
+      // A plan step's `start` comes through create_plan's event channel, the step's calls straight
+      // from the loop: its first call may be seen first. Held until the step's span opens (or ends,
+      // for a step started in an earlier segment), so the call hangs under the step.
+      const held = this.early.get(parentId);
+      if (held) held.push(record);
+      else this.early.set(parentId, [record]);
+      return;
+    }
+    this.chatSpan(record);
+  }
+
+  /** The `chat` span of one provider call, under the agent (or tool call) it ran for. */
+  private chatSpan(record: LlmCallRecord): void {
     const parent = this.agentOf(
       record.parentId,
       record.depth,
@@ -158,7 +175,19 @@ export class TurnTrace implements TurnObserver {
   }
 
   private startCall(event: ToolCallUpdateEvent): void {
-    this.openCall(event, this.agentOf(event.parent_id, event.depth, callerOf(event.name)), this.now(), false);
+    const parent = this.agentOf(event.parent_id, event.depth, callerOf(event.name));
+    const held = this.early.get(event.tool_call_id);
+    // A call whose own model calls were seen first started no later than the first of them.
+    const first = Math.min(this.now(), ...(held ?? []).map((r) => r.startedAt));
+    this.openCall(event, parent, Math.max(parent.start, first), false);
+    this.flushEarly(event.tool_call_id);
+  }
+
+  /** The held provider calls of one call, now that its span is open. */
+  private flushEarly(id: string): void {
+    const held = this.early.get(id);
+    this.early.delete(id);
+    for (const record of held ?? []) this.chatSpan(record);
   }
 
   private endCall(event: ToolCallUpdateEvent): void {
@@ -172,6 +201,7 @@ export class TurnTrace implements TurnObserver {
         this.startedAt,
         true,
       );
+    this.flushEarly(id);
     this.calls.delete(id);
     const subtask = this.subtasks.get(id);
     this.subtasks.delete(id);
@@ -221,6 +251,8 @@ export class TurnTrace implements TurnObserver {
   /** Closes whatever is still open, then the turn's span with its status and token totals. */
   private finish(status: TurnStatus): void {
     if (this.ended) return;
+    // Calls whose parent never showed in this segment: under a reopened parent, as agentOf does.
+    for (const id of [...this.early.keys()]) this.flushEarly(id);
     this.ended = true;
     const at = this.now();
     for (const node of [...this.subtasks.values(), ...this.calls.values()]) {
