@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { ProviderRequest } from "@agentwire-chat/agents";
 import type { ScriptedStep } from "@agentwire-chat/agents/testing";
 import { contentText, type LlmOperation, ThreadUsage } from "@agentwire-chat/protocol";
@@ -8,6 +11,7 @@ import {
   startChatServer,
 } from "@agentwire-chat/testkit/chat-harness";
 import { plan } from "@agentwire-chat/testkit/plan-script";
+import { echoTool } from "@agentwire-chat/testkit/test-tools";
 import {
   BasicTracerProvider,
   InMemorySpanExporter,
@@ -22,11 +26,14 @@ import { isSummarizer, seedThread, settings, summaryStep, USER } from "../contex
 
 let server: ChatTestServer | undefined;
 let tracing: BasicTracerProvider | undefined;
+let dir: string | undefined;
 afterEach(async () => {
   await server?.close();
   await tracing?.shutdown();
   server = undefined;
   tracing = undefined;
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
 });
 
 /** A priced model: the scripted provider answers as any model it is asked for. */
@@ -259,3 +266,71 @@ describe("every model call says what it was for", () => {
 });
 
 const key = (row: unknown[]) => JSON.stringify(row);
+
+/**
+ * Root → create_plan (auto_execute) → "finished"; the "collect facts" step first calls the gated
+ * write_note (the turn waits for approval), then answers; the other steps answer at once.
+ */
+function gatedStep(r: ProviderRequest): ScriptedStep {
+  if (r.systemPrompt.startsWith("You are a planner"))
+    return { text: `\`\`\`json\n${JSON.stringify(plan)}\n\`\`\`` };
+  const last = r.messages.at(-1);
+  if (r.systemPrompt.startsWith("You are a focused sub-agent")) {
+    const task = firstText(r).split("\n")[0];
+    if (task === "collect facts" && last?.role !== "tool") {
+      return { toolCalls: [{ id: "w1", name: "write_note", args: { text: "facts" } }] };
+    }
+    return { text: `did ${task}` };
+  }
+  if (last?.role === "tool") return { text: "finished" };
+  return {
+    toolCalls: [
+      { id: "cp1", name: "create_plan", args: { objective: "a report", execution_mode: "auto_execute" } },
+    ],
+  };
+}
+
+describe("a plan step resumed after an approval, in a new server process", () => {
+  it("records plan_step for the step's calls before and after the wait", async () => {
+    dir = mkdtempSync(join(tmpdir(), "agentwire-operations-"));
+    const dbPath = join(dir, "agentwire.db");
+    const options = {
+      dbPath,
+      policy: { workspaceWrite: "ask" as const },
+      extraTools: [echoTool("write_note", "workspace_write")],
+    };
+    server = await startChatServer(gatedStep, options);
+    const client = await server.connect();
+    client.command("chat_message", { content: "make a report" });
+    const before = await client.collectUntil(
+      (f) => f.type === "agent_state" && f.state === "waiting_on_user",
+    );
+    const request = before.find((f) => f.type === "tool_approval_request");
+    if (request?.type !== "tool_approval_request") throw new Error("no tool_approval_request");
+    const threadId = threadOf(before);
+    await server.close();
+
+    // The process that ran the step is gone: the stored suspension is all the new one has.
+    server = await startChatServer(gatedStep, options);
+    const again = await server.connect();
+    again.command("tool_approval_response", { approval_id: request.approval_id, decision: "allow" });
+    await again.collectUntil(isDone);
+    expect(server.provider.requests.map((r) => firstText(r).split("\n")[0])).toEqual([
+      "collect facts",
+      "write it",
+      "make a report",
+    ]);
+    const turnId = (await server.repos.turns.latest(USER, threadId))?.id ?? "";
+    const rows = await server.repos.llmCalls.forTurn(USER, turnId);
+    const steps = rows.filter((r) => r.parentId?.startsWith("cp1/"));
+    expect(steps.map((r) => r.parentId).sort()).toEqual([
+      "cp1/draft",
+      "cp1/facts",
+      "cp1/facts",
+      "cp1/quotes",
+    ]);
+    for (const row of steps) expect(row.operation, row.parentId ?? "").toBe("plan_step");
+    expect(rows.filter((r) => r.parentId === null).map((r) => r.operation)).toEqual(["turn", "turn"]);
+    expect(rows.filter((r) => r.parentId === "cp1").map((r) => r.operation)).toEqual(["planner"]);
+  });
+});
