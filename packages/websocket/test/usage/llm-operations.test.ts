@@ -7,6 +7,7 @@ import { contentText, type LlmOperation, ThreadUsage } from "@agentwire-chat/pro
 import {
   type ChatTestServer,
   expectWellFormedTurn,
+  gate,
   isDone,
   startChatServer,
 } from "@agentwire-chat/testkit/chat-harness";
@@ -332,5 +333,46 @@ describe("a plan step resumed after an approval, in a new server process", () =>
     for (const row of steps) expect(row.operation, row.parentId ?? "").toBe("plan_step");
     expect(rows.filter((r) => r.parentId === null).map((r) => r.operation)).toEqual(["turn", "turn"]);
     expect(rows.filter((r) => r.parentId === "cp1").map((r) => r.operation)).toEqual(["planner"]);
+  });
+});
+
+describe("a summarizer call that lands after its turn", () => {
+  it("is a summarizer row in the ledger and counts in /metrics per operation", async () => {
+    const release = gate();
+    const metrics = new AgentwireMetrics({
+      openSockets: () => 0,
+      turns: () => ({ running: 0, suspended: 0 }),
+    });
+    server = await startChatServer(
+      (r) =>
+        isSummarizer(r)
+          ? { ...summaryStep("S-late"), hold: release.promise }
+          : { text: "ok", usage: usage("turn") },
+      { observer: metrics },
+    );
+    // 17 messages against 20: the summarizer starts beside the turn, which does not wait for it.
+    server.chat.context = settings({ CONTEXT_MAX_MESSAGES: 20 });
+    const { threadId } = await seedThread(server, 4);
+    const client = await server.connect();
+    client.command("chat_message", { content: "first", thread_id: threadId, model: MODEL });
+    await client.collectUntil(isDone);
+    const summarizerSeries = `agentwire_provider_calls_total{provider="scripted",model="${MODEL}",operation="summarizer",outcome="ok"} 1`;
+    expect(await metrics.registry.metrics()).not.toContain(summarizerSeries);
+
+    release.open();
+    await server.chat.turns.sideWorkOf(threadId);
+    const turnId = (await server.repos.turns.latest(USER, threadId))?.id ?? "";
+    const rows = await server.repos.llmCalls.forTurn(USER, turnId);
+    expect(rows.map((r) => r.operation).sort()).toEqual(["summarizer", "turn"]);
+    const text = await metrics.registry.metrics();
+    expect(text).toContain(summarizerSeries);
+    expect(text).toContain(
+      `agentwire_tokens_total{provider="scripted",model="${MODEL}",operation="summarizer",kind="input"} 500`,
+    );
+    const body = ThreadUsage.parse(await (await server.fetch(`/api/threads/${threadId}/usage`)).json());
+    expect(body.by_operation.map((e) => [e.operation, e.llm_calls]).sort()).toEqual([
+      ["summarizer", 1],
+      ["turn", 1],
+    ]);
   });
 });
