@@ -313,6 +313,10 @@ describe("a plan step resumed after an approval, in a new server process", () =>
 
     // The process that ran the step is gone: the stored suspension is all the new one has.
     server = await startChatServer(gatedStep, options);
+    const exporter = new InMemorySpanExporter();
+    const ended = new EndedSpans();
+    tracing = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter), ended] });
+    server.chat.observeTurn = createTurnTracer(tracing.getTracer("agentwire-test"));
     const again = await server.connect();
     again.command("tool_approval_response", { approval_id: request.approval_id, decision: "allow" });
     await again.collectUntil(isDone);
@@ -333,6 +337,16 @@ describe("a plan step resumed after an approval, in a new server process", () =>
     for (const row of steps) expect(row.operation, row.parentId ?? "").toBe("plan_step");
     expect(rows.filter((r) => r.parentId === null).map((r) => r.operation)).toEqual(["turn", "turn"]);
     expect(rows.filter((r) => r.parentId === "cp1").map((r) => r.operation)).toEqual(["planner"]);
+    // The resumed segment's trace: its calls' spans say the same.
+    await ended.until(isRoot);
+    const chats = exporter.getFinishedSpans().filter((s) => s.attributes["gen_ai.operation.name"] === "chat");
+    expect(
+      chats.map((s) => [s.attributes["agentwire.parent_id"] ?? null, s.attributes["agentwire.operation"]]),
+    ).toEqual([
+      ["cp1/facts", "plan_step"],
+      ["cp1/draft", "plan_step"],
+      [null, "turn"],
+    ]);
   });
 });
 
