@@ -12,6 +12,7 @@ export function levelState(level: Level, results: ToolModelMessage[]): Checkpoin
     toolNames: level.toolNames,
     ...(params.outputSchema !== undefined && { outputSchema: params.outputSchema }),
     ...(params.title !== undefined && { title: params.title }),
+    ...(params.operation !== undefined && { operation: params.operation }),
     messages: level.messages.slice(),
     results,
     iterationsUsed: level.iterations,

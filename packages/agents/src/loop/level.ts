@@ -101,6 +101,7 @@ export function createLevel(params: RunLoopParams, run: RunLevel): Level {
         signal: local.signal,
         title: child.title,
         ...(child.outputSchema !== undefined && { outputSchema: child.outputSchema }),
+        ...(child.operation !== undefined && { operation: child.operation }),
         ...(params.maxTokens !== undefined && { maxTokens: params.maxTokens }),
         offer: child.offer,
       }),

@@ -104,6 +104,7 @@ async function runStep(step: PlanStep, run: Run): Promise<StepOutcome | typeof W
     instructions: withInputs(step.instructions, inputs),
     tools: step.tools ?? [...s.defaultTools],
     args: { step_id: step.id, ...(step.inputs && { inputs: step.inputs }) },
+    operation: "plan_step",
   });
   if (result.pending) {
     run.waiting ??= { stepId: step.id, subtask: result.pending };

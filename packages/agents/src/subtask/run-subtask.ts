@@ -1,3 +1,4 @@
+import type { LlmOperation } from "@agentwire-chat/protocol";
 import { subtaskSystemPrompt } from "../prompts/subtask-system-prompt.js";
 import type { NestedSubtask, NestedSubtaskResult, Tool } from "../tools/tool.js";
 import { truncateResult } from "../tools/truncate-result.js";
@@ -33,6 +34,7 @@ type ChildTask = Pick<RunSubtaskArgs, "title" | "instructions" | "output_schema"
   tools: Tool[];
   parentId: string;
   depth: number;
+  operation?: LlmOperation;
 };
 
 /** Runs one child level to its end, forwarding its events; its usage joins the parent's. */
@@ -57,6 +59,7 @@ async function runChildLevel(
     parentId: args.parentId,
     title: args.title,
     ...(args.output_schema !== undefined && { outputSchema: args.output_schema }),
+    ...(args.operation !== undefined && { operation: args.operation }),
     // The child's earlier events are pushed before it runs on, so its chunks may skip its generator.
     offer: (event) => {
       push(event);
@@ -148,7 +151,14 @@ async function nestedOutcome(
   if (level.signal.aborted) return stoppedOutcome(level.budget.breach !== null);
   if (level.budget.tryStart("subtasks")) return stoppedOutcome(true);
   level.usage.addSubtask();
-  const args = { title: task.title, instructions: task.instructions, tools, parentId: task.id, depth };
+  const args: ChildTask = {
+    title: task.title,
+    instructions: task.instructions,
+    tools,
+    parentId: task.id,
+    depth,
+    ...(task.operation !== undefined && { operation: task.operation }),
+  };
   // The step is a container like run_subtask: a tree-wide permit of its own, lent while its tools run.
   const { permits } = level.ctx;
   try {

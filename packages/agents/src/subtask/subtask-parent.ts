@@ -1,3 +1,4 @@
+import type { LlmOperation } from "@agentwire-chat/protocol";
 import type { ParallelPermits } from "../budget/parallel-permits.js";
 import type { TurnBudget } from "../budget/turn-budget.js";
 import type { ModelMessage } from "../providers/model-message.js";
@@ -15,6 +16,8 @@ export type ChildLevel = {
   parentId: string;
   title: string;
   outputSchema?: Record<string, unknown>;
+  /** What its model calls are for, when not `subtask` (a plan step's). */
+  operation?: LlmOperation;
   offer: (event: LoopEvent) => boolean;
 };
 

@@ -135,6 +135,7 @@ async function* continueLevel(
     ...(p.maxTokens !== undefined && { maxTokens: p.maxTokens }),
     ...(level.outputSchema !== undefined && { outputSchema: level.outputSchema }),
     ...(level.title !== undefined && { title: level.title }),
+    ...(level.operation !== undefined && { operation: level.operation }),
     ...(level.depth === 0 && p.context !== undefined && { context: p.context }),
   });
   usage.merge(result.usage);

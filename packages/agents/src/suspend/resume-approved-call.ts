@@ -35,6 +35,7 @@ export async function* resumeApprovedCall(
       ctx: p.ctx,
       depth: saved.depth,
       parentId: saved.parentId,
+      ...(saved.operation !== undefined && { operation: saved.operation }),
       ...(p.signal !== undefined && { signal: p.signal }),
       ...(p.maxTokens !== undefined && { maxTokens: p.maxTokens }),
     },

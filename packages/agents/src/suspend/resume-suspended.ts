@@ -103,6 +103,7 @@ export async function* resumeSuspended(p: ResumeParams): AsyncGenerator<LoopEven
         ...(p.maxTokens !== undefined && { maxTokens: p.maxTokens }),
         ...(level.outputSchema !== undefined && { outputSchema: level.outputSchema }),
         ...(level.title !== undefined && { title: level.title }),
+        ...(level.operation !== undefined && { operation: level.operation }),
         ...(i === 0 && p.context !== undefined && { context: p.context }),
       });
       usage.merge(result.usage);

@@ -38,6 +38,7 @@ export async function* resumeToolLevel(
       ctx: p.ctx,
       depth: owner.depth,
       parentId: owner.parentId,
+      ...(owner.operation !== undefined && { operation: owner.operation }),
       ...(p.signal !== undefined && { signal: p.signal }),
       ...(p.maxTokens !== undefined && { maxTokens: p.maxTokens }),
     },

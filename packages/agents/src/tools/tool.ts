@@ -40,6 +40,8 @@ export type NestedSubtask = {
   tools?: string[];
   /** Shown as the node's `args`. */
   args?: unknown;
+  /** What the subtask's own model calls are for in the ledger; default `subtask`. */
+  operation?: LlmOperation;
 };
 
 /**

@@ -1,3 +1,4 @@
+import type { LlmOperation } from "@agentwire-chat/protocol";
 import type { ModelMessage, ToolModelMessage } from "../providers/model-message.js";
 import type { Suspension } from "./suspension.js";
 
@@ -10,6 +11,12 @@ export type SuspendedLevel = {
   toolNames: string[] | null;
   outputSchema?: Record<string, unknown>;
   title?: string;
+  /**
+   * What the level's model calls are for when not the default of its depth (`plan_step`): kept so a
+   * step resumed after an answer, an approval or a crash records its calls as before. States stored
+   * before it existed have none, and such a level records `subtask` as it did.
+   */
+  operation?: LlmOperation;
   /** Messages up to and including the assistant message whose call is pending. */
   messages: ModelMessage[];
   /** Results of the other calls of that assistant message (finished beside the pending one). */

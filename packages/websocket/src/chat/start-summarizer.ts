@@ -21,7 +21,7 @@ export type SummarizerRun = {
  * while one already runs; else settles when it has ended (it never rejects).
  */
 export function startSummarizer(
-  chat: Pick<ChatServices, "providers" | "context">,
+  chat: Pick<ChatServices, "providers" | "context" | "observer">,
   run: TurnSegment,
   turnModel: { provider: Provider; frames: FrameLog },
   ctx: LoopContext,
@@ -50,6 +50,7 @@ export function startSummarizer(
       ctx,
       side: input.side,
       deliverLate: (event) => appendOutsideTurn(outside, userId, threadId, event),
+      ...(chat.observer && { observeLate: (record) => chat.observer?.llmCall(record) }),
       turnStored: async () => {
         await turn.driving;
       },

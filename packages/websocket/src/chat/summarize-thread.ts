@@ -1,6 +1,7 @@
 import {
   type CompressionJob,
   type ContextSettings,
+  type LlmCallRecord,
   type LoopContext,
   type LoopEvent,
   type Provider,
@@ -31,6 +32,11 @@ export type SummarizeThreadInput = {
   side: SideChannel;
   /** Sends a frame to the thread after its turn has ended (appendOutsideTurn). */
   deliverLate: (event: ScratchpadPatch) => Promise<unknown>;
+  /**
+   * The process-wide observer (metrics) of a late call: the turn's own observer has ended, so a call
+   * landing after it would be missing from the per-operation counters otherwise.
+   */
+  observeLate?: (record: LlmCallRecord) => void;
   /** Settles once the turn's driver has stored its end (or its suspension): late writes go after it. */
   turnStored: () => Promise<void>;
   /** The turn's stop, shutdown and SUMMARIZER_TIMEOUT_MS. */
@@ -69,6 +75,7 @@ export async function summarizeThread(input: SummarizeThreadInput): Promise<void
       // After the turn row's end is written, or that write would replace the usage added here.
       await input.turnStored();
       await recordLateCall(repos, userId, threadId, input.turnId, record);
+      input.observeLate?.(record);
     }
     if (!output.ok) {
       logger.warn({ reason: output.message }, "summarizer failed; the thread keeps its previous summary");

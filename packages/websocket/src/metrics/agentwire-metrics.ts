@@ -22,9 +22,9 @@ export type MetricsSources = {
 export class AgentwireMetrics implements TurnObserver, AdmissionObserver {
   readonly registry = new Registry();
   private readonly turnsEnded: Counter<"status">;
-  private readonly providerCalls: Counter<"provider" | "model" | "outcome">;
-  private readonly tokens: Counter<"provider" | "model" | "kind">;
-  private readonly cost: Counter<"provider" | "model">;
+  private readonly providerCalls: Counter<"provider" | "model" | "operation" | "outcome">;
+  private readonly tokens: Counter<"provider" | "model" | "operation" | "kind">;
+  private readonly cost: Counter<"provider" | "model" | "operation">;
   private readonly providerLatency: Histogram<"provider">;
   private readonly firstToken: Histogram<"provider" | "model">;
   private readonly toolCalls: Counter<"tool">;
@@ -132,20 +132,20 @@ export class AgentwireMetrics implements TurnObserver, AdmissionObserver {
     });
     this.providerCalls = new Counter({
       name: "agentwire_provider_calls_total",
-      help: "Provider calls at any depth",
-      labelNames: ["provider", "model", "outcome"],
+      help: "Provider calls at any depth, by what they were for (operation)",
+      labelNames: ["provider", "model", "operation", "outcome"],
       registers,
     });
     this.tokens = new Counter({
       name: "agentwire_tokens_total",
-      help: "Tokens by provider, model and kind",
-      labelNames: ["provider", "model", "kind"],
+      help: "Tokens by provider, model, operation and kind",
+      labelNames: ["provider", "model", "operation", "kind"],
       registers,
     });
     this.cost = new Counter({
       name: "agentwire_cost_usd_total",
-      help: "Known cost in USD",
-      labelNames: ["provider", "model"],
+      help: "Known cost in USD, by provider, model and operation",
+      labelNames: ["provider", "model", "operation"],
       registers,
     });
     this.providerLatency = new Histogram({
@@ -189,10 +189,12 @@ export class AgentwireMetrics implements TurnObserver, AdmissionObserver {
   }
 
   llmCall(r: LlmCallRecord): void {
-    const labels = { provider: r.provider, model: modelLabel(r.model) };
+    const model = { provider: r.provider, model: modelLabel(r.model) };
+    // The operation is one of LlmOperation's eight values: bounded like the other labels.
+    const labels = { ...model, operation: r.operation };
     this.providerCalls.inc({ ...labels, outcome: r.error ? "error" : "ok" });
     this.providerLatency.observe({ provider: r.provider }, r.latencyMs / 1000);
-    if (r.firstTokenMs !== undefined) this.firstToken.observe(labels, r.firstTokenMs / 1000);
+    if (r.firstTokenMs !== undefined) this.firstToken.observe(model, r.firstTokenMs / 1000);
     this.tokens.inc({ ...labels, kind: "input" }, r.inputTokens);
     this.tokens.inc({ ...labels, kind: "output" }, r.outputTokens);
     this.tokens.inc({ ...labels, kind: "cache_read" }, r.cacheReadTokens);

@@ -39,6 +39,8 @@ export const AgentwireAttr = {
   turnStatus: "agentwire.turn.status",
   resumed: "agentwire.turn.resumed",
   costUsd: "agentwire.cost_usd",
+  /** What a model call was for (LlmOperation: turn, subtask, plan_step, planner, plan_review…), as in the ledger. */
+  operation: "agentwire.operation",
   /** A span closed because its segment suspended or ended before the call finished. */
   unfinished: "agentwire.unfinished",
 } as const;

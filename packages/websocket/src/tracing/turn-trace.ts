@@ -1,4 +1,5 @@
 import {
+  CREATE_PLAN,
   type LlmCallRecord,
   type LoopEvent,
   RUN_SUBTASK,
@@ -27,6 +28,15 @@ type Node = {
   tokens?: { input: number; output: number };
 };
 
+/** A plan's step: a node of create_plan's call that runs an agent level of its own, like run_subtask. */
+const PLAN_STEP = "plan_step";
+
+/** The nodes under which an agent level runs (its `invoke_agent` span, named after the agent). */
+const AGENT_NODES: ReadonlyMap<string, string> = new Map([
+  [RUN_SUBTASK, "subtask"],
+  [PLAN_STEP, PLAN_STEP],
+]);
+
 /** Turn statuses that mean the turn did not deliver its answer: the root span's status is ERROR. */
 const FAILED: ReadonlySet<TurnStatus> = new Set([
   "error",
@@ -38,8 +48,9 @@ const FAILED: ReadonlySet<TurnStatus> = new Set([
 /**
  * The spans of one turn segment, built from the loop's events the way the execution tree is: the
  * turn (`invoke_agent`) at the root, one `execute_tool` span per tool call under the agent that made
- * it, for run_subtask an `invoke_agent` span under the call for the subtask's own model and tool
- * spans, and one `chat` span per provider call. Every time comes from one strictly increasing
+ * it, for run_subtask (and a plan's step) an `invoke_agent` span under the call for the subtask's own
+ * model and tool spans, and one `chat` span per provider call with its `agentwire.operation` (a
+ * tool's own calls, create_plan's planner and reviewer, hang under the tool's span). Every time comes from one strictly increasing
  * clock (epoch ms), so a child never sticks out of its parent.
  */
 export class TurnTrace implements TurnObserver {
@@ -48,6 +59,8 @@ export class TurnTrace implements TurnObserver {
   private readonly calls = new Map<string, Node>();
   /** Open subtask spans by the id of the run_subtask call running them. */
   private readonly subtasks = new Map<string, Node>();
+  /** Provider calls seen before the call they ran under, by that call's id (see llmCall). */
+  private readonly early = new Map<string, LlmCallRecord[]>();
   private readonly ids: Attributes;
   private readonly startedAt: number;
   private readonly now: () => number;
@@ -79,7 +92,26 @@ export class TurnTrace implements TurnObserver {
 
   llmCall(record: LlmCallRecord): void {
     if (this.ended) return;
-    const parent = this.agentOf(record.parentId, record.depth);
+    const { parentId } = record;
+    if (parentId !== null && !this.subtasks.has(parentId) && !this.calls.has(parentId)) {
+      // A plan step's `start` comes through create_plan's event channel, the step's calls straight
+      // from the loop: its first call may be seen first. Held until the step's span opens (or ends,
+      // for a step started in an earlier segment), so the call hangs under the step.
+      const held = this.early.get(parentId);
+      if (held) held.push(record);
+      else this.early.set(parentId, [record]);
+      return;
+    }
+    this.chatSpan(record);
+  }
+
+  /** The `chat` span of one provider call, under the agent (or tool call) it ran for. */
+  private chatSpan(record: LlmCallRecord): void {
+    const parent = this.agentOf(
+      record.parentId,
+      record.depth,
+      record.operation === PLAN_STEP ? PLAN_STEP : RUN_SUBTASK,
+    );
     // The record has whole milliseconds: clamped into its parent's time so it never sticks out.
     const start = Math.max(record.startedAt, parent.start);
     const end = Math.max(start, Math.min(record.startedAt + record.latencyMs, this.now()));
@@ -89,6 +121,7 @@ export class TurnTrace implements TurnObserver {
       [GenAi.provider]: record.provider,
       [GenAi.system]: record.provider,
       [GenAi.requestModel]: record.model,
+      [AgentwireAttr.operation]: record.operation,
       [GenAi.inputTokens]: record.inputTokens,
       [GenAi.outputTokens]: record.outputTokens,
       [AgentwireAttr.depth]: record.depth,
@@ -142,7 +175,19 @@ export class TurnTrace implements TurnObserver {
   }
 
   private startCall(event: ToolCallUpdateEvent): void {
-    this.openCall(event, this.agentOf(event.parent_id, event.depth), this.now(), false);
+    const parent = this.agentOf(event.parent_id, event.depth, callerOf(event.name));
+    const held = this.early.get(event.tool_call_id);
+    // A call whose own model calls were seen first started no later than the first of them.
+    const first = Math.min(this.now(), ...(held ?? []).map((r) => r.startedAt));
+    this.openCall(event, parent, Math.max(parent.start, first), false);
+    this.flushEarly(event.tool_call_id);
+  }
+
+  /** The held provider calls of one call, now that its span is open. */
+  private flushEarly(id: string): void {
+    const held = this.early.get(id);
+    this.early.delete(id);
+    for (const record of held ?? []) this.chatSpan(record);
   }
 
   private endCall(event: ToolCallUpdateEvent): void {
@@ -150,7 +195,13 @@ export class TurnTrace implements TurnObserver {
     // A call that started in an earlier segment (answered after a suspension) spans this segment.
     const call =
       this.calls.get(id) ??
-      this.openCall(event, this.agentOf(event.parent_id, event.depth), this.startedAt, true);
+      this.openCall(
+        event,
+        this.agentOf(event.parent_id, event.depth, callerOf(event.name)),
+        this.startedAt,
+        true,
+      );
+    this.flushEarly(id);
     this.calls.delete(id);
     const subtask = this.subtasks.get(id);
     this.subtasks.delete(id);
@@ -183,12 +234,13 @@ export class TurnTrace implements TurnObserver {
       startTime,
     );
     this.calls.set(call.tool_call_id, node);
-    if (call.name === RUN_SUBTASK) {
+    const agent = AGENT_NODES.get(call.name);
+    if (agent !== undefined) {
       const subtask = this.open(
-        "invoke_agent subtask",
+        `invoke_agent ${agent}`,
         SpanKind.INTERNAL,
         node,
-        { ...this.agent("subtask", call.depth + 1), [AgentwireAttr.parentId]: call.tool_call_id },
+        { ...this.agent(agent, call.depth + 1), [AgentwireAttr.parentId]: call.tool_call_id },
         startTime,
       );
       this.subtasks.set(call.tool_call_id, subtask);
@@ -199,6 +251,8 @@ export class TurnTrace implements TurnObserver {
   /** Closes whatever is still open, then the turn's span with its status and token totals. */
   private finish(status: TurnStatus): void {
     if (this.ended) return;
+    // Calls whose parent never showed in this segment: under a reopened parent, as agentOf does.
+    for (const id of [...this.early.keys()]) this.flushEarly(id);
     this.ended = true;
     const at = this.now();
     for (const node of [...this.subtasks.values(), ...this.calls.values()]) {
@@ -214,22 +268,23 @@ export class TurnTrace implements TurnObserver {
   }
 
   /**
-   * The span a node at `depth` with this execution-tree `parent_id` hangs under: its subtask, else
-   * the turn. A subtask started in an earlier segment (resumed after a suspension) is reopened for
-   * this segment, under the turn: the segment does not know the subtask's own parent.
+   * The span a node at `depth` with this execution-tree `parent_id` hangs under: its subtask (or
+   * plan step), else the open tool call it belongs to (create_plan's planner calls and steps), else
+   * the turn. A parent started in an earlier segment (resumed after a suspension) is reopened for
+   * this segment as a `callerName` call, under the turn: the segment does not know its own parent.
    */
-  private agentOf(parentId: string | null, depth: number): Node {
+  private agentOf(parentId: string | null, depth: number, callerName: string): Node {
     if (parentId === null) return this.root;
-    const open = this.subtasks.get(parentId);
+    const open = this.subtasks.get(parentId) ?? this.calls.get(parentId);
     if (open) return open;
     const call = {
       tool_call_id: parentId,
-      name: RUN_SUBTASK,
+      name: callerName,
       parent_id: null,
       depth: Math.max(0, depth - 1),
     };
-    this.openCall(call, this.root, this.startedAt, true);
-    return this.subtasks.get(parentId) ?? this.root;
+    const node = this.openCall(call, this.root, this.startedAt, true);
+    return this.subtasks.get(parentId) ?? node;
   }
 
   /** The attributes of an agent span (the turn or a subtask). */
@@ -270,6 +325,11 @@ export class TurnTrace implements TurnObserver {
     if (errorKind !== undefined) fail(node.span, errorKind);
     node.span.end(at);
   }
+}
+
+/** The kind of call a tool call of this name runs under: a plan step's is create_plan, any other a subtask's. */
+function callerOf(name: string): string {
+  return name === PLAN_STEP ? CREATE_PLAN : RUN_SUBTASK;
 }
 
 /** Marks a span failed with a low-cardinality error kind (never a message: those may carry user data). */

@@ -55,9 +55,11 @@ describe("metrics", () => {
     expect(text).toContain('agentwire_turns_active{state="running"} 2');
     expect(text).toContain('agentwire_turns_ended_total{status="complete"} 1');
     expect(text).toContain(
-      'agentwire_provider_calls_total{provider="scripted",model="scripted-1",outcome="ok"} 2',
+      'agentwire_provider_calls_total{provider="scripted",model="scripted-1",operation="turn",outcome="ok"} 2',
     );
-    expect(text).toContain('agentwire_tokens_total{provider="scripted",model="scripted-1",kind="input"} 250');
+    expect(text).toContain(
+      'agentwire_tokens_total{provider="scripted",model="scripted-1",operation="turn",kind="input"} 250',
+    );
     expect(text).toContain('agentwire_tool_calls_total{tool="flaky"} 2');
     expect(text).toContain('agentwire_tool_errors_total{tool="flaky"} 1');
     expect(text).toContain("nodejs_eventloop_lag_p99_seconds");

@@ -97,7 +97,7 @@ describe("build_workflow in editor context", () => {
     });
   });
 
-  it("counts the planner calls in the turn: usage, ledger rows under the call, and the stored tree", async () => {
+  it("counts the planner calls in the turn: usage, ledger rows (workflow_planner) under the call, and the stored tree", async () => {
     server = await startRouteServer(script);
     const client = await server.connect();
     client.command("chat_message", {
@@ -113,11 +113,11 @@ describe("build_workflow in editor context", () => {
     const turn = await server.repos.turns.latest("local", threadOf(frames));
     expect(turn?.usage).toMatchObject({ llm_calls: 4 });
     const calls = await server.repos.llmCalls.forTurn("local", turn?.id ?? "");
-    expect(calls.map((c) => [c.depth, c.parentId])).toEqual([
-      [0, null],
-      [1, "call_bw"],
-      [1, "call_bw"],
-      [0, null],
+    expect(calls.map((c) => [c.depth, c.parentId, c.operation])).toEqual([
+      [0, null, "turn"],
+      [1, "call_bw", "workflow_planner"],
+      [1, "call_bw", "workflow_planner"],
+      [0, null, "turn"],
     ]);
     expect(calls.every((c) => c.model === "scripted-1" && c.error === null)).toBe(true);
 
