@@ -102,6 +102,7 @@ export function createLevel(params: RunLoopParams, run: RunLevel): Level {
         title: child.title,
         ...(child.outputSchema !== undefined && { outputSchema: child.outputSchema }),
         ...(params.maxTokens !== undefined && { maxTokens: params.maxTokens }),
+        ...(params.settings !== undefined && { settings: params.settings }),
         offer: child.offer,
       }),
     dispose: () => {

@@ -37,6 +37,7 @@ export async function* resumeApprovedCall(
       parentId: saved.parentId,
       ...(p.signal !== undefined && { signal: p.signal }),
       ...(p.maxTokens !== undefined && { maxTokens: p.maxTokens }),
+      ...(p.settings !== undefined && { settings: p.settings }),
     },
     runLevel,
   );

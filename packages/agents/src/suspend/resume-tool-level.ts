@@ -40,6 +40,7 @@ export async function* resumeToolLevel(
       parentId: owner.parentId,
       ...(p.signal !== undefined && { signal: p.signal }),
       ...(p.maxTokens !== undefined && { maxTokens: p.maxTokens }),
+      ...(p.settings !== undefined && { settings: p.settings }),
     },
     runLevel,
   );
