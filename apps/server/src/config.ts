@@ -18,8 +18,10 @@ import {
   type BusySettings,
   ContextScopes,
   hashApiToken,
+  type ModelSettingsTable,
   parseContextScopes,
   parseHost,
+  parseModelSettingsTable,
   type StaticToken,
 } from "@agentwire-chat/websocket";
 import { z } from "zod";
@@ -277,6 +279,8 @@ export interface Config {
   webSearch: WebSearchBackendConfig | undefined;
   /** The context scopes `chat_context.kind` selects: the built-ins, plus CONTEXT_SCOPES_FILE's. */
   scopes: ContextScopes;
+  /** MODEL_SETTINGS_FILE, validated: settings per model, under each scope's `model_settings`; undefined: none. */
+  modelSettings: ModelSettingsTable | undefined;
   /** TOOL_POLICY_FILE, validated: classes and MCP servers per user and group (reloaded on SIGHUP). */
   toolPolicyFile: LoadedToolPolicyFile | undefined;
   /** Where generated assets are written; defaults to the database's directory. */
@@ -415,6 +419,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workflows: { enabled: e.WORKFLOWS_ENABLED, pluginPath: e.NODE_PLUGIN_PATH },
     webSearch,
     scopes: e.CONTEXT_SCOPES_FILE ? readContextScopes(e.CONTEXT_SCOPES_FILE) : ContextScopes.from(),
+    modelSettings: e.MODEL_SETTINGS_FILE ? readModelSettings(e.MODEL_SETTINGS_FILE) : undefined,
     toolPolicyFile: e.TOOL_POLICY_FILE ? loadToolPolicyFile(e.TOOL_POLICY_FILE) : undefined,
     dataDir: e.DATA_DIR ?? dirname(e.DATABASE_PATH),
     scriptedProviderModule: e.AGENTWIRE_SCRIPTED_PROVIDER,
@@ -501,6 +506,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     webSearch: config.webSearch ? { backend: config.webSearch.backend, url: config.webSearch.url } : "off",
     workflows: config.workflows,
     scopes: config.scopes.kinds(),
+    modelSettings: config.modelSettings?.size ?? 0,
     dataDir: config.dataDir,
     tracing: config.tracing ? withoutPassword(config.tracing.url) : undefined,
   };
@@ -533,16 +539,26 @@ function webSearchOf(e: z.infer<typeof EnvSchema>): WebSearchBackendConfig | und
 
 /** CONTEXT_SCOPES_FILE read and validated at start-up: a bad file stops the server with what is wrong. */
 function readContextScopes(path: string): ContextScopes {
-  let json: unknown;
-  try {
-    json = JSON.parse(readFileSync(path, "utf8"));
-  } catch (error) {
-    const reason = error instanceof SyntaxError ? `not JSON (${error.message})` : "cannot be read";
-    throw new ConfigError(`invalid configuration:\n  CONTEXT_SCOPES_FILE: ${path} ${reason}`);
-  }
-  const parsed = parseContextScopes(json);
+  const parsed = parseContextScopes(readJsonFile("CONTEXT_SCOPES_FILE", path));
   if (!parsed.ok) throw new ConfigError(`invalid configuration:\n  CONTEXT_SCOPES_FILE: ${parsed.message}`);
   return parsed.value;
+}
+
+/** MODEL_SETTINGS_FILE read and validated at start-up: a bad file stops the server naming the model and key. */
+function readModelSettings(path: string): ModelSettingsTable {
+  const parsed = parseModelSettingsTable(readJsonFile("MODEL_SETTINGS_FILE", path));
+  if (!parsed.ok) throw new ConfigError(`invalid configuration:\n  MODEL_SETTINGS_FILE: ${parsed.message}`);
+  return parsed.value;
+}
+
+/** An operator's JSON file, parsed; unreadable or not JSON stops the server naming the variable. */
+function readJsonFile(variable: string, path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    const reason = error instanceof SyntaxError ? `not JSON (${error.message})` : "cannot be read";
+    throw new ConfigError(`invalid configuration:\n  ${variable}: ${path} ${reason}`);
+  }
 }
 
 /** TOOL_POLICY_FILE read and validated at start-up: a bad file stops the server naming the user or group and field. */

@@ -101,6 +101,7 @@ export async function createServices(
     context: config.context,
     policies,
     scopes: config.scopes,
+    ...(config.modelSettings && { modelSettings: config.modelSettings }),
     busy: config.busy,
     defaults: { provider: config.defaultProvider, model: config.defaultModel },
     serverTools: createBuiltinServerTools({

@@ -1,4 +1,6 @@
 import { quietModelCall } from "../loop/model-call-record.js";
+import { requestSettings } from "../loop/request-settings.js";
+import type { ModelSettings } from "../providers/model-settings.js";
 import type { Provider } from "../providers/provider.js";
 import type { LlmCallRecord } from "../usage/llm-call-record.js";
 import type { CompressionJob } from "./assemble-context.js";
@@ -15,6 +17,8 @@ export type SummarizeInput = {
   /** The rendered scratchpad, so proposals can name existing ids. */
   scratchpad: string;
   signal: AbortSignal;
+  /** The summarizer model's own settings (its model table entry); its `max_output_tokens` replaces the 4,000 cap. */
+  settings?: ModelSettings;
   now?: () => number;
 };
 
@@ -38,7 +42,7 @@ export async function summarizeHistory(input: SummarizeInput): Promise<Summarize
       },
     ],
     tools: [],
-    maxTokens: SUMMARIZER_MAX_TOKENS,
+    ...requestSettings({ maxTokens: SUMMARIZER_MAX_TOKENS, settings: input.settings }),
   };
   const { turn, record } = await quietModelCall(input.provider, request, input.signal, {
     operation: "summarizer",

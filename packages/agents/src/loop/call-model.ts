@@ -7,6 +7,7 @@ import { appendNewMessage, type Level } from "./level.js";
 import { modelCallRecord } from "./model-call-record.js";
 import { afterModelTurn, type NextStep, stopStep } from "./next-step.js";
 import { estimateTokens, pruneHistory } from "./prune-history.js";
+import { requestSettings } from "./request-settings.js";
 import { streamModelTurn } from "./stream-model-turn.js";
 
 /** The `call_model` step: budget check, one streamed model turn, its ledger record, the next step. */
@@ -27,7 +28,7 @@ export async function* callModel(level: Level): AsyncGenerator<LoopEvent, NextSt
     systemPrompt: params.systemPrompt,
     messages,
     tools: level.specs,
-    ...(params.maxTokens !== undefined && { maxTokens: params.maxTokens }),
+    ...requestSettings(params),
   };
   const startedAt = Date.now();
   const t0 = level.now();

@@ -103,6 +103,7 @@ export function createLevel(params: RunLoopParams, run: RunLevel): Level {
         ...(child.outputSchema !== undefined && { outputSchema: child.outputSchema }),
         ...(child.operation !== undefined && { operation: child.operation }),
         ...(params.maxTokens !== undefined && { maxTokens: params.maxTokens }),
+        ...(params.settings !== undefined && { settings: params.settings }),
         offer: child.offer,
       }),
     dispose: () => {

@@ -1,5 +1,6 @@
 import type { LlmOperation } from "@agentwire-chat/protocol";
 import type { ModelMessage } from "../providers/model-message.js";
+import type { ModelSettings } from "../providers/model-settings.js";
 import type { Provider } from "../providers/provider.js";
 import type { ToolCallEvent } from "../providers/provider-event.js";
 import type { Tool } from "../tools/tool.js";
@@ -33,6 +34,11 @@ export type RunLoopParams = {
   /** The subtask's title (kept in the suspended state). */
   title?: string;
   maxTokens?: number;
+  /**
+   * The operator's model settings (context scope over the model's table entry), the same at every
+   * level and helper call of the turn; `max_output_tokens` replaces `maxTokens`.
+   */
+  settings?: ModelSettings;
   /** Model turns this level already used before it was suspended. */
   iterationsUsed?: number;
   /**

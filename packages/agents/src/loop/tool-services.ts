@@ -4,6 +4,7 @@ import type { ModelCallRequest, ModelCallResult, ToolContext } from "../tools/to
 import type { LoopEvent } from "../turn/loop-event.js";
 import type { Level } from "./level.js";
 import { quietModelCall } from "./model-call-record.js";
+import { requestSettings } from "./request-settings.js";
 
 type ToolServices = Required<Pick<ToolContext, "toolNames" | "callModel" | "runSubtask">>;
 
@@ -49,7 +50,7 @@ async function callModelFor(
     systemPrompt: guidance ? `${req.systemPrompt}\n\n${guidance}` : req.systemPrompt,
     messages: req.messages,
     tools: [],
-    ...(params.maxTokens !== undefined && { maxTokens: params.maxTokens }),
+    ...requestSettings(params),
   };
   const { turn, record } = await quietModelCall(params.provider, request, level.signal, {
     operation: req.operation,

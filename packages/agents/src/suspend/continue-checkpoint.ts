@@ -133,6 +133,7 @@ async function* continueLevel(
     ...(again.length > 0 && { pendingCalls: again }),
     ...(p.signal !== undefined && { signal: p.signal }),
     ...(p.maxTokens !== undefined && { maxTokens: p.maxTokens }),
+    ...(p.settings !== undefined && { settings: p.settings }),
     ...(level.outputSchema !== undefined && { outputSchema: level.outputSchema }),
     ...(level.title !== undefined && { title: level.title }),
     ...(level.operation !== undefined && { operation: level.operation }),

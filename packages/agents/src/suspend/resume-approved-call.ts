@@ -38,6 +38,7 @@ export async function* resumeApprovedCall(
       ...(saved.operation !== undefined && { operation: saved.operation }),
       ...(p.signal !== undefined && { signal: p.signal }),
       ...(p.maxTokens !== undefined && { maxTokens: p.maxTokens }),
+      ...(p.settings !== undefined && { settings: p.settings }),
     },
     runLevel,
   );

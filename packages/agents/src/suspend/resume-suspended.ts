@@ -101,6 +101,7 @@ export async function* resumeSuspended(p: ResumeParams): AsyncGenerator<LoopEven
         iterationsUsed: level.iterationsUsed,
         ...(p.signal !== undefined && { signal: p.signal }),
         ...(p.maxTokens !== undefined && { maxTokens: p.maxTokens }),
+        ...(p.settings !== undefined && { settings: p.settings }),
         ...(level.outputSchema !== undefined && { outputSchema: level.outputSchema }),
         ...(level.title !== undefined && { title: level.title }),
         ...(level.operation !== undefined && { operation: level.operation }),

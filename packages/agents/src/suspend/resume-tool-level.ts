@@ -41,6 +41,7 @@ export async function* resumeToolLevel(
       ...(owner.operation !== undefined && { operation: owner.operation }),
       ...(p.signal !== undefined && { signal: p.signal }),
       ...(p.maxTokens !== undefined && { maxTokens: p.maxTokens }),
+      ...(p.settings !== undefined && { settings: p.settings }),
     },
     runLevel,
   );

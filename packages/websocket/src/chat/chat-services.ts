@@ -8,6 +8,7 @@ import type { TurnServices } from "../turns/turn-segment.js";
 import type { OpenWorkflows } from "../workflows/open-workflows.js";
 import type { BusySettings } from "./busy-settings.js";
 import type { ContextScopes } from "./context-scopes.js";
+import type { ModelSettingsTable } from "./model-settings-table.js";
 import type { ThreadStates } from "./thread-states/thread-states.js";
 
 /** What the chat turn needs from the process: providers, the turn registry, limits, policy, tools. */
@@ -26,6 +27,8 @@ export interface ChatServices extends TurnServices {
   clientTools?: (scope: ToolScope) => Tool[];
   /** The context scopes `chat_context.kind` selects (built-ins and CONTEXT_SCOPES_FILE's). */
   scopes: ContextScopes;
+  /** Model settings per model (MODEL_SETTINGS_FILE), under each scope's own; absent: none. */
+  modelSettings?: ModelSettingsTable;
   /** The sockets subscribed to their threads' live states (`subscribe_threads`). */
   threadStates: ThreadStates;
   /** The workflow each socket has open in its editor context: where `workflow_updated` goes. */

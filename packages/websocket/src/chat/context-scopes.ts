@@ -1,7 +1,8 @@
-import { BudgetLimits } from "@agentwire-chat/agents";
+import { BudgetLimits, ModelSettings } from "@agentwire-chat/agents";
 import { CONTEXT_KIND, PlanExecutionMode } from "@agentwire-chat/protocol";
 import { z } from "zod";
 import { ClassRules, type ContextKind } from "../tools/tool-policy.js";
+import { configIssues, type ModelSettingsTable, mergeModelSettings } from "./model-settings-table.js";
 
 const toolNames = z.array(z.string().min(1).max(200)).max(200);
 
@@ -17,8 +18,8 @@ const BudgetOverrides = z.strictObject(
 /**
  * One context scope as the operator writes it: which built-in kind its policy rules and editor
  * tools start from, guidance for the system prompt, tools taken out of (or added to) the toolbelt,
- * class rules that replace its base's, create_plan's default mode, the provider and model its turns default to, and budget
- * limits that replace the server's for its turns. Guidance reaches every level of the turn (subtasks,
+ * class rules that replace its base's, create_plan's default mode, the provider and model its turns default to, budget
+ * limits that replace the server's for its turns, and model settings over the model's own (MODEL_SETTINGS_FILE). Guidance reaches every level of the turn (subtasks,
  * plan steps, the planner and the reviewer), not only the root.
  */
 export const ContextScopeConfig = z.strictObject({
@@ -32,6 +33,8 @@ export const ContextScopeConfig = z.strictObject({
   model: z.string().min(1).max(200).optional(),
   // Positive integers like the environment's; an operator may raise or lower them.
   budget: BudgetOverrides.optional(),
+  // Key by key over the model's MODEL_SETTINGS_FILE entry; at every level and helper call of the turn.
+  model_settings: ModelSettings.optional(),
 });
 export type ContextScopeConfig = z.output<typeof ContextScopeConfig>;
 
@@ -57,6 +60,8 @@ export type ContextScope = {
   provider?: string;
   model?: string;
   budget: Partial<BudgetLimits>;
+  /** Settings over the model's table entry (the client cannot set them). */
+  modelSettings?: ModelSettings;
 };
 
 const builtins: Record<ContextKind, ContextScope> = {
@@ -114,6 +119,18 @@ export class ContextScopes {
     const budget = this.byKind.get(kind)?.budget;
     return budget && Object.keys(budget).length > 0 ? { ...limits, ...budget } : limits;
   }
+
+  /**
+   * The model settings of a turn in a scope on a model: the model's table entry with the scope's
+   * `model_settings` replacing it key by key; undefined when neither sets any.
+   */
+  settingsFor(
+    table: ModelSettingsTable | undefined,
+    kind: string,
+    who: { provider?: string | undefined; model?: string | undefined },
+  ): ModelSettings | undefined {
+    return mergeModelSettings(table?.lookup(who.provider, who.model), this.byKind.get(kind)?.modelSettings);
+  }
 }
 
 /**
@@ -125,8 +142,7 @@ export function parseContextScopes(
 ): { ok: true; value: ContextScopes } | { ok: false; message: string } {
   const parsed = ContextScopesConfig.safeParse(json);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `${i.path.map(String).join(".") || "(file)"}: ${i.message}`);
-    return { ok: false, message: lines.join("; ") };
+    return { ok: false, message: configIssues(parsed.error) };
   }
   const byKind = new Map<string, ContextScope>(Object.entries(builtins));
   for (const [kind, config] of Object.entries(parsed.data.scopes)) {
@@ -144,6 +160,7 @@ export function parseContextScopes(
       ...(config.provider !== undefined && { provider: config.provider }),
       ...(config.model !== undefined && { model: config.model }),
       budget: config.budget ?? {},
+      ...(config.model_settings !== undefined && { modelSettings: config.model_settings }),
     });
   }
   return { ok: true, value: new ContextScopes(byKind) };

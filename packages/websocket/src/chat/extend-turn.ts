@@ -102,6 +102,7 @@ export async function extendTurn(
         provider,
         tools: belt.tools,
         ctx,
+        ...(belt.settings && { settings: belt.settings }),
         from: { kind: "checkpoint", checkpoint: saved.state, model: saved.model, after: "budget" },
         signal: run.turn.abort.signal,
       });

@@ -4,6 +4,7 @@ export type { ChatServices } from "./chat-services.js";
 export * from "./compose-toolbelt.js";
 export * from "./context-scopes.js";
 export * from "./create-chat-services.js";
+export * from "./model-settings-table.js";
 export { recoverTurn } from "./recover-turn.js";
 export * from "./run-chat-agent.js";
 export { startAllQueued, startQueued } from "./start-queued.js";

@@ -137,6 +137,7 @@ async function fromCheckpoint(
     provider,
     tools: belt.tools,
     ctx,
+    ...(belt.settings && { settings: belt.settings }),
     from: { kind: "checkpoint", checkpoint: saved.state, model: saved.model },
     signal: turn.abort.signal,
   });

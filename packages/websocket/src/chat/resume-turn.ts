@@ -124,6 +124,7 @@ export async function resumeTurn(
         provider,
         tools: belt.tools,
         ctx,
+        ...(belt.settings && { settings: belt.settings }),
         from: {
           kind: "suspended",
           state: saved.state,

@@ -140,6 +140,7 @@ export function chatLoopStart(
       history: context.history,
       tools: belt.tools,
       ctx,
+      ...(belt.settings && { settings: belt.settings }),
       signal: turn.abort.signal,
       ...(context.report && { context: context.report }),
     });

@@ -21,7 +21,7 @@ export type SummarizerRun = {
  * while one already runs; else settles when it has ended (it never rejects).
  */
 export function startSummarizer(
-  chat: Pick<ChatServices, "providers" | "context" | "observer">,
+  chat: Pick<ChatServices, "providers" | "context" | "observer" | "modelSettings">,
   run: TurnSegment,
   turnModel: { provider: Provider; frames: FrameLog },
   ctx: LoopContext,
@@ -37,6 +37,8 @@ export function startSummarizer(
     { provider: turnModel.provider, model: run.model },
     logger,
   );
+  // The summarizer's own model's entry: the turn's scope settles how the turn answers, not how it summarizes.
+  const modelSettings = chat.modelSettings?.lookup(model.provider.id, model.model);
   const outside = { repos, frames: turnModel.frames, turns: run.registry, coordination: run.coordination };
   return run.registry.startSideWork(threadId, (shutdown) =>
     summarizeThread({
@@ -47,6 +49,7 @@ export function startSummarizer(
       job: input.job,
       scratchpad: input.scratchpad,
       ...model,
+      ...(modelSettings && { settings: modelSettings }),
       ctx,
       side: input.side,
       deliverLate: (event) => appendOutsideTurn(outside, userId, threadId, event),

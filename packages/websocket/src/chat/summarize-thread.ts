@@ -4,6 +4,7 @@ import {
   type LlmCallRecord,
   type LoopContext,
   type LoopEvent,
+  type ModelSettings,
   type Provider,
   type ProviderRegistry,
   type SideChannel,
@@ -26,6 +27,8 @@ export type SummarizeThreadInput = {
   scratchpad: string;
   provider: Provider;
   model: string;
+  /** The summarizer model's MODEL_SETTINGS_FILE entry. */
+  settings?: ModelSettings;
   /** The turn's context: its budget, and the ledger the call is recorded in while the turn runs. */
   ctx: LoopContext;
   /** Hands the call and the scratchpad patch to the turn while it still runs (joinSideWork). */
@@ -68,6 +71,7 @@ export async function summarizeThread(input: SummarizeThreadInput): Promise<void
       job,
       scratchpad: input.scratchpad,
       signal: input.signal,
+      ...(input.settings && { settings: input.settings }),
     });
     budget.addTokens(record.inputTokens + record.outputTokens);
     if (input.side.call(record)) ctx.onLlmCall?.(record);

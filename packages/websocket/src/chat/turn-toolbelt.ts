@@ -1,4 +1,4 @@
-import { agentSystemPrompt, RUN_SUBTASK, type Tool } from "@agentwire-chat/agents";
+import { agentSystemPrompt, type ModelSettings, RUN_SUBTASK, type Tool } from "@agentwire-chat/agents";
 import type { Repositories } from "@agentwire-chat/storage";
 import type { FastifyBaseLogger } from "fastify";
 import type { ToolScope } from "../tools/tool-scope.js";
@@ -15,11 +15,16 @@ export type TurnToolbelt = {
   systemPrompt: string;
   /** The scope's guidance, for the levels and helper calls below the root (`LoopContext.guidance`). */
   guidance?: string;
+  /**
+   * The turn's model settings, resolved from its scope and model each time the turn (re)starts: a
+   * resumed or recovered turn runs with the scope's and table's settings as they are then.
+   */
+  settings?: ModelSettings;
 };
 
 /**
  * The toolbelt and root system prompt of a turn, from the server's tools, the user's policy and the
- * context scope `chat_context.kind` selects (its guidance, tools, plan mode and budget).
+ * context scope `chat_context.kind` selects (its guidance, tools, plan mode, budget and model settings).
  */
 export async function turnToolbelt(
   chat: ChatServices,
@@ -53,10 +58,12 @@ export async function turnToolbelt(
     toolNames: tools.map((t) => t.name),
     ...(extra !== "" && { extra }),
   });
+  const settings = chat.scopes.settingsFor(chat.modelSettings, kind, given);
   return {
     tools,
     unwrapped: new Map(belt.map((e) => [e.tool.name, e.tool])),
     systemPrompt,
     ...(context.guidance !== undefined && { guidance: context.guidance }),
+    ...(settings !== undefined && { settings }),
   };
 }

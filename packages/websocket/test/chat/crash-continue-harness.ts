@@ -17,7 +17,7 @@ import { until } from "@agentwire-chat/testkit/until";
 import { afterEach, expect } from "vitest";
 import { loadConfig } from "../../../../apps/server/src/config.js";
 import { type RunningServer, startServer } from "../../../../apps/server/src/start-server.js";
-import { createLogger } from "../../src/index.js";
+import { type ChatServices, createLogger } from "../../src/index.js";
 
 const root = join(import.meta.dirname, "../../../..");
 
@@ -125,10 +125,18 @@ export async function runUntilKilled(
   return { dir, seen, threadId: seen[0]?.thread_id as string };
 }
 
-/** The real start-up over the same file, in this process: the turn left running continues. */
-export async function restart(dir: string, scenario: ContinueScenario) {
+/**
+ * The real start-up over the same file, in this process: the turn left running continues. `configure`
+ * changes the chat services before the start-up recovers the turn (the operator's settings then).
+ */
+export async function restart(
+  dir: string,
+  scenario: ContinueScenario,
+  configure?: (chat: ChatServices) => void,
+) {
   const env = { ...(await databaseEnv(dir)), PORT: "0", LOG_LEVEL: "silent" };
   const { chat, provider } = continueChat(scenario, dir, false);
+  configure?.(chat);
   const server = await startServer(loadConfig(env), {
     services: { chat },
     logger: createLogger({ level: "silent" }),
