@@ -102,6 +102,7 @@ export async function createServices(
     policies,
     scopes: config.scopes,
     busy: config.busy,
+    ...(config.spendLimits && { spend: config.spendLimits }),
     defaults: { provider: config.defaultProvider, model: config.defaultModel },
     serverTools: createBuiltinServerTools({
       repos,

@@ -10,8 +10,10 @@ export {
   ContextScopes,
   createChatServices,
   loadThreadContext,
+  nextUtcMidnight,
   parseContextScopes,
   recoverTurn,
+  type SpendLimitSettings,
   startAllQueued,
   startQueued,
 } from "./chat/index.js";

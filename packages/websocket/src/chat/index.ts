@@ -6,6 +6,7 @@ export * from "./context-scopes.js";
 export * from "./create-chat-services.js";
 export { recoverTurn } from "./recover-turn.js";
 export * from "./run-chat-agent.js";
+export { checkSpend, nextUtcMidnight, type SpendLimitSettings, type SpendLimits } from "./spend-limits.js";
 export { startAllQueued, startQueued } from "./start-queued.js";
 export * from "./thread-context.js";
 export * from "./thread-history.js";
