@@ -71,18 +71,20 @@ export function nextUtcMidnight(now: number): number {
  * Checks a turn's start against the user's spend limits, before anything is stored: a limit reached
  * (spent ≥ limit, across threads and instances: the ledger is in the database) or, with
  * SPEND_LIMIT_UNPRICED=refuse, a model without a known price refuses it `spend_limit`. Returns what
- * the turn runs under, or undefined when no limit is in force.
+ * the turn runs under, or undefined when no limit is in force. `refuse: false` (a turn that goes on
+ * after the user's answer) only reads the allowance: its budget stops it at its next call instead.
  */
 export async function checkSpend(
   limits: SpendLimits | undefined,
   repos: Repositories,
   where: { userId: string; threadId: string | undefined; model: string },
-  now: number = Date.now(),
+  options: { refuse?: boolean; now?: number } = {},
 ): Promise<SpendTracker | undefined> {
+  const { refuse = true, now = Date.now() } = options;
   if (!limits) return undefined;
   const own = limits.limitsFor?.(where.userId) ?? limits.settings;
   if (own.userDailyUsd === undefined && own.threadUsd === undefined) return undefined;
-  if (limits.settings.unpriced === "refuse" && priceOf(where.model) === undefined)
+  if (refuse && limits.settings.unpriced === "refuse" && priceOf(where.model) === undefined)
     throw new AgentwireError(
       "spend_limit",
       `model "${where.model}" has no known price and spend limits are in force (SPEND_LIMIT_UNPRICED=refuse)`,
@@ -102,7 +104,7 @@ export async function checkSpend(
     states.push({ limit: "thread", limitUsd: own.threadUsd, spentUsd, resetsAt: null });
   }
   const reached = states.find((s) => s.spentUsd >= s.limitUsd);
-  if (reached) throw new AgentwireError("spend_limit", limitMessage(reached));
+  if (reached && refuse) throw new AgentwireError("spend_limit", limitMessage(reached));
   return new SpendTracker(states);
 }
 

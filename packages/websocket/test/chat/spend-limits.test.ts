@@ -194,6 +194,46 @@ describe("spend limits", () => {
     expect(server.provider.calls).toBe(1);
   });
 
+  it("an answer to a waiting turn is never refused; the resumed turn runs under the limit as it stands and stops at its next call", async () => {
+    server = await startChatServer(
+      (request: ProviderRequest): ScriptedStep => {
+        const asked = lastUser(request) === "ask";
+        const answered = request.messages.some((m) => m.role === "tool");
+        if (asked && !answered)
+          return {
+            toolCalls: [{ id: "q1", name: "ask_user", args: { question: "Which?" } }],
+            usage: costing(0.1),
+          };
+        if (asked)
+          return { toolCalls: [{ id: "e1", name: "echo", args: { text: "x" } }], usage: costing(0.05) };
+        return { text: "spent elsewhere", usage: costing(0.15) };
+      },
+      { limits, spend: { userDailyUsd: 0.2, unpriced: "allow" }, extraTools: [echoTool("echo")] },
+    );
+    const client = await server.connect();
+    client.command("chat_message", { content: "ask", model: MODEL });
+    const question = await client.next("question");
+    const asking = ((await server.repos.threads.list("local"))[0] as { id: string }).id;
+    // Another thread's turn spends past the daily limit meanwhile.
+    const other = await server.connect();
+    const elsewhere = await turn(other, { content: "other" });
+    expect(elsewhere.find((f) => f.type === "budget_exceeded")).toMatchObject({ reason: "spend_limit" });
+
+    client.command(
+      "answer",
+      { thread_id: asking, tool_call_id: question.tool_call_id, answer: "this" },
+      "ans",
+    );
+    const frames = await client.collectUntil(isDone);
+    expect(frames.some((f) => f.type === "error")).toBe(false);
+    const breach = frames.find((f) => f.type === "budget_exceeded") as { observed: number };
+    expect(breach).toMatchObject({ reason: "spend_limit", limit: 0.2 });
+    expect(breach.observed).toBeCloseTo(0.3, 6);
+    // The resumed turn made one call (the one after the answer) and ran no tool of it.
+    expect(server.provider.calls).toBe(3);
+    expect(frames.some((f) => f.type === "tool_call_update" && f.name === "echo")).toBe(false);
+  });
+
   it("TOOL_POLICY_FILE limits per user and group: the user's own beats the group's, which beats the environment's", async () => {
     const policies = new ToolPolicies(
       {},
