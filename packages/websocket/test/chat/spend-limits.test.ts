@@ -234,6 +234,33 @@ describe("spend limits", () => {
     expect(frames.some((f) => f.type === "tool_call_update" && f.name === "echo")).toBe(false);
   });
 
+  it("the AG-UI edge starts through the same check: refused spend_limit (HTTP 402) with nothing stored", async () => {
+    server = await startChatServer([{ text: "free" }], {
+      auth: "token",
+      spend: { userDailyUsd: 1, unpriced: "refuse" },
+    });
+    const token = await server.createToken("alice");
+    const before = await stored(server);
+    const response = await server.fetch("/api/ag-ui", {
+      method: "POST",
+      token,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        threadId: "t1",
+        runId: "r1",
+        messages: [{ id: "m1", role: "user", content: "hi" }],
+      }),
+    });
+    const body = await response.text();
+    expect({ status: response.status, body }).toMatchObject({ status: 402 });
+    expect(JSON.parse(body)).toMatchObject({
+      code: "spend_limit",
+      message: expect.stringContaining("no known price"),
+    });
+    expect(await stored(server)).toEqual(before);
+    expect(server.provider.calls).toBe(0);
+  });
+
   it("TOOL_POLICY_FILE limits per user and group: the user's own beats the group's, which beats the environment's", async () => {
     const policies = new ToolPolicies(
       {},
