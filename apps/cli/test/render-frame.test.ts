@@ -233,6 +233,18 @@ describe("renderFrame", () => {
     expect(render([usageFrame])).toBe("· 5 in / 7 out tokens, 1 model call, 1 tool call\n");
   });
 
+  it("prints a usage frame's spend warning under its line (a thread's limit has no reset)", () => {
+    const daily = { limit: "user_daily", limit_usd: 5, spent_usd: 4.1, resets_at: Date.UTC(2026, 10, 29) };
+    expect(render([{ ...usageFrame, spend_warning: daily } as ServerFrame])).toBe(
+      "· 5 in / 7 out tokens, 1 model call, 1 tool call\n" +
+        "! spend: $4.10 of the $5.00 daily limit used (resets 2026-11-29T00:00:00Z)\n",
+    );
+    const thread = { limit: "thread", limit_usd: 1, spent_usd: 0.9, resets_at: null };
+    expect(render([{ ...usageFrame, spend_warning: thread } as ServerFrame])).toContain(
+      "! spend: $0.90 of the $1.00 thread limit used\n",
+    );
+  });
+
   it("does not claim 0 tokens for a turn stopped after text streamed (the provider never reported them)", () => {
     const zero = { ...usageFrame, input_tokens: 0, output_tokens: 0 } as ServerFrame;
     const text = { type: "chunk", content: "Half", depth: 0 } as ServerFrame;

@@ -22,6 +22,7 @@ import {
   parseContextScopes,
   parseHost,
   parseModelSettingsTable,
+  type SpendLimitSettings,
   type StaticToken,
 } from "@agentwire-chat/websocket";
 import { z } from "zod";
@@ -310,6 +311,8 @@ export interface Config {
   admission: Required<AdmissionLimits>;
   /** Messages sent while a turn runs (BUSY_POLICY, QUEUE_MAX_PER_THREAD). */
   busy: BusySettings;
+  /** SPEND_LIMIT_*: per user per UTC day and per thread, in USD (TOOL_POLICY_FILE sets them per user); absent when no limit is set. */
+  spendLimits: SpendLimitSettings | undefined;
   /** Per-user limits (ServerLimits), counted across instances with REDIS_URL. */
   userLimits: {
     maxConnectionsPerUser: number;
@@ -452,6 +455,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           : Math.min(admissionDefaults.queueMaxPerUser, e.ADMISSION_QUEUE_MAX)),
     },
     busy: { policy: e.BUSY_POLICY, queueMax: e.QUEUE_MAX_PER_THREAD },
+    spendLimits: spendLimitsOf(e),
     userLimits: {
       maxConnectionsPerUser: e.MAX_CONNECTIONS_PER_USER,
       userTurnsPerMinute: e.USER_TURNS_PER_MINUTE,
@@ -597,4 +601,17 @@ function withoutPassword(url: string): string {
   const parsed = new URL(url);
   if (parsed.password) parsed.password = "redacted";
   return parsed.toString();
+}
+
+/**
+ * SPEND_LIMIT_*: the settings whenever a limit may be in force (the environment's, or per user in
+ * TOOL_POLICY_FILE, which may set limits without an environment default).
+ */
+function spendLimitsOf(e: z.infer<typeof EnvSchema>): SpendLimitSettings | undefined {
+  const limits = {
+    ...(e.SPEND_LIMIT_USER_DAILY_USD !== undefined && { userDailyUsd: e.SPEND_LIMIT_USER_DAILY_USD }),
+    ...(e.SPEND_LIMIT_THREAD_USD !== undefined && { threadUsd: e.SPEND_LIMIT_THREAD_USD }),
+  };
+  const any = Object.keys(limits).length > 0 || e.TOOL_POLICY_FILE !== undefined;
+  return any ? { ...limits, unpriced: e.SPEND_LIMIT_UNPRICED } : undefined;
 }

@@ -103,6 +103,7 @@ export async function createServices(
     scopes: config.scopes,
     ...(config.modelSettings && { modelSettings: config.modelSettings }),
     busy: config.busy,
+    ...(config.spendLimits && { spend: config.spendLimits }),
     defaults: { provider: config.defaultProvider, model: config.defaultModel },
     serverTools: createBuiltinServerTools({
       repos,

@@ -147,3 +147,21 @@ describe("loadConfig", () => {
     }
   });
 });
+
+describe("SPEND_LIMIT_*", () => {
+  it("is absent with no limit anywhere, and carries the limits and the unpriced choice when set", () => {
+    expect(loadConfig({}).spendLimits).toBeUndefined();
+    expect(
+      loadConfig({ SPEND_LIMIT_USER_DAILY_USD: "5", SPEND_LIMIT_UNPRICED: "refuse" }).spendLimits,
+    ).toEqual({
+      userDailyUsd: 5,
+      unpriced: "refuse",
+    });
+    expect(loadConfig({ SPEND_LIMIT_THREAD_USD: "0.5" }).spendLimits).toEqual({
+      threadUsd: 0.5,
+      unpriced: "allow",
+    });
+    expect(() => loadConfig({ SPEND_LIMIT_UNPRICED: "maybe" })).toThrow(/SPEND_LIMIT_UNPRICED: /);
+    expect(() => loadConfig({ SPEND_LIMIT_USER_DAILY_USD: "-1" })).toThrow(/SPEND_LIMIT_USER_DAILY_USD: /);
+  });
+});

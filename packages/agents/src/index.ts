@@ -1,5 +1,5 @@
 export { BudgetLimits, defaultBudgetLimits } from "./budget/budget-limits.js";
-export type { BudgetUsed, TurnBudgetOptions } from "./budget/turn-budget.js";
+export type { BudgetUsed, SpendAllowance, TurnBudgetOptions } from "./budget/turn-budget.js";
 export {
   type AssembledContext,
   assembleContext,
@@ -122,6 +122,7 @@ export type { LoopResult } from "./turn/loop-result.js";
 export { type PermissionClass, permissionClasses } from "./turn/permission-class.js";
 export type { SuspendedState } from "./turn/suspended-state.js";
 export { buildLlmCallRecord, type LlmCallRecord } from "./usage/llm-call-record.js";
+export { priceOf } from "./usage/prices.js";
 export { UsageAccumulator } from "./usage/usage-accumulator.js";
 export {
   BUILD_WORKFLOW,

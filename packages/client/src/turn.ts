@@ -3,6 +3,7 @@ import type {
   EndedTurnStatus,
   QueuedMode,
   ServerFrame,
+  SpendWarning,
   StoredMessage,
   TurnUsage,
 } from "@agentwire-chat/protocol";
@@ -27,6 +28,8 @@ import {
 export type TurnEnd = {
   status: EndedTurnStatus | "unknown";
   usage?: TurnUsage;
+  /** A spend limit is 80 % used or more (the turn's `usage` said so): what to tell the user. */
+  spendWarning?: SpendWarning;
   error?: ClientError;
   /** The message steered the running turn (another Turn follows that turn): this one ends when it joined. */
   steered?: true;
@@ -79,6 +82,7 @@ export class Turn {
   private view: ThreadView = emptyThread();
   private final: StoredMessage | undefined;
   private usage: TurnUsage | undefined;
+  private spendWarning: SpendWarning | undefined;
   private error: ClientError | undefined;
   private ended = false;
   private healedAt: number | null = null;
@@ -232,8 +236,9 @@ export class Turn {
     this.view = reduceFrame(this.view, frame);
     if (frame.type === "message" && frame.message.role === "assistant") this.final = frame.message;
     else if (frame.type === "usage") {
-      const { type: _t, thread_id: _id, seq: _seq, ...usage } = frame;
+      const { type: _t, thread_id: _id, seq: _seq, spend_warning, ...usage } = frame;
       this.usage = usage;
+      this.spendWarning = spend_warning;
     } else if (frame.type === "error") this.error = new ClientError(frame.code, frame.message);
     if (frame.type === "chunk" && frame.done === true && frame.depth === 0) {
       const status = this.final?.status;
@@ -256,7 +261,13 @@ export class Turn {
     this.ended = true;
     const err = error ?? this.error;
     const usage = result.usage ?? this.usage;
-    this.done$.resolve({ ...result, ...(usage && { usage }), ...(err && { error: err }) });
+    const warning = this.spendWarning;
+    this.done$.resolve({
+      ...result,
+      ...(usage && { usage }),
+      ...(warning && { spendWarning: warning }),
+      ...(err && { error: err }),
+    });
     this.thread$.reject(err ?? new ClientError("closed", "the turn ended before it had a thread"));
     this.log.end();
     this.host.forget(this);

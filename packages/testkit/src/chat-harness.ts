@@ -7,6 +7,7 @@ import {
   type BusySettings,
   type ChatServices,
   createChatServices,
+  type SpendLimitSettings,
   type ToolPolicies,
   type ToolPolicyConfig,
   type TurnObserver,
@@ -41,6 +42,8 @@ export async function startChatServer(
     admission?: AdmissionQueue;
     /** Messages sent while a turn runs (BUSY_POLICY, QUEUE_MAX_PER_THREAD); absent: the defaults. */
     busy?: BusySettings;
+    /** SPEND_LIMIT_* (with `policies`, the file's per-user limits too); absent: no spend limits. */
+    spend?: SpendLimitSettings;
   } = {},
 ): Promise<ChatTestServer> {
   const provider = new ScriptedProvider(script);
@@ -68,6 +71,7 @@ export async function startChatServer(
     ...(options.observer && { observer: options.observer }),
     admission: options.admission ?? new AdmissionQueue(),
     ...(options.busy && { busy: options.busy }),
+    ...(options.spend && { spend: options.spend }),
   });
   const {
     limits: _budget,
@@ -81,6 +85,7 @@ export async function startChatServer(
     serverLimits,
     admission: _admission,
     busy: _busy,
+    spend: _spend,
     ...rest
   } = options;
   const server = await startTestServer({

@@ -11,9 +11,11 @@ export {
   createChatServices,
   loadThreadContext,
   ModelSettingsTable,
+  nextUtcMidnight,
   parseContextScopes,
   parseModelSettingsTable,
   recoverTurn,
+  type SpendLimitSettings,
   startAllQueued,
   startQueued,
 } from "./chat/index.js";

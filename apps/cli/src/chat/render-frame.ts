@@ -11,6 +11,7 @@ import type {
   AgentState,
   ExecutionTreeNode,
   ServerFrame,
+  SpendWarning,
   ToolCallUpdateFrame,
 } from "@agentwire-chat/protocol";
 import { preview } from "@agentwire-chat/protocol/preview";
@@ -110,7 +111,8 @@ export function renderFrame(
     case "usage":
       return line(
         `· ${tokensText(frame, state)}, ${plural(frame.llm_calls, "model call")}, ` +
-          `${callsText(frame, state)}${frame.cost_known ? `, $${frame.cost_usd.toFixed(4)}` : ""}`,
+          `${callsText(frame, state)}${frame.cost_known ? `, $${frame.cost_usd.toFixed(4)}` : ""}` +
+          (frame.spend_warning ? `\n${spendWarningText(frame.spend_warning)}` : ""),
       );
     case "thread":
       return line(`· thread ${frame.thread_id}`);
@@ -385,4 +387,12 @@ function phaseOf(state: AgentState): TurnPhase {
     default:
       return "thinking";
   }
+}
+
+/** `! spend: $4.10 of the $5.00 daily limit used (resets 2026-11-29T00:00:00Z)`; a thread's limit does not reset. */
+function spendWarningText(warning: SpendWarning): string {
+  const which = warning.limit === "user_daily" ? "daily" : "thread";
+  const used = `! spend: $${warning.spent_usd.toFixed(2)} of the $${warning.limit_usd.toFixed(2)} ${which} limit used`;
+  if (warning.resets_at === null) return used;
+  return `${used} (resets ${new Date(warning.resets_at).toISOString().replace(".000Z", "Z")})`;
 }

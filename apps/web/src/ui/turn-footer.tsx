@@ -1,7 +1,7 @@
 import type { BudgetView, TurnView } from "../state/thread-view.js";
 import { useController } from "./controller-context.js";
-import { formatCount, formatDuration } from "./format.js";
-import { countCards, usageLine } from "./usage-line.js";
+import { formatCost, formatCount, formatDuration } from "./format.js";
+import { countCards, spendWarningLine, usageLine } from "./usage-line.js";
 
 const budgetNames: Record<BudgetView["reason"], string> = {
   subtasks: "subtask",
@@ -27,6 +27,8 @@ export function budgetDetail({ reason, limit, observed }: BudgetView): string {
       return ` (limit ${formatCount(limit)})`;
     case "wall_clock":
       return ` (limit ${formatDuration(limit)})`;
+    case "spend_limit":
+      return ` (limit ${formatCost(limit, true)}, spent ${formatCost(observed ?? 0, true)})`;
     default:
       return ` (limit ${formatCount(limit)}, used ${formatCount(observed ?? 0)})`;
   }
@@ -42,6 +44,7 @@ export function canContinue(turn: TurnView): boolean {
 export function TurnFooter({ turn, last = false }: { turn: TurnView; last?: boolean }) {
   const { budget } = turn;
   const usage = usageLine(turn.usage, countCards(turn));
+  const spend = spendWarningLine(turn.spendWarning);
   return (
     <>
       {budget && (
@@ -57,6 +60,11 @@ export function TurnFooter({ turn, last = false }: { turn: TurnView; last?: bool
       ))}
       {last && canContinue(turn) && <ContinueButton />}
       {usage && <p class="usage">{usage}</p>}
+      {spend && (
+        <p class="notice warning" data-spend-warning={turn.spendWarning?.limit}>
+          {spend}
+        </p>
+      )}
     </>
   );
 }

@@ -1,5 +1,5 @@
 import { type CardCounts, countCards } from "@agentwire-chat/client";
-import type { TurnUsage } from "@agentwire-chat/protocol";
+import type { SpendWarning, TurnUsage } from "@agentwire-chat/protocol";
 import { formatCost, formatCount, plural } from "./format.js";
 
 /** What a usage line says for model calls whose tokens no provider reported. */
@@ -33,4 +33,17 @@ export function usageLine(usage: TurnUsage | undefined, counts: CardCounts): str
   if (parts.length === 0) return undefined;
   if (tokens || usage.cost_usd > 0) parts.push(formatCost(usage.cost_usd, usage.cost_known));
   return parts.join(" · ");
+}
+
+/**
+ * The turn's spend warning in words: `$4.10 of your $5.00 daily spend limit used; resets at
+ * 2026-11-29 00:00 UTC`. A thread's limit does not reset.
+ */
+export function spendWarningLine(warning: SpendWarning | undefined): string | undefined {
+  if (!warning) return undefined;
+  const which = warning.limit === "user_daily" ? "daily" : "thread";
+  const used = `${formatCost(warning.spent_usd, true)} of your ${formatCost(warning.limit_usd, true)} ${which} spend limit used`;
+  if (warning.resets_at === null) return used;
+  const at = new Date(warning.resets_at).toISOString().slice(0, 16).replace("T", " ");
+  return `${used}; resets at ${at} UTC`;
 }

@@ -20,7 +20,12 @@ export type TurnBudgetOptions = {
   wallClockTimer?: boolean;
   /** Counters carried over, e.g. from a suspended turn. */
   used?: Partial<BudgetUsed>;
+  /** The spend limit in force (the smallest remaining, read at the start); absent: cost is not limited. */
+  spend?: SpendAllowance;
 };
+
+/** A spend limit as a turn starts under it: the ledger's spend so far against the limit, in USD. */
+export type SpendAllowance = { limit: "user_daily" | "thread"; limitUsd: number; spentUsd: number };
 
 type Counted = "subtasks" | "llm_calls" | "tool_calls";
 
@@ -43,6 +48,8 @@ export class TurnBudget {
   private firstBreach: BudgetBreach | null = null;
   private reported = false;
   private frozen = false;
+  private readonly spend: SpendAllowance | undefined;
+  private turnCostUsd = 0;
 
   constructor(limits: Partial<BudgetLimits> = {}, options: TurnBudgetOptions = {}) {
     this.limits = { ...defaultBudgetLimits, ...limits };
@@ -50,6 +57,7 @@ export class TurnBudget {
     this.now = options.now ?? Date.now;
     this.startedAt = this.now();
     this.counts = { subtasks: 0, llmCalls: 0, toolCalls: 0, tokens: 0, bytes: 0, ...options.used };
+    this.spend = options.spend;
     if (options.wallClockTimer !== false) this.arm(this.limits.MAX_WALL_CLOCK_MS + 1);
   }
 
@@ -100,6 +108,23 @@ export class TurnBudget {
     if (this.firstBreach) return this.firstBreach;
     const max = this.limits.MAX_TOTAL_TOKENS;
     return this.counts.tokens > max ? this.trip("tokens", max, this.counts.tokens) : null;
+  }
+
+  /** USD this budget's calls cost so far (unpriced calls count 0). */
+  get costUsd(): number {
+    return this.turnCostUsd;
+  }
+
+  /**
+   * Adds the cost of one provider call; past the spend allowance (what was spent before plus this
+   * turn reaching the limit) the budget trips `spend_limit`, observed being the spend so far.
+   */
+  addCost(usd: number): BudgetBreach | null {
+    this.turnCostUsd += usd;
+    if (this.firstBreach) return this.firstBreach;
+    if (!this.spend) return null;
+    const spent = this.spend.spentUsd + this.turnCostUsd;
+    return spent >= this.spend.limitUsd ? this.trip("spend_limit", this.spend.limitUsd, spent) : null;
   }
 
   /** Adds the bytes of one (truncated) tool result. */

@@ -44,6 +44,7 @@ export async function* callModel(level: Level): AsyncGenerator<LoopEvent, NextSt
   });
   level.usage.addLlmCall(record);
   level.ctx.onLlmCall?.(record);
+  budget.addCost(record.costUsd);
   if (turn.text) level.lastText = turn.text;
   const complete = !turn.aborted && !turn.error;
   if (turn.text || (complete && turn.toolCalls.length > 0)) {

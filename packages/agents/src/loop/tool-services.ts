@@ -60,6 +60,7 @@ async function callModelFor(
   });
   level.usage.addLlmCall(record);
   level.ctx.onLlmCall?.(record);
+  budget.addCost(record.costUsd);
   if (turn.aborted) return { ok: false, error: budget.breach ? BUDGET : "cancelled" };
   if (turn.error) return { ok: false, error: `model error: ${turn.error.message}` };
   const tokens = (turn.usage?.inputTokens ?? 0) + (turn.usage?.outputTokens ?? 0);

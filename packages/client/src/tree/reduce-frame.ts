@@ -106,8 +106,8 @@ export function reduceFrame(view: ThreadView, frame: ServerFrame): ThreadView {
         budget: { reason: frame.reason, limit: frame.limit, observed: frame.observed },
       }));
     case "usage": {
-      const { type: _type, thread_id: _thread, seq: _seq, ...usage } = frame;
-      return onTurn(view, (t) => ({ ...t, usage }));
+      const { type: _type, thread_id: _thread, seq: _seq, spend_warning, ...usage } = frame;
+      return onTurn(view, (t) => ({ ...t, usage, ...(spend_warning && { spendWarning: spend_warning }) }));
     }
     case "generation_stopped":
       return onTurn(view, (t) => ({ ...t, stopped: true }));

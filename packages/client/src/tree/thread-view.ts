@@ -4,6 +4,7 @@ import type {
   QueuedMode,
   ScratchpadItem,
   ServerFrame,
+  SpendWarning,
   TurnStatus,
   TurnUsage,
 } from "@agentwire-chat/protocol";
@@ -95,6 +96,8 @@ export type TurnView = {
   clientCalls: Record<string, ClientCallView>;
   budget?: BudgetView;
   usage?: TurnUsage;
+  /** The turn's `usage` said a spend limit is 80 % used or more: show it to the user. */
+  spendWarning?: SpendWarning;
   stopped: boolean;
   errors: string[];
   /** `live` turns were built from frames; `history` turns from stored rows (no subtask text). */

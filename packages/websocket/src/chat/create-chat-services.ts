@@ -11,6 +11,7 @@ import { TurnRegistry } from "../turns/turn-registry.js";
 import { OpenWorkflows } from "../workflows/open-workflows.js";
 import type { ChatServices } from "./chat-services.js";
 import { ContextScopes } from "./context-scopes.js";
+import type { SpendLimitSettings } from "./spend-limits.js";
 import { startQueued } from "./start-queued.js";
 import { ThreadStates } from "./thread-states/thread-states.js";
 
@@ -20,6 +21,8 @@ export type ChatServicesOptions = Partial<Omit<ChatServices, "providers" | "limi
   policy?: Partial<ToolPolicyConfig>;
   /** Per-user policies (TOOL_POLICY_FILE); absent: `policy` for every user. */
   policies?: ToolPolicies;
+  /** SPEND_LIMIT_*; the policies' file sets them per user and group. Absent: no spend limits. */
+  spend?: SpendLimitSettings;
 };
 
 /**
@@ -27,7 +30,7 @@ export type ChatServicesOptions = Partial<Omit<ChatServices, "providers" | "limi
  * policy (or the per-user `policies`).
  */
 export function createChatServices(options: ChatServicesOptions): ChatServices {
-  const { providers, limits, policy, policies = new ToolPolicies(policy), ...rest } = options;
+  const { providers, limits, policy, policies = new ToolPolicies(policy), spend, ...rest } = options;
   const services: ChatServices = {
     turns: new TurnRegistry(),
     defaults: {},
@@ -39,6 +42,9 @@ export function createChatServices(options: ChatServicesOptions): ChatServices {
     providers,
     limits: BudgetLimitsSchema.parse(limits ?? {}),
     policyFor: (userId) => policies.policyFor(userId),
+    ...(spend && {
+      spendLimits: { settings: spend, limitsFor: (userId) => policies.spendLimitsFor(userId, spend) },
+    }),
   };
   // A turn's end starts its thread's next queued message; a failure there only logs (it stays queued).
   services.afterTurn ??= (ended) => {

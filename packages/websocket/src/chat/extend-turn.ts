@@ -11,6 +11,7 @@ import { ownThread } from "../turns/watch-turn.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import type { ChatServices } from "./chat-services.js";
 import { currentContextReport } from "./resume-turn.js";
+import { checkSpend } from "./spend-limits.js";
 import { turnToolbelt } from "./turn-toolbelt.js";
 
 /** The ends a turn can be extended from. */
@@ -48,6 +49,12 @@ export async function extendTurn(
   const provider = chat.providers.get(saved.provider);
   if (!provider)
     throw new AgentwireError("bad_request", `provider "${saved.provider}" is no longer configured`);
+  // Before the turn's row is opened again: a spend limit reached refuses the extension, nothing written.
+  const spend = await checkSpend(chat.spendLimits, repos, {
+    userId,
+    threadId: thread.id,
+    model: saved.model,
+  });
   const scope = {
     userId,
     threadId: thread.id,
@@ -81,6 +88,7 @@ export async function extendTurn(
         ...(row.usage && { usageBefore: row.usage }),
         checkpoint: saved.state,
         resumed: true,
+        ...(spend && { spend }),
       };
     },
     undoRows: async () => {

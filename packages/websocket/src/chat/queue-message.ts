@@ -5,6 +5,7 @@ import { checkParent } from "../turns/start-turn.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import { defaultBusySettings } from "./busy-settings.js";
 import type { ChatServices } from "./chat-services.js";
+import { checkSpend } from "./spend-limits.js";
 import { startQueued } from "./start-queued.js";
 import { stopThreadTurn } from "./stop-thread-turn.js";
 
@@ -33,6 +34,7 @@ export async function queueMessage(
   const defaults = chat.scopes.defaultsFor(chat.defaults, data.chat_context?.kind ?? "thread");
   const resolved = chat.providers.resolve({ provider: data.provider, model: data.model }, defaults);
   if (!resolved.ok) throw new AgentwireError("bad_request", resolved.message);
+  await checkSpend(chat.spendLimits, repos, { userId, threadId, model: resolved.model });
   const echo = requestId !== undefined ? { request_id: requestId } : {};
   // A client that lost `message_queued` to a dropped socket sends the message again: it waits once.
   const queue = requestId === undefined ? [] : await repos.queuedMessages.list(userId, threadId);

@@ -20,6 +20,7 @@ import type { ChatServices } from "./chat-services.js";
 import { type ApprovedPlan, repoPlanStore } from "./plan-tools.js";
 import { currentContextReport } from "./resume-turn.js";
 import { chatLoopStart } from "./run-chat-agent.js";
+import { checkSpend } from "./spend-limits.js";
 import { turnToolbelt } from "./turn-toolbelt.js";
 
 /** What a turn runs with, from its checkpoint or, before its first one, from its start record. */
@@ -74,9 +75,12 @@ export async function recoverTurn(
     rows: async () => {
       // The rebuild's reads and the recovery's count in one wait (a takeover is mostly round trips);
       // counted before any work, so a turn that crashes the server again is bounded.
-      const [rebuilt] = await Promise.all([
+      const where = { userId: row.userId, threadId: row.threadId, model: runsWith.model };
+      const [rebuilt, , spend] = await Promise.all([
         rebuildTurn(log, repos, row),
         counted && repos.turns.update(row.userId, row.id, { recoveries: row.recoveries + 1 }),
+        // A turn that goes on elsewhere is never refused: it runs under the spend limits as they stand.
+        checkSpend(chat.spendLimits, repos, where, { refuse: false }),
       ]);
       frames = rebuilt.frames;
       return {
@@ -88,6 +92,7 @@ export async function recoverTurn(
         usageBefore: rebuilt.usage,
         ...(saved && { budgetUsed: saved.budgetUsed, checkpoint: saved.state }),
         resumed: true,
+        ...(spend && { spend }),
       };
     },
     begin: (run) => closeCutCall(run, log, row, runsWith, saved, frames, counted),

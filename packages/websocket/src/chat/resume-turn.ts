@@ -22,6 +22,7 @@ import type { ConnectionContext } from "../ws/connection-context.js";
 import type { ChatServices } from "./chat-services.js";
 import { closeWaitingCalls } from "./close-waiting-calls.js";
 import { openDurations, treeAfterWait } from "./open-calls.js";
+import { checkSpend } from "./spend-limits.js";
 import { currentBranch } from "./thread-context.js";
 import { turnToolbelt } from "./turn-toolbelt.js";
 
@@ -83,6 +84,9 @@ export async function resumeTurn(
   if (!provider)
     throw new AgentwireError("bad_request", `provider "${saved.provider}" is no longer configured`);
   const { userId } = conn;
+  // An answer is never refused for spend: the resumed turn runs under the limits as they stand now.
+  const where = { userId, threadId: turn.threadId, model: saved.model };
+  const spend = await checkSpend(chat.spendLimits, conn.repos, where, { refuse: false });
   const scope = {
     userId,
     threadId: turn.threadId,
@@ -110,7 +114,7 @@ export async function resumeTurn(
         suspendedState: null,
         checkpoint: null,
       });
-      return setupOf(waiting);
+      return { ...setupOf(waiting), ...(spend && { spend }) };
     },
     undoRows: () =>
       conn.repos.turns.update(userId, turn.turnId, { status: "waiting_user", suspendedState: saved }),

@@ -1,5 +1,6 @@
 import { toAgentwireError } from "@agentwire-chat/protocol";
 import type { FrameSubscriber } from "@agentwire-chat/storage";
+import { appendOutsideTurn } from "../turns/append-outside-turn.js";
 import type { TurnEnded } from "../turns/turn-segment.js";
 import type { ChatServices } from "./chat-services.js";
 import { runChatAgent } from "./run-chat-agent.js";
@@ -12,7 +13,8 @@ const NOBODY: FrameSubscriber = { id: "", deliver: () => {} };
  * it ended), after recovery, or when a message was queued just as the thread fell idle. Another start
  * holding the thread (`busy`) or a full server (`overloaded`) leaves the message queued: the end of
  * that turn, or of the next, starts it. A message that can no longer start (its provider is gone) is
- * dropped with a warning, so that it does not hold up the ones behind it.
+ * dropped with a warning, so that it does not hold up the ones behind it; one refused by a spend limit
+ * is dropped too, its `error` sent to the thread's watchers as the refusal of its start would be.
  */
 export async function startQueued(chat: ChatServices, where: TurnEnded): Promise<void> {
   const { userId, threadId, repos, frames, logger } = where;
@@ -36,6 +38,11 @@ export async function startQueued(chat: ChatServices, where: TurnEnded): Promise
       );
       if (code === "internal") return;
       await repos.queuedMessages.remove(userId, threadId, next.id);
+      if (code === "spend_limit") {
+        const echo = next.requestId != null ? { request_id: next.requestId } : {};
+        const outside = { repos, frames, turns: chat.turns, coordination: chat.coordination };
+        await appendOutsideTurn(outside, userId, threadId, { type: "error", code, message, ...echo });
+      }
     }
   }
 }

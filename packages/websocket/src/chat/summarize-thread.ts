@@ -74,6 +74,7 @@ export async function summarizeThread(input: SummarizeThreadInput): Promise<void
       ...(input.settings && { settings: input.settings }),
     });
     budget.addTokens(record.inputTokens + record.outputTokens);
+    budget.addCost(record.costUsd);
     if (input.side.call(record)) ctx.onLlmCall?.(record);
     else {
       // After the turn row's end is written, or that write would replace the usage added here.

@@ -1,5 +1,5 @@
 import { resolveToolPolicy, type ToolPolicy, type ToolPolicyConfig } from "./tool-policy.js";
-import { overridesFor, type ToolPolicyFile } from "./tool-policy-file.js";
+import { overridesFor, spendLimitsFor, type ToolPolicyFile } from "./tool-policy-file.js";
 
 /** Past this many users the cache starts over (a policy is cheap to resolve; memory is bounded). */
 const CACHE_LIMIT = 10_000;
@@ -38,6 +38,14 @@ export class ToolPolicies {
       for (const server of entry.mcp_servers ?? []) named.add(server);
     }
     return [...named];
+  }
+
+  /** The user's spend limits: the file's entry for them, else their groups', else the environment's `env`. */
+  spendLimitsFor(
+    userId: string,
+    env: { userDailyUsd?: number | undefined; threadUsd?: number | undefined },
+  ): { userDailyUsd?: number | undefined; threadUsd?: number | undefined } {
+    return spendLimitsFor(this.file, userId, env);
   }
 
   /** Takes a new (validated) file: turns that start from now on get its policies. */

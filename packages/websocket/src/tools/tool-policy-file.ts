@@ -4,12 +4,21 @@ import { ClassRules, type PolicyOverrides } from "./tool-policy.js";
 const userId = z.string().min(1).max(200);
 const McpServers = z.array(z.string().min(1).max(100)).max(100);
 
-const UserEntry = z.strictObject({ classes: ClassRules.optional(), mcp_servers: McpServers.optional() });
+const Usd = z.number().nonnegative().max(1_000_000);
+
+const UserEntry = z.strictObject({
+  classes: ClassRules.optional(),
+  mcp_servers: McpServers.optional(),
+  /** Replaces SPEND_LIMIT_USER_DAILY_USD for the user (or the group's members). */
+  spend_limit_daily_usd: Usd.optional(),
+  /** Replaces SPEND_LIMIT_THREAD_USD for the user (or the group's members). */
+  spend_limit_thread_usd: Usd.optional(),
+});
 const GroupEntry = UserEntry.extend({ members: z.array(userId).min(1).max(100_000) });
 
 /**
- * The file TOOL_POLICY_FILE names: tool classes and MCP servers per group (its members listed by
- * user id) and per user, on top of the environment's TOOL_* defaults.
+ * The file TOOL_POLICY_FILE names: tool classes, MCP servers and spend limits per group (its members
+ * listed by user id) and per user, on top of the environment's TOOL_* and SPEND_LIMIT_* defaults.
  */
 export const ToolPolicyFile = z.strictObject({
   groups: z.record(z.string().min(1).max(100), GroupEntry).optional(),
@@ -51,4 +60,20 @@ export function overridesFor(file: ToolPolicyFile, user: string): PolicyOverride
   Object.assign(classes, own?.classes);
   if (own?.mcp_servers) servers = own.mcp_servers;
   return { classes, ...(servers && { allowedMcpServers: servers }) };
+}
+
+/** A user's spend limits from the file, in USD: their own entry's, else the last group's that sets one, else `env`'s. */
+export function spendLimitsFor(
+  file: ToolPolicyFile,
+  user: string,
+  env: { userDailyUsd?: number | undefined; threadUsd?: number | undefined },
+): { userDailyUsd?: number | undefined; threadUsd?: number | undefined } {
+  let { userDailyUsd, threadUsd } = env;
+  const own = Object.hasOwn(file.users ?? {}, user) ? file.users?.[user] : undefined;
+  const entries = Object.values(file.groups ?? {}).filter((group) => group.members.includes(user));
+  for (const entry of own ? [...entries, own] : entries) {
+    userDailyUsd = entry.spend_limit_daily_usd ?? userDailyUsd;
+    threadUsd = entry.spend_limit_thread_usd ?? threadUsd;
+  }
+  return { userDailyUsd, threadUsd };
 }

@@ -65,7 +65,9 @@ async function drive(run: TurnSegment, start: TurnStart): Promise<void> {
   let finalAssistant: Extract<ModelMessage, { role: "assistant" }> | undefined;
   const ctx = createLoopContext(run.limits, {
     ...(run.budgetUsed !== undefined && { used: run.budgetUsed }),
+    ...(run.spend?.allowance() && { spend: run.spend.allowance() }),
     onLlmCall: (call) => {
+      run.spend?.add(call.costUsd);
       queueWrite(run, () => repos.llmCalls.record(turn.userId, turn.threadId, turn.turnId, call));
       observer?.llmCall(call);
     },

@@ -132,7 +132,8 @@ async function finish(run: TurnSegment, result: TurnResult, text: string): Promi
  */
 function endFrames(run: TurnSegment, usage: TurnUsage, status: EndedTurnStatus, keepWatchers: boolean): void {
   const { turn } = run;
-  turn.emit({ type: "usage", ...usage });
+  const warning = run.spend?.warning();
+  turn.emit({ type: "usage", ...usage, ...(warning && { spend_warning: warning }) });
   turn.emit({ type: "agent_state", state: "idle" });
   turn.emit({ type: "chunk", content: "", done: true, parent_id: null, depth: 0 });
   turn.status = status;

@@ -7,6 +7,7 @@ import {
   type StoredMessage,
 } from "@agentwire-chat/protocol";
 import type { QueuedMessageRow, ThreadRow, TurnStartRecord } from "@agentwire-chat/storage";
+import { checkSpend, type SpendTracker } from "../chat/spend-limits.js";
 import type { DriveOptions, TurnStart } from "./drive-turn.js";
 import { storeRow } from "./end-turn.js";
 import { admissionTicket, type OpeningAdmission, openTurn } from "./open-turn.js";
@@ -54,6 +55,7 @@ export async function startTurn(
   const ticket = admissionTicket(services, userId, options.admission);
   let thread: ThreadRow;
   let existing: ThreadRow | undefined;
+  let spend: SpendTracker | undefined;
   try {
     existing = data.thread_id !== undefined ? await ownThread(conn, data.thread_id) : undefined;
     // The stored state is the source of truth for busy: a turn waiting on the user may live only there.
@@ -64,6 +66,13 @@ export async function startTurn(
       throw new AgentwireError("bad_request", "parent_message_id: needs the thread_id it belongs to");
     if (existing && data.parent_message_id != null)
       await checkParent(conn, existing.id, data.parent_message_id);
+    // Every route's start (chat, regenerate, a queued message, the AI SDK and AG-UI edges, media,
+    // workflows) passes here before its first write: a spend limit reached refuses it with nothing stored.
+    spend = await checkSpend(services.spendLimits, repos, {
+      userId,
+      threadId: existing?.id,
+      model: who.model,
+    });
     thread = existing ?? (await repos.threads.create(userId, titleOf(data.content)));
     // A new first message: the title follows it when it was made from the old one.
     if (existing && data.parent_message_id === null) {
@@ -101,7 +110,8 @@ export async function startTurn(
         ...(requestId !== undefined && isPrintable(requestId) && { requestId }),
         ...(rerun && { checkpoint: { version: 1, start: { ...who, chatContext, memoryEnabled, ...rerun } } }),
       });
-      return { ...who, tree: new ExecutionTreeBuilder(), chatContext, memoryEnabled, resumed: false };
+      const setup = { ...who, tree: new ExecutionTreeBuilder(), chatContext, memoryEnabled, resumed: false };
+      return { ...setup, ...(spend && { spend }) };
     },
     // A turn whose first frames failed never ran: it ends `error` rather than stay `running`; the
     // branch it moved to and the queued message it took are put back.

@@ -2,6 +2,7 @@ import type { BudgetLimits, BudgetUsed, Checkpoint, ExecutionTreeBuilder } from 
 import type { ChatContext, TurnUsage } from "@agentwire-chat/protocol";
 import type { FrameLog, Repositories } from "@agentwire-chat/storage";
 import type { FastifyBaseLogger } from "fastify";
+import type { SpendLimits, SpendTracker } from "../chat/spend-limits.js";
 import type { ActiveTurn } from "./active-turn.js";
 import type { AdmissionQueue } from "./admission-queue.js";
 import { turnObserverOf } from "./compose-observers.js";
@@ -27,6 +28,8 @@ export interface TurnServices {
   scopes?: { limitsFor(limits: BudgetLimits, kind: string): BudgetLimits } | undefined;
   /** Told once a turn has ended (however it ended): the thread's next queued message starts. */
   afterTurn?: ((ended: TurnEnded) => void) | undefined;
+  /** SPEND_LIMIT_* and the policy file's per-user limits, checked at every start; absent: no limits. */
+  spendLimits?: SpendLimits | undefined;
 }
 
 /** A turn that just ended, as what comes next on its thread needs it. */
@@ -61,6 +64,8 @@ export type TurnSegment = {
   /** Writes queued by the loop's synchronous callbacks, in order (see queueWrite). */
   writes?: Promise<unknown> | undefined;
   afterTurn?: TurnServices["afterTurn"];
+  /** The spend limits the segment runs under (its budget's allowance, the usage frame's warning). */
+  spend?: SpendTracker | undefined;
 };
 
 /** What differs between a turn's segments: who answers, in which context, the tree it builds on, what it carries over. */
@@ -74,6 +79,7 @@ export type SegmentSetup = Pick<
   | "usageBefore"
   | "budgetUsed"
   | "checkpoint"
+  | "spend"
 > & { resumed: boolean };
 
 /** The TurnSegment of one segment of a turn, on every route: a start, a resume, a continue, a crash's continuation. */
