@@ -33,6 +33,8 @@ export type AnthropicProviderOptions = {
   defaultMaxTokens?: number;
   /** Enables extended thinking with this budget. */
   thinkingBudgetTokens?: number;
+  /** `cache_control` breakpoints on the stable prefix and the conversation; default true. */
+  promptCache?: boolean;
   /** Models `listModels` answers. */
   models?: readonly string[];
   fetch?: FetchLike;
@@ -81,6 +83,7 @@ export class AnthropicProvider implements Provider {
     if (signal.aborted) return;
     const body = mapAnthropicRequest(request, {
       defaultMaxTokens: this.options.defaultMaxTokens ?? 8192,
+      promptCache: this.options.promptCache ?? true,
       ...(this.options.thinkingBudgetTokens
         ? { thinkingBudgetTokens: this.options.thinkingBudgetTokens }
         : {}),

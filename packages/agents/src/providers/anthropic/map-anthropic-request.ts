@@ -4,9 +4,11 @@ import type {
   ImageBlockParam,
   MessageCreateParamsStreaming,
   MessageParam,
+  TextBlockParam,
   Tool,
 } from "@anthropic-ai/sdk/resources/messages";
 import type { AssistantModelMessage, ToolModelMessage, UserModelMessage } from "../model-message.js";
+import type { ReasoningEffort } from "../model-settings.js";
 import { pairToolResults } from "../pair-tool-results.js";
 import type { ProviderRequest, ToolSpec } from "../provider-request.js";
 
@@ -14,9 +16,25 @@ import type { ProviderRequest, ToolSpec } from "../provider-request.js";
 export type AnthropicRequestOptions = {
   /** `max_tokens` is required by the API; used when the request sets none. */
   defaultMaxTokens: number;
-  /** Extended thinking budget; thinking is off when unset. */
+  /** Extended thinking budget; thinking is off when unset. A call's `reasoning_effort` replaces it. */
   thinkingBudgetTokens?: number;
+  /** `cache_control` breakpoints on the stable prefix and the conversation (ANTHROPIC_PROMPT_CACHE). */
+  promptCache?: boolean;
 };
+
+/**
+ * Extended thinking budgets per `reasoning_effort`. `minimal` turns thinking off: Anthropic's smallest
+ * budget (1024) is already more than OpenAI's minimal effort spends.
+ */
+export const THINKING_BUDGETS: Readonly<Record<ReasoningEffort, number | undefined>> = {
+  minimal: undefined,
+  low: 2048,
+  medium: 8192,
+  high: 24_576,
+};
+
+/** The API's limit of `cache_control` breakpoints per request. */
+export const MAX_CACHE_BREAKPOINTS = 4;
 
 type ImageMediaType = "image/jpeg" | "image/png" | "image/gif" | "image/webp";
 
@@ -31,7 +49,14 @@ export function mapAnthropicRequest(
     else if (step.message.role === "user") append(messages, "user", mapUser(step.message));
     else append(messages, "assistant", mapAssistant(step.message));
   }
-  const maxTokens = request.maxTokens ?? options.defaultMaxTokens;
+  const settings = request.settings ?? {};
+  const effort = settings.reasoning_effort;
+  const budget = effort !== undefined ? THINKING_BUDGETS[effort] : options.thinkingBudgetTokens;
+  // max_tokens counts thinking too: an effort with no operator cap gets its budget on top of the
+  // default answer length, so `high` does not eat the answer.
+  const maxTokens =
+    request.maxTokens ??
+    options.defaultMaxTokens + (effort !== undefined && budget !== undefined ? budget : 0);
   const body: MessageCreateParamsStreaming = {
     model: request.model,
     max_tokens: maxTokens,
@@ -40,12 +65,62 @@ export function mapAnthropicRequest(
   };
   if (request.systemPrompt) body.system = request.systemPrompt;
   if (request.tools.length > 0) body.tools = request.tools.map(mapTool);
-  const budget = options.thinkingBudgetTokens;
   // The API requires budget_tokens < max_tokens; a budget that does not fit leaves thinking off.
-  if (budget !== undefined && budget >= 1024 && budget < maxTokens) {
-    body.thinking = { type: "enabled", budget_tokens: budget };
-  }
+  const thinking = budget !== undefined && budget >= 1024 && budget < maxTokens;
+  if (thinking) body.thinking = { type: "enabled", budget_tokens: budget };
+  // The API refuses a temperature with thinking on; the operator's effort wins over the temperature.
+  if (settings.temperature !== undefined && !thinking) body.temperature = settings.temperature;
+  if (settings.parallel_tool_calls === false && request.tools.length > 0)
+    body.tool_choice = { type: "auto", disable_parallel_tool_use: true };
+  if (options.promptCache) markCacheBreakpoints(body);
   return body;
+}
+
+const EPHEMERAL = { type: "ephemeral" } as const;
+
+/**
+ * Marks where the prompt cache may cut, at most MAX_CACHE_BREAKPOINTS, in the API's prefix order
+ * (tools, system, messages):
+ * 1. the last tool: the toolbelt alone stays cached when the system prompt changes (its scratchpad,
+ *    summary and date move between turns, the tools do not);
+ * 2. the system prompt: tools and instructions, the same on every step of a turn;
+ * 3. the newest message's last block: this call writes the conversation so far, and the next step of
+ *    the tool loop (or the next turn) reads it back;
+ * 4. the last block of the user message before it: where the previous call's write ended. The API
+ *    looks back only 20 blocks from a breakpoint for an earlier entry, and one step with many
+ *    parallel results adds more than that; this one lands on the previous entry exactly.
+ * Thinking blocks cannot carry `cache_control`, so a message's last other block does.
+ */
+function markCacheBreakpoints(body: MessageCreateParamsStreaming): void {
+  const lastTool = body.tools?.at(-1);
+  if (lastTool) lastTool.cache_control = EPHEMERAL;
+  if (typeof body.system === "string") {
+    const system: TextBlockParam[] = [{ type: "text", text: body.system, cache_control: EPHEMERAL }];
+    body.system = system;
+  }
+  const messages = body.messages;
+  const newest = messages.length - 1;
+  if (newest < 0) return;
+  markLastBlock(messages[newest]!);
+  for (let i = newest - 1; i >= 0; i--) {
+    if (messages[i]!.role === "user") {
+      markLastBlock(messages[i]!);
+      break;
+    }
+  }
+}
+
+function markLastBlock(message: MessageParam): void {
+  if (typeof message.content === "string") {
+    message.content = [{ type: "text", text: message.content, cache_control: EPHEMERAL }];
+    return;
+  }
+  for (let i = message.content.length - 1; i >= 0; i--) {
+    const block = message.content[i]!;
+    if (block.type === "thinking" || block.type === "redacted_thinking") continue;
+    (block as { cache_control?: typeof EPHEMERAL }).cache_control = EPHEMERAL;
+    return;
+  }
 }
 
 // The API wants alternating roles and rejects empty content, so same-role turns are merged and

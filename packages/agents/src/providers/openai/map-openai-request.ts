@@ -35,9 +35,17 @@ export function mapOpenAIRequest(
     stream: true,
     stream_options: { include_usage: true },
   };
-  // An empty `tools` array is rejected by some servers; parallel_tool_calls is left to the model.
+  // An empty `tools` array is rejected by some servers, and parallel_tool_calls without tools by OpenAI.
   if (request.tools.length > 0) body.tools = request.tools.map(mapTool);
   if (request.maxTokens !== undefined) body[maxTokensField] = request.maxTokens;
+  const settings = request.settings;
+  if (settings) {
+    // Each only when the operator set it: a compatible server may not know the field at all.
+    if (settings.temperature !== undefined) body.temperature = settings.temperature;
+    if (settings.reasoning_effort !== undefined) body.reasoning_effort = settings.reasoning_effort;
+    if (settings.parallel_tool_calls !== undefined && request.tools.length > 0)
+      body.parallel_tool_calls = settings.parallel_tool_calls;
+  }
   return body;
 }
 
