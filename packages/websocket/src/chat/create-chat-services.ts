@@ -7,11 +7,11 @@ import {
 } from "@agentwire-chat/agents";
 import { ToolPolicies } from "../tools/tool-policies.js";
 import type { ToolPolicyConfig } from "../tools/tool-policy.js";
+import type { SpendLimitSettings } from "../turns/spend-limits.js";
 import { TurnRegistry } from "../turns/turn-registry.js";
 import { OpenWorkflows } from "../workflows/open-workflows.js";
 import type { ChatServices } from "./chat-services.js";
 import { ContextScopes } from "./context-scopes.js";
-import type { SpendLimitSettings } from "./spend-limits.js";
 import { startQueued } from "./start-queued.js";
 import { ThreadStates } from "./thread-states/thread-states.js";
 

@@ -7,11 +7,11 @@ import {
 import { AgentwireError, type StoredMessage } from "@agentwire-chat/protocol";
 import { readTurnCheckpoint, type TurnCheckpoint, type TurnRow } from "@agentwire-chat/storage";
 import { openTurn } from "../turns/open-turn.js";
+import { checkSpend } from "../turns/spend-limits.js";
 import { ownThread } from "../turns/watch-turn.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import type { ChatServices } from "./chat-services.js";
 import { currentContextReport } from "./resume-turn.js";
-import { checkSpend } from "./spend-limits.js";
 import { turnToolbelt } from "./turn-toolbelt.js";
 
 /** The ends a turn can be extended from. */

@@ -7,7 +7,6 @@ export * from "./create-chat-services.js";
 export * from "./model-settings-table.js";
 export { recoverTurn } from "./recover-turn.js";
 export * from "./run-chat-agent.js";
-export { checkSpend, nextUtcMidnight, type SpendLimitSettings, type SpendLimits } from "./spend-limits.js";
 export { startAllQueued, startQueued } from "./start-queued.js";
 export * from "./thread-context.js";
 export * from "./thread-history.js";

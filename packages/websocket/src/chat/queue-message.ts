@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { AgentwireError, type ChatMessageData, type OnBusy } from "@agentwire-chat/protocol";
 import type { QueuedChatMessage } from "@agentwire-chat/storage";
+import { checkSpend } from "../turns/spend-limits.js";
 import { checkParent } from "../turns/start-turn.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import { defaultBusySettings } from "./busy-settings.js";
 import type { ChatServices } from "./chat-services.js";
-import { checkSpend } from "./spend-limits.js";
 import { startQueued } from "./start-queued.js";
 import { stopThreadTurn } from "./stop-thread-turn.js";
 

@@ -15,12 +15,12 @@ import { openTurn, type TurnOpening } from "../turns/open-turn.js";
 import { partialAnswer, rebuildTurn } from "../turns/rebuild-turn.js";
 import type { RecoveryCause } from "../turns/recover-turns.js";
 import { restartMarkers } from "../turns/restart-markers.js";
+import { checkSpend } from "../turns/spend-limits.js";
 import type { TurnSegment } from "../turns/turn-segment.js";
 import type { ChatServices } from "./chat-services.js";
 import { type ApprovedPlan, repoPlanStore } from "./plan-tools.js";
 import { currentContextReport } from "./resume-turn.js";
 import { chatLoopStart } from "./run-chat-agent.js";
-import { checkSpend } from "./spend-limits.js";
 import { turnToolbelt } from "./turn-toolbelt.js";
 
 /** What a turn runs with, from its checkpoint or, before its first one, from its start record. */

@@ -17,12 +17,12 @@ import { readSuspendedTurn, type SuspendedTurn } from "@agentwire-chat/storage";
 import type { ActiveTurn } from "../turns/active-turn.js";
 import { endTurn } from "../turns/end-turn.js";
 import { openTurn } from "../turns/open-turn.js";
+import { checkSpend } from "../turns/spend-limits.js";
 import { type SegmentSetup, turnSegmentOf } from "../turns/turn-segment.js";
 import type { ConnectionContext } from "../ws/connection-context.js";
 import type { ChatServices } from "./chat-services.js";
 import { closeWaitingCalls } from "./close-waiting-calls.js";
 import { openDurations, treeAfterWait } from "./open-calls.js";
-import { checkSpend } from "./spend-limits.js";
 import { currentBranch } from "./thread-context.js";
 import { turnToolbelt } from "./turn-toolbelt.js";
 

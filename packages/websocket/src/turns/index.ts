@@ -9,6 +9,7 @@ export * from "./event-loop-lag.js";
 export * from "./hand-over-turn.js";
 export * from "./open-turn.js";
 export * from "./recover-turns.js";
+export { checkSpend, nextUtcMidnight, type SpendLimitSettings, type SpendLimits } from "./spend-limits.js";
 export * from "./start-admission.js";
 export * from "./start-turn.js";
 export type { TurnConnection } from "./turn-connection.js";

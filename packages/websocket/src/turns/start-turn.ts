@@ -7,10 +7,10 @@ import {
   type StoredMessage,
 } from "@agentwire-chat/protocol";
 import type { QueuedMessageRow, ThreadRow, TurnStartRecord } from "@agentwire-chat/storage";
-import { checkSpend, type SpendTracker } from "../chat/spend-limits.js";
 import type { DriveOptions, TurnStart } from "./drive-turn.js";
 import { storeRow } from "./end-turn.js";
 import { admissionTicket, type OpeningAdmission, openTurn } from "./open-turn.js";
+import { checkSpend, type SpendTracker } from "./spend-limits.js";
 import { followBranchTitle, titleOf } from "./thread-title.js";
 import type { TurnConnection } from "./turn-connection.js";
 import type { TurnSegment, TurnServices } from "./turn-segment.js";

@@ -2,10 +2,10 @@ import type { BudgetLimits, BudgetUsed, Checkpoint, ExecutionTreeBuilder } from 
 import type { ChatContext, TurnUsage } from "@agentwire-chat/protocol";
 import type { FrameLog, Repositories } from "@agentwire-chat/storage";
 import type { FastifyBaseLogger } from "fastify";
-import type { SpendLimits, SpendTracker } from "../chat/spend-limits.js";
 import type { ActiveTurn } from "./active-turn.js";
 import type { AdmissionQueue } from "./admission-queue.js";
 import { turnObserverOf } from "./compose-observers.js";
+import type { SpendLimits, SpendTracker } from "./spend-limits.js";
 import type { ThreadStateNotifier } from "./thread-state-notifier.js";
 import { localCoordination, type TurnCoordination } from "./turn-coordination.js";
 import type { TurnObserver, TurnObserverFactory } from "./turn-observer.js";

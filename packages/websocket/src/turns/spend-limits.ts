@@ -116,6 +116,7 @@ function limitMessage(state: SpendState): string {
   return `${head}; resets at ${new Date(state.resetsAt).toISOString().replace(".000Z", "Z")}`;
 }
 
+/** Cents, or four places below a cent so a small limit or spend never reads `$0.00`. */
 function usd(amount: number): string {
-  return `$${amount.toFixed(2)}`;
+  return `$${amount > 0 && amount < 0.01 ? amount.toFixed(4) : amount.toFixed(2)}`;
 }
