@@ -113,9 +113,10 @@ function buildProviders(config: ResolvedRegistryConfig, fetch: FetchLike | undef
     out.push({ provider, defaultModel, staticModels: KNOWN_MODELS.openai });
   }
   if (config.anthropic) {
-    const { apiKey, baseURL, defaultModel, thinkingBudgetTokens } = config.anthropic;
+    const { apiKey, baseURL, defaultModel, thinkingBudgetTokens, promptCache } = config.anthropic;
     const provider = new AnthropicProvider({
       apiKey,
+      promptCache,
       ...defined({ baseURL, thinkingBudgetTokens }),
       ...shared,
       models: KNOWN_MODELS.anthropic,

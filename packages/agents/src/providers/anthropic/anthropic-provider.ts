@@ -33,6 +33,11 @@ export type AnthropicProviderOptions = {
   defaultMaxTokens?: number;
   /** Enables extended thinking with this budget. */
   thinkingBudgetTokens?: number;
+  /**
+   * `cache_control` breakpoints on tools, system prompt and conversation (ANTHROPIC_PROMPT_CACHE).
+   * Off unless set: the registry turns it on by default; a provider built by hand opts in.
+   */
+  promptCache?: boolean;
   /** Models `listModels` answers. */
   models?: readonly string[];
   fetch?: FetchLike;
@@ -84,6 +89,7 @@ export class AnthropicProvider implements Provider {
       ...(this.options.thinkingBudgetTokens
         ? { thinkingBudgetTokens: this.options.thinkingBudgetTokens }
         : {}),
+      promptCache: this.options.promptCache === true,
     });
     let response: Response;
     try {

@@ -7,6 +7,7 @@ import type {
   Tool,
 } from "@anthropic-ai/sdk/resources/messages";
 import type { AssistantModelMessage, ToolModelMessage, UserModelMessage } from "../model-message.js";
+import type { ReasoningEffort } from "../model-settings.js";
 import { pairToolResults } from "../pair-tool-results.js";
 import type { ProviderRequest, ToolSpec } from "../provider-request.js";
 
@@ -14,9 +15,28 @@ import type { ProviderRequest, ToolSpec } from "../provider-request.js";
 export type AnthropicRequestOptions = {
   /** `max_tokens` is required by the API; used when the request sets none. */
   defaultMaxTokens: number;
-  /** Extended thinking budget; thinking is off when unset. */
+  /** Extended thinking budget; thinking is off when unset. `settings.reasoning_effort` overrides it. */
   thinkingBudgetTokens?: number;
+  /** Marks the prefix with `cache_control` breakpoints (see `markCacheBreakpoints`). */
+  promptCache?: boolean;
 };
+
+/**
+ * Thinking budget per reasoning effort. `minimal` turns thinking off (the Messages API has no
+ * smaller setting than its 1024-token floor); the others grow by four.
+ */
+export const THINKING_BUDGET: Readonly<Record<ReasoningEffort, number | undefined>> = {
+  minimal: undefined,
+  low: 1024,
+  medium: 4096,
+  high: 16384,
+};
+
+/** The Messages API's floor for `budget_tokens`, and the room kept for the answer within `max_tokens`. */
+const MIN_THINKING_BUDGET = 1024;
+
+/** The API's limit on `cache_control` breakpoints per request. */
+export const MAX_CACHE_BREAKPOINTS = 4;
 
 type ImageMediaType = "image/jpeg" | "image/png" | "image/gif" | "image/webp";
 
@@ -31,21 +51,101 @@ export function mapAnthropicRequest(
     else if (step.message.role === "user") append(messages, "user", mapUser(step.message));
     else append(messages, "assistant", mapAssistant(step.message));
   }
-  const maxTokens = request.maxTokens ?? options.defaultMaxTokens;
+  const settings = request.settings ?? {};
+  const { maxTokens, budget } = thinkingPlan(request, options);
   const body: MessageCreateParamsStreaming = {
     model: request.model,
     max_tokens: maxTokens,
     messages,
     stream: true,
   };
-  if (request.systemPrompt) body.system = request.systemPrompt;
-  if (request.tools.length > 0) body.tools = request.tools.map(mapTool);
-  const budget = options.thinkingBudgetTokens;
-  // The API requires budget_tokens < max_tokens; a budget that does not fit leaves thinking off.
-  if (budget !== undefined && budget >= 1024 && budget < maxTokens) {
-    body.thinking = { type: "enabled", budget_tokens: budget };
+  // As a block array only when caching: the breakpoint goes on the block; otherwise the plain string.
+  if (request.systemPrompt) {
+    body.system = options.promptCache ? [{ type: "text", text: request.systemPrompt }] : request.systemPrompt;
   }
+  if (request.tools.length > 0) {
+    body.tools = request.tools.map(mapTool);
+    if (settings.parallel_tool_calls === false) {
+      body.tool_choice = { type: "auto", disable_parallel_tool_use: true };
+    }
+  }
+  if (budget !== undefined) body.thinking = { type: "enabled", budget_tokens: budget };
+  // With thinking on the API refuses any temperature but 1, so the operator's value is dropped
+  // rather than failing every call of the scope.
+  else if (settings.temperature !== undefined) body.temperature = settings.temperature;
+  if (options.promptCache) markCacheBreakpoints(body);
   return body;
+}
+
+/**
+ * `max_tokens` and the thinking budget. `reasoning_effort` picks the budget from THINKING_BUDGET
+ * (else the provider's `thinkingBudgetTokens`). The API wants `budget_tokens < max_tokens`: when the
+ * request set no limit, the budget is added on top of the default so the answer keeps its room; when
+ * it set one, the budget is cut to leave 1024 tokens for the answer, and thinking stays off when less
+ * than the API's 1024-token floor would remain.
+ */
+function thinkingPlan(
+  request: ProviderRequest,
+  options: AnthropicRequestOptions,
+): { maxTokens: number; budget: number | undefined } {
+  const effort = request.settings?.reasoning_effort;
+  if (effort === undefined) {
+    const maxTokens = request.maxTokens ?? options.defaultMaxTokens;
+    const budget = options.thinkingBudgetTokens;
+    const fits = budget !== undefined && budget >= MIN_THINKING_BUDGET && budget < maxTokens;
+    return { maxTokens, budget: fits ? budget : undefined };
+  }
+  const wanted = THINKING_BUDGET[effort];
+  if (wanted === undefined)
+    return { maxTokens: request.maxTokens ?? options.defaultMaxTokens, budget: undefined };
+  if (request.maxTokens === undefined)
+    return { maxTokens: options.defaultMaxTokens + wanted, budget: wanted };
+  const budget = Math.min(wanted, request.maxTokens - MIN_THINKING_BUDGET);
+  return { maxTokens: request.maxTokens, budget: budget >= MIN_THINKING_BUDGET ? budget : undefined };
+}
+
+/**
+ * Puts at most four `cache_control` breakpoints where the next call reads the longest prefix.
+ * The cache is keyed on the prefix in the order tools → system → messages, and a breakpoint
+ * writes the prefix up to its block. So:
+ * 1. the last tool: the tools rarely change, and a changed system prompt then still reads them;
+ * 2. the system prompt: tools + system are the stable prefix of every call of the thread;
+ * 3. the last cacheable block of the newest message: the next step of a tool loop (this history plus
+ *    one assistant message and its tool results) and the next turn read up to here;
+ * 4. the last block of the user message before the newest one: what the previous call wrote at its
+ *    breakpoint 3, so this call reads it even if it lies more than the API's 20-block look-back
+ *    before breakpoint 3 (many parallel tool results), and a failed write at 3 still leaves a read.
+ * Thinking blocks cannot carry `cache_control` (the API refuses it), so a message ending in one
+ * uses its last other block; empty text never reaches here (dropped while mapping).
+ */
+function markCacheBreakpoints(body: MessageCreateParamsStreaming): void {
+  let left = MAX_CACHE_BREAKPOINTS;
+  const lastTool = body.tools?.at(-1);
+  if (lastTool) {
+    lastTool.cache_control = { type: "ephemeral" };
+    left--;
+  }
+  if (Array.isArray(body.system) && body.system.length > 0) {
+    body.system.at(-1)!.cache_control = { type: "ephemeral" };
+    left--;
+  }
+  const messages = body.messages;
+  const newest = messages.length - 1;
+  if (newest < 0) return;
+  if (left > 0 && markLastBlock(messages[newest]!)) left--;
+  const previousUser = messages.findLastIndex((m, i) => i < newest && m.role === "user");
+  if (left > 0 && previousUser >= 0) markLastBlock(messages[previousUser]!);
+}
+
+function markLastBlock(message: MessageParam): boolean {
+  if (!Array.isArray(message.content)) return false;
+  for (let i = message.content.length - 1; i >= 0; i--) {
+    const block = message.content[i]!;
+    if (block.type === "thinking" || block.type === "redacted_thinking") continue;
+    (block as { cache_control?: { type: "ephemeral" } }).cache_control = { type: "ephemeral" };
+    return true;
+  }
+  return false;
 }
 
 // The API wants alternating roles and rejects empty content, so same-role turns are merged and
