@@ -37,9 +37,11 @@ async function sentBody(
 /** Where the breakpoints are: "tool:i", "system:i", "msg:i:j". */
 function breakpoints(body: Body): string[] {
   const out: string[] = [];
-  body.tools?.forEach((t, i) => t.cache_control && out.push(`tool:${i}`));
-  if (Array.isArray(body.system)) body.system.forEach((b, i) => b.cache_control && out.push(`system:${i}`));
-  body.messages.forEach((m, i) => m.content.forEach((b, j) => b.cache_control && out.push(`msg:${i}:${j}`)));
+  for (const [i, t] of (body.tools ?? []).entries()) if (t.cache_control) out.push(`tool:${i}`);
+  const system = Array.isArray(body.system) ? body.system : [];
+  for (const [i, b] of system.entries()) if (b.cache_control) out.push(`system:${i}`);
+  for (const [i, m] of body.messages.entries())
+    for (const [j, b] of m.content.entries()) if (b.cache_control) out.push(`msg:${i}:${j}`);
   for (const at of out) {
     const [kind, i, j] = at.split(":");
     const block =
