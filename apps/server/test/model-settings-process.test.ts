@@ -48,7 +48,10 @@ describe("MODEL_SETTINGS_FILE and a scope's model_settings through the real serv
     writeFileSync(
       modelSettings,
       JSON.stringify({
-        models: { "mock-1": { max_output_tokens: 900 }, "mock:mock-1": { max_output_tokens: 333 } },
+        models: {
+          "mock-1": { max_output_tokens: 900 },
+          "mock:mock-1": { max_output_tokens: 333, reasoning_effort: "low", parallel_tool_calls: false },
+        },
       }),
     );
     const scopesFile = join(dir, "scopes.json");
@@ -72,9 +75,24 @@ describe("MODEL_SETTINGS_FILE and a scope's model_settings through the real serv
     await turn(client, { content: "hello" });
     await turn(client, { content: "dig", chat_context: { kind: "short" } });
     client.close();
-    const bodies = mock.completions.map((c) => c.body as { max_tokens?: number });
+    const bodies = mock.completions.map(
+      (c) =>
+        c.body as {
+          max_tokens?: number;
+          temperature?: number;
+          reasoning_effort?: string;
+          parallel_tool_calls?: boolean;
+          tools?: unknown[];
+        },
+    );
     // Compatible endpoints take the cap as max_tokens: the provider-qualified entry, then the scope's.
     expect(bodies.map((b) => b.max_tokens)).toEqual([333, 77, 77, 77]);
+    // The scope replaces the table's entry key by key: its temperature joins the table's effort.
+    expect(bodies.map((b) => b.temperature)).toEqual([undefined, 0.1, 0.1, 0.1]);
+    expect(bodies.map((b) => b.reasoning_effort)).toEqual(["low", "low", "low", "low"]);
+    // parallel_tool_calls goes only with tools (OpenAI refuses it alone).
+    for (const b of bodies) expect(b.parallel_tool_calls).toBe(b.tools?.length ? false : undefined);
+    expect(bodies.some((b) => b.parallel_tool_calls === false)).toBe(true);
     expect(String(mock.completions[2]?.body.messages[0]?.content)).toMatch(/^You are a focused sub-agent/);
   });
 });

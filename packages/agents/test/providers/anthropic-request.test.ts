@@ -21,7 +21,11 @@ afterAll(() => server.close());
 describe("Anthropic request mapping (the body the server receives)", () => {
   it("system on top, thinking first and unchanged, tool results as one user message merged with the next", async () => {
     server.reply(sse(DONE));
-    await collect(anthropicAt(server.url), request({ messages: HISTORY, tools: [WEATHER_TOOL] }));
+    // The cache breakpoints have tests of their own (anthropic-cache.test.ts).
+    await collect(
+      anthropicAt(server.url, { promptCache: false }),
+      request({ messages: HISTORY, tools: [WEATHER_TOOL] }),
+    );
     const sent = server.requests.at(-1)!;
     expect(sent.path).toBe("/v1/messages");
     expect(sent.headers["x-api-key"]).toBe(TEST_ANTHROPIC_KEY);
@@ -66,7 +70,7 @@ describe("Anthropic request mapping (the body the server receives)", () => {
   it("merges consecutive user turns, drops empty text, sanitises foreign tool ids, enables thinking", async () => {
     server.reply(sse(DONE));
     await collect(
-      anthropicAt(server.url, { thinkingBudgetTokens: 2048 }),
+      anthropicAt(server.url, { thinkingBudgetTokens: 2048, promptCache: false }),
       request({
         systemPrompt: "",
         maxTokens: 4096,

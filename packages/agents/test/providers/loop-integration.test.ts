@@ -216,6 +216,8 @@ describe("a whole turn through runAgentLoop on a real adapter", () => {
           type: "tool_result",
           tool_use_id: "toolu_01J5Fvzxu7DP1Uh59c1kr5JD",
           content: expect.stringContaining("counted 2"),
+          // The newest block is where this call's cache write ends (ANTHROPIC_PROMPT_CACHE is on by default).
+          cache_control: { type: "ephemeral" },
         },
       ],
     });

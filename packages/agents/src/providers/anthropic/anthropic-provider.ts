@@ -33,10 +33,7 @@ export type AnthropicProviderOptions = {
   defaultMaxTokens?: number;
   /** Enables extended thinking with this budget. */
   thinkingBudgetTokens?: number;
-  /**
-   * `cache_control` breakpoints on tools, system prompt and conversation (ANTHROPIC_PROMPT_CACHE).
-   * Off unless set: the registry turns it on by default; a provider built by hand opts in.
-   */
+  /** `cache_control` breakpoints on the stable prefix and the conversation; default true. */
   promptCache?: boolean;
   /** Models `listModels` answers. */
   models?: readonly string[];
@@ -86,10 +83,10 @@ export class AnthropicProvider implements Provider {
     if (signal.aborted) return;
     const body = mapAnthropicRequest(request, {
       defaultMaxTokens: this.options.defaultMaxTokens ?? 8192,
+      promptCache: this.options.promptCache ?? true,
       ...(this.options.thinkingBudgetTokens
         ? { thinkingBudgetTokens: this.options.thinkingBudgetTokens }
         : {}),
-      promptCache: this.options.promptCache === true,
     });
     let response: Response;
     try {

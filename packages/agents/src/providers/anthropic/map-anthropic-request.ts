@@ -4,6 +4,7 @@ import type {
   ImageBlockParam,
   MessageCreateParamsStreaming,
   MessageParam,
+  TextBlockParam,
   Tool,
 } from "@anthropic-ai/sdk/resources/messages";
 import type { AssistantModelMessage, ToolModelMessage, UserModelMessage } from "../model-message.js";
@@ -15,27 +16,24 @@ import type { ProviderRequest, ToolSpec } from "../provider-request.js";
 export type AnthropicRequestOptions = {
   /** `max_tokens` is required by the API; used when the request sets none. */
   defaultMaxTokens: number;
-  /** Extended thinking budget; thinking is off when unset. `settings.reasoning_effort` overrides it. */
+  /** Extended thinking budget; thinking is off when unset. A call's `reasoning_effort` replaces it. */
   thinkingBudgetTokens?: number;
-  /** Marks the prefix with `cache_control` breakpoints (see `markCacheBreakpoints`). */
+  /** `cache_control` breakpoints on the stable prefix and the conversation (ANTHROPIC_PROMPT_CACHE). */
   promptCache?: boolean;
 };
 
 /**
- * Thinking budget per reasoning effort. `minimal` turns thinking off (the Messages API has no
- * smaller setting than its 1024-token floor); the others grow by four.
+ * Extended thinking budgets per `reasoning_effort`. `minimal` turns thinking off: Anthropic's smallest
+ * budget (1024) is already more than OpenAI's minimal effort spends.
  */
-export const THINKING_BUDGET: Readonly<Record<ReasoningEffort, number | undefined>> = {
+export const THINKING_BUDGETS: Readonly<Record<ReasoningEffort, number | undefined>> = {
   minimal: undefined,
-  low: 1024,
-  medium: 4096,
-  high: 16384,
+  low: 2048,
+  medium: 8192,
+  high: 24_576,
 };
 
-/** The Messages API's floor for `budget_tokens`, and the room kept for the answer within `max_tokens`. */
-const MIN_THINKING_BUDGET = 1024;
-
-/** The API's limit on `cache_control` breakpoints per request. */
+/** The API's limit of `cache_control` breakpoints per request. */
 export const MAX_CACHE_BREAKPOINTS = 4;
 
 type ImageMediaType = "image/jpeg" | "image/png" | "image/gif" | "image/webp";
@@ -52,100 +50,77 @@ export function mapAnthropicRequest(
     else append(messages, "assistant", mapAssistant(step.message));
   }
   const settings = request.settings ?? {};
-  const { maxTokens, budget } = thinkingPlan(request, options);
+  const effort = settings.reasoning_effort;
+  const budget = effort !== undefined ? THINKING_BUDGETS[effort] : options.thinkingBudgetTokens;
+  // max_tokens counts thinking too: an effort with no operator cap gets its budget on top of the
+  // default answer length, so `high` does not eat the answer.
+  const maxTokens =
+    request.maxTokens ??
+    options.defaultMaxTokens + (effort !== undefined && budget !== undefined ? budget : 0);
   const body: MessageCreateParamsStreaming = {
     model: request.model,
     max_tokens: maxTokens,
     messages,
     stream: true,
   };
-  // As a block array only when caching: the breakpoint goes on the block; otherwise the plain string.
-  if (request.systemPrompt) {
-    body.system = options.promptCache ? [{ type: "text", text: request.systemPrompt }] : request.systemPrompt;
-  }
-  if (request.tools.length > 0) {
-    body.tools = request.tools.map(mapTool);
-    if (settings.parallel_tool_calls === false) {
-      body.tool_choice = { type: "auto", disable_parallel_tool_use: true };
-    }
-  }
-  if (budget !== undefined) body.thinking = { type: "enabled", budget_tokens: budget };
-  // With thinking on the API refuses any temperature but 1, so the operator's value is dropped
-  // rather than failing every call of the scope.
-  else if (settings.temperature !== undefined) body.temperature = settings.temperature;
+  if (request.systemPrompt) body.system = request.systemPrompt;
+  if (request.tools.length > 0) body.tools = request.tools.map(mapTool);
+  // The API requires budget_tokens < max_tokens; a budget that does not fit leaves thinking off.
+  const thinking = budget !== undefined && budget >= 1024 && budget < maxTokens;
+  if (thinking) body.thinking = { type: "enabled", budget_tokens: budget };
+  // The API refuses a temperature with thinking on; the operator's effort wins over the temperature.
+  if (settings.temperature !== undefined && !thinking) body.temperature = settings.temperature;
+  if (settings.parallel_tool_calls === false && request.tools.length > 0)
+    body.tool_choice = { type: "auto", disable_parallel_tool_use: true };
   if (options.promptCache) markCacheBreakpoints(body);
   return body;
 }
 
-/**
- * `max_tokens` and the thinking budget. `reasoning_effort` picks the budget from THINKING_BUDGET
- * (else the provider's `thinkingBudgetTokens`). The API wants `budget_tokens < max_tokens`: when the
- * request set no limit, the budget is added on top of the default so the answer keeps its room; when
- * it set one, the budget is cut to leave 1024 tokens for the answer, and thinking stays off when less
- * than the API's 1024-token floor would remain.
- */
-function thinkingPlan(
-  request: ProviderRequest,
-  options: AnthropicRequestOptions,
-): { maxTokens: number; budget: number | undefined } {
-  const effort = request.settings?.reasoning_effort;
-  if (effort === undefined) {
-    const maxTokens = request.maxTokens ?? options.defaultMaxTokens;
-    const budget = options.thinkingBudgetTokens;
-    const fits = budget !== undefined && budget >= MIN_THINKING_BUDGET && budget < maxTokens;
-    return { maxTokens, budget: fits ? budget : undefined };
-  }
-  const wanted = THINKING_BUDGET[effort];
-  if (wanted === undefined)
-    return { maxTokens: request.maxTokens ?? options.defaultMaxTokens, budget: undefined };
-  if (request.maxTokens === undefined)
-    return { maxTokens: options.defaultMaxTokens + wanted, budget: wanted };
-  const budget = Math.min(wanted, request.maxTokens - MIN_THINKING_BUDGET);
-  return { maxTokens: request.maxTokens, budget: budget >= MIN_THINKING_BUDGET ? budget : undefined };
-}
+const EPHEMERAL = { type: "ephemeral" } as const;
 
 /**
- * Puts at most four `cache_control` breakpoints where the next call reads the longest prefix.
- * The cache is keyed on the prefix in the order tools → system → messages, and a breakpoint
- * writes the prefix up to its block. So:
- * 1. the last tool: the tools rarely change, and a changed system prompt then still reads them;
- * 2. the system prompt: tools + system are the stable prefix of every call of the thread;
- * 3. the last cacheable block of the newest message: the next step of a tool loop (this history plus
- *    one assistant message and its tool results) and the next turn read up to here;
- * 4. the last block of the user message before the newest one: what the previous call wrote at its
- *    breakpoint 3, so this call reads it even if it lies more than the API's 20-block look-back
- *    before breakpoint 3 (many parallel tool results), and a failed write at 3 still leaves a read.
- * Thinking blocks cannot carry `cache_control` (the API refuses it), so a message ending in one
- * uses its last other block; empty text never reaches here (dropped while mapping).
+ * Marks where the prompt cache may cut, at most MAX_CACHE_BREAKPOINTS, in the API's prefix order
+ * (tools, system, messages):
+ * 1. the last tool: the toolbelt alone stays cached when the system prompt changes (its scratchpad,
+ *    summary and date move between turns, the tools do not);
+ * 2. the system prompt: tools and instructions, the same on every step of a turn;
+ * 3. the newest message's last block: this call writes the conversation so far, and the next step of
+ *    the tool loop (or the next turn) reads it back;
+ * 4. the last block of the user message before it: where the previous call's write ended. The API
+ *    looks back only 20 blocks from a breakpoint for an earlier entry, and one step with many
+ *    parallel results adds more than that; this one lands on the previous entry exactly.
+ * Thinking blocks cannot carry `cache_control`, so a message's last other block does.
  */
 function markCacheBreakpoints(body: MessageCreateParamsStreaming): void {
-  let left = MAX_CACHE_BREAKPOINTS;
   const lastTool = body.tools?.at(-1);
-  if (lastTool) {
-    lastTool.cache_control = { type: "ephemeral" };
-    left--;
-  }
-  if (Array.isArray(body.system) && body.system.length > 0) {
-    body.system.at(-1)!.cache_control = { type: "ephemeral" };
-    left--;
+  if (lastTool) lastTool.cache_control = EPHEMERAL;
+  if (typeof body.system === "string") {
+    const system: TextBlockParam[] = [{ type: "text", text: body.system, cache_control: EPHEMERAL }];
+    body.system = system;
   }
   const messages = body.messages;
   const newest = messages.length - 1;
   if (newest < 0) return;
-  if (left > 0 && markLastBlock(messages[newest]!)) left--;
-  const previousUser = messages.findLastIndex((m, i) => i < newest && m.role === "user");
-  if (left > 0 && previousUser >= 0) markLastBlock(messages[previousUser]!);
+  markLastBlock(messages[newest]!);
+  for (let i = newest - 1; i >= 0; i--) {
+    if (messages[i]!.role === "user") {
+      markLastBlock(messages[i]!);
+      break;
+    }
+  }
 }
 
-function markLastBlock(message: MessageParam): boolean {
-  if (!Array.isArray(message.content)) return false;
+function markLastBlock(message: MessageParam): void {
+  if (typeof message.content === "string") {
+    message.content = [{ type: "text", text: message.content, cache_control: EPHEMERAL }];
+    return;
+  }
   for (let i = message.content.length - 1; i >= 0; i--) {
     const block = message.content[i]!;
     if (block.type === "thinking" || block.type === "redacted_thinking") continue;
-    (block as { cache_control?: { type: "ephemeral" } }).cache_control = { type: "ephemeral" };
-    return true;
+    (block as { cache_control?: typeof EPHEMERAL }).cache_control = EPHEMERAL;
+    return;
   }
-  return false;
 }
 
 // The API wants alternating roles and rejects empty content, so same-role turns are merged and

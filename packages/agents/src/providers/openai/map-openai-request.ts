@@ -35,17 +35,17 @@ export function mapOpenAIRequest(
     stream: true,
     stream_options: { include_usage: true },
   };
-  const settings = request.settings ?? {};
-  // An empty `tools` array is rejected by some servers, and so is parallel_tool_calls without tools.
-  if (request.tools.length > 0) {
-    body.tools = request.tools.map(mapTool);
-    if (settings.parallel_tool_calls !== undefined) body.parallel_tool_calls = settings.parallel_tool_calls;
-  }
+  // An empty `tools` array is rejected by some servers, and parallel_tool_calls without tools by OpenAI.
+  if (request.tools.length > 0) body.tools = request.tools.map(mapTool);
   if (request.maxTokens !== undefined) body[maxTokensField] = request.maxTokens;
-  if (settings.temperature !== undefined) body.temperature = settings.temperature;
-  // Chat Completions' own field, `minimal` included; models without reasoning refuse it, which is
-  // the operator's choice to see rather than a value to drop silently.
-  if (settings.reasoning_effort !== undefined) body.reasoning_effort = settings.reasoning_effort;
+  const settings = request.settings;
+  if (settings) {
+    // Each only when the operator set it: a compatible server may not know the field at all.
+    if (settings.temperature !== undefined) body.temperature = settings.temperature;
+    if (settings.reasoning_effort !== undefined) body.reasoning_effort = settings.reasoning_effort;
+    if (settings.parallel_tool_calls !== undefined && request.tools.length > 0)
+      body.parallel_tool_calls = settings.parallel_tool_calls;
+  }
   return body;
 }
 
