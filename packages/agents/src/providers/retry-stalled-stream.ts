@@ -16,10 +16,32 @@ const MAX_STALL_RETRIES = 1;
  * that stalls again says so, with the whole wait: each attempt waited the idle timeout.
  */
 export async function retryStalledStream(
-  attempt: (emit: EmitProviderEvent) => Promise<void>,
+  attempt: (emit: EmitProviderEvent, signal: AbortSignal) => Promise<void>,
+  signal: AbortSignal,
   maxRetries: number,
   emit: EmitProviderEvent,
   now: () => number = Date.now,
+): Promise<void> {
+  if (signal.aborted) return attempts(attempt, signal, maxRetries, emit, now);
+  // The SDKs add an abort listener to the signal they are given on every request and never remove
+  // it: the turn's own signal would gather one per model call (Node warns past ten). Each call gets a
+  // signal of its own, aborted with the turn's and dropped with the call.
+  const call = new AbortController();
+  const onAbort = () => call.abort(signal.reason);
+  signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    await attempts(attempt, call.signal, maxRetries, emit, now);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+}
+
+async function attempts(
+  attempt: (emit: EmitProviderEvent, signal: AbortSignal) => Promise<void>,
+  signal: AbortSignal,
+  maxRetries: number,
+  emit: EmitProviderEvent,
+  now: () => number,
 ): Promise<void> {
   const retries = Math.min(maxRetries, MAX_STALL_RETRIES);
   const started = now();
@@ -42,7 +64,7 @@ export async function retryStalledStream(
       }
       released = true;
       emit(event);
-    });
+    }, signal);
     if (!again) return;
   }
 }

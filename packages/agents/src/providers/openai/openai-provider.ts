@@ -74,7 +74,12 @@ export class OpenAIProvider implements Provider {
 
   /** `stream`, pushed: each event is emitted within the network read that completed it. */
   streamTo(request: ProviderRequest, signal: AbortSignal, emit: EmitProviderEvent): Promise<void> {
-    return retryStalledStream((out) => this.attempt(request, signal, out), this.options.maxRetries, emit);
+    return retryStalledStream(
+      (out, callSignal) => this.attempt(request, callSignal, out),
+      signal,
+      this.options.maxRetries,
+      emit,
+    );
   }
 
   private async attempt(
