@@ -46,12 +46,12 @@ export type OpenAIProviderOptions = {
  */
 export class OpenAIProvider implements Provider {
   readonly id: string;
-  private readonly client: OpenAI;
+  protected readonly client: OpenAI;
   private readonly secrets: string[];
   /** Absent when a fetch was given: its bodies are read as web streams. */
-  private readonly transport: HttpTransport | undefined;
+  protected readonly transport: HttpTransport | undefined;
 
-  constructor(private readonly options: OpenAIProviderOptions) {
+  constructor(protected readonly options: OpenAIProviderOptions) {
     this.id = options.id;
     this.secrets = options.apiKey ? [options.apiKey] : [];
     const { transport, fetch } = providerTransport(options);
@@ -82,7 +82,8 @@ export class OpenAIProvider implements Provider {
     );
   }
 
-  private async attempt(
+  /** One call to the API, its events emitted as they are read (the Responses provider has its own). */
+  protected async attempt(
     request: ProviderRequest,
     signal: AbortSignal,
     emit: EmitProviderEvent,
@@ -136,7 +137,7 @@ export class OpenAIProvider implements Provider {
     return page.data.map((m) => m.id).filter((id) => typeof id === "string" && id !== "");
   }
 
-  private errorContext(beforeStream: boolean) {
+  protected errorContext(beforeStream: boolean) {
     return { beforeStream, secrets: this.secrets, timeoutMs: this.options.timeoutMs };
   }
 }
