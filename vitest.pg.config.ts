@@ -29,6 +29,6 @@ export default defineConfig({
       "packages/websocket/test/attacks/slowloris.test.ts",
     ],
     env: { AGENTWIRE_TEST_DB: "postgres" },
-    globalSetup: ["./vitest.pg-setup.ts"],
+    globalSetup: ["./vitest.global-setup.ts", "./vitest.pg-setup.ts"],
   },
 });

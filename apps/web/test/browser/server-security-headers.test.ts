@@ -54,7 +54,7 @@ describe("the web client under the server's security headers", { timeout: 120_00
     dir = await mkdtemp(join(tmpdir(), "agentwire-csp-"));
     const web = join(dir, "web");
     await buildApp(web);
-    // The server finds the client here (its own copy: the browser tests may be rebuilding apps/web/dist).
+    // The server finds the client here (its own copy of the run's build).
     process.env.WEB_DIST_DIR = web;
     const config = loadConfig({
       PORT: "0",

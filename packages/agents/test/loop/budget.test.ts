@@ -165,26 +165,33 @@ describe("TurnBudget", () => {
 
   test("wall_clock: an hour or a month is one timer, firing once at the limit (Node caps a timer at ~24.8 days)", () => {
     vi.useFakeTimers();
-    const armed = vi.spyOn(globalThis, "setTimeout");
+    // Counted by hand rather than vi.spyOn: a spy on a faked global outlived useRealTimers when test
+    // files share a worker (isolate: false), leaving the next file a setTimeout that never fires.
+    const fakeSetTimeout = globalThis.setTimeout;
+    const armed = { calls: 0 };
+    globalThis.setTimeout = ((...args: Parameters<typeof setTimeout>) => {
+      armed.calls += 1;
+      return fakeSetTimeout(...args);
+    }) as typeof setTimeout;
     try {
       const hour = new TurnBudget({ MAX_WALL_CLOCK_MS: 3_600_000 });
       const month = new TurnBudget({ MAX_WALL_CLOCK_MS: 31 * 86_400_000 });
-      expect(armed).toHaveBeenCalledTimes(2);
+      expect(armed.calls).toBe(2);
       vi.advanceTimersByTime(100);
-      expect(armed).toHaveBeenCalledTimes(2);
+      expect(armed.calls).toBe(2);
       vi.advanceTimersByTime(3_600_000 - 100);
       expect(hour.signal.aborted).toBe(false);
-      expect(armed).toHaveBeenCalledTimes(2);
+      expect(armed.calls).toBe(2);
       vi.advanceTimersByTime(1);
       expect(hour.breach).toMatchObject({ reason: "wall_clock", limit: 3_600_000 });
       // The month's timer waits the longest delay Node honours, then re-arms for the rest, once.
       vi.advanceTimersByTime(31 * 86_400_000 - 3_600_001);
       expect(month.signal.aborted).toBe(false);
-      expect(armed).toHaveBeenCalledTimes(3);
+      expect(armed.calls).toBe(3);
       vi.advanceTimersByTime(1);
       expect(month.breach).toMatchObject({ reason: "wall_clock", limit: 31 * 86_400_000 });
     } finally {
-      armed.mockRestore();
+      globalThis.setTimeout = fakeSetTimeout;
       vi.useRealTimers();
     }
   });

@@ -201,8 +201,10 @@ describe("kill -9 of a real server process, then a restart over the same file", 
       is_error: true,
       // Every character of the subtask's text the client saw, stored with the turn.
       text: subtaskText(run.seen, id),
-      // Timed by the logged frames up to the crash, not by the replay after the restart.
-      duration_ms: expect.toSatisfy((ms: number) => ms >= SUBTASK_RUNS_MS - 1),
+      // Timed by the logged frames up to the crash, not by the replay after the restart (a few ms).
+      // Each frame is timed when it is logged: under load the subtask's first frame can be logged a
+      // tick after the provider's delay began, so its distance to the last one may fall short of it.
+      duration_ms: expect.toSatisfy((ms: number) => ms >= SUBTASK_RUNS_MS / 2),
     });
     const tree = (rows: StoredMessage[]) =>
       rows
