@@ -10,7 +10,7 @@ import pg from "pg";
 import { inject } from "vitest";
 
 /**
- * AGENTWIRE_TEST_DB=postgres runs every harness server on Postgres (vitest.pg.config.ts starts one
+ * AGENTWIRE_TEST_DB=postgres runs every harness server on Postgres (the `postgres` project of vitest.config.ts starts one
  * for the run): the same tests hold on both dialects.
  */
 export const testDialect: "sqlite" | "postgres" =
@@ -31,7 +31,7 @@ export async function openTestStorage(dbPath: string): Promise<Storage> {
  */
 export async function testPostgresUrl(dbPath: string): Promise<string> {
   const server = inject("postgresUrl");
-  if (!server) throw new Error("AGENTWIRE_TEST_DB=postgres needs vitest.pg.config.ts (it starts Postgres)");
+  if (!server) throw new Error("AGENTWIRE_TEST_DB=postgres needs the postgres project of vitest.config.ts (it starts Postgres)");
   const name = `t_${createHash("sha256").update(dbPath).digest("hex").slice(0, 24)}`;
   const admin = new pg.Client({ connectionString: server });
   await admin.connect();

@@ -55,7 +55,7 @@ export async function openClient(url: string): Promise<TestClient> {
 
 /**
  * Where `dir`'s server keeps its rows and frames: its SQLite file, or with AGENTWIRE_TEST_DB=postgres
- * (vitest.pg.config.ts) a Postgres database named after it, which every process of the test shares.
+ * (the postgres project) a Postgres database named after it, which every process of the test shares.
  */
 async function databaseEnv(dir: string): Promise<Record<string, string>> {
   const path = join(dir, "agentwire.db");

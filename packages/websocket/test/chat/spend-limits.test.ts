@@ -1,5 +1,5 @@
 /**
- * Issue 39, spend limits through the real socket (SQLite, and Postgres under vitest.pg.config.ts): a
+ * Issue 39, spend limits through the real socket (SQLite, and Postgres in the postgres project): a
  * start refused `spend_limit` with nothing stored (chat_message, regenerate, continue_turn, a queued
  * message's start), a running turn crossing the limit mid-loop, the 80 % warning on `usage`, unpriced
  * models, and a per-user limit from TOOL_POLICY_FILE. The scripted provider answers as gpt-4o-mini
