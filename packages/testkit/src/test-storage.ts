@@ -31,7 +31,10 @@ export async function openTestStorage(dbPath: string): Promise<Storage> {
  */
 export async function testPostgresUrl(dbPath: string): Promise<string> {
   const server = inject("postgresUrl");
-  if (!server) throw new Error("AGENTWIRE_TEST_DB=postgres needs the postgres project of vitest.config.ts (it starts Postgres)");
+  if (!server)
+    throw new Error(
+      "AGENTWIRE_TEST_DB=postgres needs the postgres project of vitest.config.ts (it starts Postgres)",
+    );
   const name = `t_${createHash("sha256").update(dbPath).digest("hex").slice(0, 24)}`;
   const admin = new pg.Client({ connectionString: server });
   await admin.connect();
