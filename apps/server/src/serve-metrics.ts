@@ -20,7 +20,7 @@ export interface MetricsEndpoint {
 }
 
 /**
- * Serves /metrics as the README's "Metrics" section says: with METRICS_PORT only on a listener of its
+ * Serves /metrics as docs/operations.md's "Metrics" section says: with METRICS_PORT only on a listener of its
  * own at 127.0.0.1 (open, or METRICS_TOKEN if set); otherwise on the main app, where AUTH_MODE=token
  * asks for METRICS_TOKEN or any API token, and AUTH_MODE=none for METRICS_TOKEN only if it is set.
  */
