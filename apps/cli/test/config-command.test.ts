@@ -1,39 +1,24 @@
 import { renderConfigText } from "@agentwire-chat/server/config-reference";
 import { describe, expect, it } from "vitest";
-import type { CliIo } from "../src/cli-io.js";
 import { runCli } from "../src/run-cli.js";
-
-function capture() {
-  const io: CliIo & { out: string; err: string } = {
-    out: "",
-    err: "",
-    stdout: (t) => {
-      io.out += t;
-    },
-    stderr: (t) => {
-      io.err += t;
-    },
-    env: {},
-  };
-  return io;
-}
+import { captureIo } from "./support/capture-io.js";
 
 describe("agentwire config", () => {
   it("prints the server's configuration reference", async () => {
-    const io = capture();
+    const io = captureIo();
     expect(await runCli(["config"], io)).toBe(0);
     expect(io.out).toBe(renderConfigText());
     expect(io.err).toBe("");
   });
 
   it("takes no arguments", async () => {
-    const io = capture();
+    const io = captureIo();
     expect(await runCli(["config", "extra"], io)).toBe(2);
     expect(io.err).toContain("usage: agentwire config");
   });
 
   it("is listed in the CLI's usage", async () => {
-    const io = capture();
+    const io = captureIo();
     expect(await runCli(["--help"], io)).toBe(0);
     expect(io.out).toMatch(/^ {2}config {2,}/m);
   });

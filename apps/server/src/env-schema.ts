@@ -61,7 +61,12 @@ function serviceUrl(scheme: RegExp, message: string) {
   }, `${message} that parses (percent-encode special characters in the password); the value is not shown`);
 }
 
-const ms = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+/** An integer variable within bounds (ports, counts, milliseconds). */
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+/** An amount in USD (a spend limit). */
+const usd = () => z.coerce.number().positive().max(1_000_000_000);
+/** A positive integer variable (a time limit, a count) with no upper bound. */
+const positiveInt = () => z.coerce.number().int().positive();
 const allowOrAsk = z.enum(["allow", "ask"]);
 const toolClass = z.enum(["off", "ask", "allow"]);
 
@@ -81,13 +86,7 @@ export const EnvSchema = z.object({
         "Address to bind. The container image sets 0.0.0.0; with AUTH_MODE=none on a non-loopback address the server logs a warning.",
       ),
     ),
-  PORT: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(65535)
-    .default(8787)
-    .meta(doc("server", "TCP port to listen on (0 picks a free one).")),
+  PORT: int(0, 65535).default(8787).meta(doc("server", "TCP port to listen on (0 picks a free one).")),
   DATABASE_PATH: z
     .string()
     .min(1)
@@ -108,14 +107,10 @@ export const EnvSchema = z.object({
         { type: "postgres:// URL" },
       ),
     ),
-  DATABASE_POOL_SIZE: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1_000)
+  DATABASE_POOL_SIZE: int(1, 1_000)
     .default(10)
     .meta(doc("server", "Most connections one instance opens to Postgres.")),
-  DATABASE_STATEMENT_TIMEOUT_MS: ms(0, 3_600_000)
+  DATABASE_STATEMENT_TIMEOUT_MS: int(0, 3_600_000)
     .default(30_000)
     .meta(
       doc(
@@ -147,7 +142,7 @@ export const EnvSchema = z.object({
       "This instance's name in leases, on the command bus and in traces. Unset: random per process.",
     ),
   ),
-  TURN_LEASE_MS: ms(100, 600_000)
+  TURN_LEASE_MS: int(100, 600_000)
     .default(15_000)
     .meta(
       doc(
@@ -155,7 +150,7 @@ export const EnvSchema = z.object({
         "A running turn's lease, in milliseconds, renewed every third of it; a dead instance's turns are taken over by a survivor within about one and a half leases.",
       ),
     ),
-  SHUTDOWN_DRAIN_MS: ms(0, 3_600_000)
+  SHUTDOWN_DRAIN_MS: int(0, 3_600_000)
     .default(0)
     .meta(
       doc(
@@ -172,11 +167,7 @@ export const EnvSchema = z.object({
         "A turn running when the process died: continue resumes it at start-up from its last completed step; interrupt ends it interrupted.",
       ),
     ),
-  TURN_MAX_RECOVERIES: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(1_000)
+  TURN_MAX_RECOVERIES: int(0, 1_000)
     .default(3)
     .meta(
       doc(
@@ -184,11 +175,7 @@ export const EnvSchema = z.object({
         "A turn continued this many times after crashes is ended interrupted instead, so a turn that crashes the server cannot loop. A rolling deploy's handover does not count.",
       ),
     ),
-  FRAME_LOG_MEMORY_BYTES: z.coerce
-    .number()
-    .int()
-    .min(64 * 1024)
-    .max(2 ** 40)
+  FRAME_LOG_MEMORY_BYTES: int(64 * 1024, 2 ** 40)
     .default(DEFAULT_FRAME_LOG_MEMORY_BYTES)
     .meta(
       doc(
@@ -208,11 +195,7 @@ export const EnvSchema = z.object({
       "Set: spans go to this URL as is (over OTEL_EXPORTER_OTLP_ENDPOINT's), and tracing is on.",
     ),
   ),
-  MAX_CONNECTIONS_PER_USER: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1_000_000)
+  MAX_CONNECTIONS_PER_USER: int(1, 1_000_000)
     .default(16)
     .meta(
       doc(
@@ -220,11 +203,7 @@ export const EnvSchema = z.object({
         "Open sockets per user (across instances with REDIS_URL); more are refused before the upgrade with HTTP 429.",
       ),
     ),
-  USER_TURNS_PER_MINUTE: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1_000_000)
+  USER_TURNS_PER_MINUTE: int(1, 1_000_000)
     .optional()
     .meta(
       doc(
@@ -232,11 +211,7 @@ export const EnvSchema = z.object({
         "Turns a user may start per minute, sustained (across instances with REDIS_URL); over it the frame gets rate_limited. Unset: no limit.",
       ),
     ),
-  USER_TURN_BURST: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1_000_000)
+  USER_TURN_BURST: int(1, 1_000_000)
     .optional()
     .meta(
       doc(
@@ -251,11 +226,7 @@ export const EnvSchema = z.object({
       "What a chat_message that names no on_busy does while a turn runs on its thread: reject (busy), queue (waits for the next turn), steer (joins the running turn) or interrupt (stops the turn and starts).",
     ),
   ),
-  QUEUE_MAX_PER_THREAD: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1000)
+  QUEUE_MAX_PER_THREAD: int(1, 1000)
     .default(10)
     .meta(
       doc(
@@ -263,11 +234,7 @@ export const EnvSchema = z.object({
         "Messages a thread's queue holds at most (queued, steering or interrupting); past it the message is busy and nothing is stored.",
       ),
     ),
-  MAX_LIVE_TURNS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1_000_000)
+  MAX_LIVE_TURNS: int(1, 1_000_000)
     .default(admissionDefaults.maxLiveTurns)
     .meta(
       doc(
@@ -275,7 +242,7 @@ export const EnvSchema = z.object({
         "Admitted chat turns running at once on this instance (waiting on the user does not count); more wait in the admission queue.",
       ),
     ),
-  ADMISSION_MAX_LAG_MS: ms(0, 60_000)
+  ADMISSION_MAX_LAG_MS: int(0, 60_000)
     .default(admissionDefaults.maxLagMs)
     .meta(
       doc(
@@ -294,25 +261,13 @@ export const EnvSchema = z.object({
         "While the event loop's utilization (0 to 1, averaged over about 100 ms) is above this, no turn is admitted; 0: no utilization brake.",
       ),
     ),
-  ADMISSION_BATCH: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1_000_000)
+  ADMISSION_BATCH: int(1, 1_000_000)
     .default(admissionDefaults.batch)
     .meta(doc("limits", "Most new turns admitted per 20 ms tick, so a burst of starts spreads out.")),
-  ADMISSION_QUEUE_MAX: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(1_000_000)
+  ADMISSION_QUEUE_MAX: int(0, 1_000_000)
     .default(admissionDefaults.queueMax)
     .meta(doc("limits", "New turns waiting at once on this instance; past it overloaded. 0: nothing waits.")),
-  ADMISSION_QUEUE_MAX_PER_USER: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(1_000_000)
+  ADMISSION_QUEUE_MAX_PER_USER: int(0, 1_000_000)
     .optional()
     .meta(
       doc(
@@ -372,11 +327,7 @@ export const EnvSchema = z.object({
         { type: "secret text" },
       ),
     ),
-  METRICS_PORT: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(65535)
+  METRICS_PORT: int(0, 65535)
     .optional()
     .meta(
       doc(
@@ -446,17 +397,10 @@ export const EnvSchema = z.object({
       { type: "comma-separated name=url list" },
     ),
   ),
-  PROVIDER_MAX_RETRIES: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(10)
+  PROVIDER_MAX_RETRIES: int(0, 10)
     .optional()
     .meta(doc("providers", "Retries of a provider call before its stream starts. Unset: the SDK's default.")),
-  PROVIDER_TIMEOUT_MS: z.coerce
-    .number()
-    .int()
-    .positive()
+  PROVIDER_TIMEOUT_MS: positiveInt()
     .optional()
     .meta(
       doc(
@@ -464,10 +408,7 @@ export const EnvSchema = z.object({
         "Time to response headers per provider call, in milliseconds. Unset: the SDK's default.",
       ),
     ),
-  PROVIDER_IDLE_TIMEOUT_MS: z.coerce
-    .number()
-    .int()
-    .positive()
+  PROVIDER_IDLE_TIMEOUT_MS: positiveInt()
     .optional()
     .meta(
       doc(
@@ -565,10 +506,7 @@ export const EnvSchema = z.object({
       { type: "path" },
     ),
   ),
-  SPEND_LIMIT_USER_DAILY_USD: z.coerce
-    .number()
-    .positive()
-    .max(1_000_000_000)
+  SPEND_LIMIT_USER_DAILY_USD: usd()
     .optional()
     .meta(
       doc(
@@ -576,10 +514,7 @@ export const EnvSchema = z.object({
         "What one user's model calls may cost per UTC day, in USD, across threads and instances. Unset: no limit (TOOL_POLICY_FILE may set one per user).",
       ),
     ),
-  SPEND_LIMIT_THREAD_USD: z.coerce
-    .number()
-    .positive()
-    .max(1_000_000_000)
+  SPEND_LIMIT_THREAD_USD: usd()
     .optional()
     .meta(doc("limits", "What one thread's model calls may cost in all, in USD. Unset: no limit.")),
   SPEND_LIMIT_UNPRICED: z
@@ -601,7 +536,7 @@ export const EnvSchema = z.object({
   MCP_ALLOWED_SERVERS: commaList().meta(
     doc("tools", "Servers of MCP_CONFIG_PATH the turns may use; a server not listed is never started.", LIST),
   ),
-  MCP_CONNECT_TIMEOUT_MS: ms(100, 600_000)
+  MCP_CONNECT_TIMEOUT_MS: int(100, 600_000)
     .default(20_000)
     .meta(
       doc(
@@ -609,12 +544,12 @@ export const EnvSchema = z.object({
         "How long one MCP handshake may take, in milliseconds; a server past it is failed and retried with backoff.",
       ),
     ),
-  MCP_RETRY_INITIAL_MS: ms(10, 3_600_000)
+  MCP_RETRY_INITIAL_MS: int(10, 3_600_000)
     .default(DEFAULT_MCP_RETRY.initialMs)
     .meta(
       doc("tools", "A failed MCP server's first backoff, in milliseconds, doubled per failure in a row."),
     ),
-  MCP_RETRY_MAX_MS: ms(10, 3_600_000)
+  MCP_RETRY_MAX_MS: int(10, 3_600_000)
     .default(DEFAULT_MCP_RETRY.maxMs)
     .meta(
       doc(
@@ -637,13 +572,10 @@ export const EnvSchema = z.object({
         "The network tool class (web_fetch, web_search, MCP servers by default): allow, ask (each call waits for approval) or off.",
       ),
     ),
-  CLIENT_TOOL_TIMEOUT_MS: z.coerce
-    .number()
-    .int()
-    .positive()
+  CLIENT_TOOL_TIMEOUT_MS: positiveInt()
     .default(60_000)
     .meta(doc("tools", "How long a client UI tool call may take, in milliseconds.")),
-  CLIENT_TOOL_RECONNECT_GRACE_MS: ms(0, 3_600_000)
+  CLIENT_TOOL_RECONNECT_GRACE_MS: int(0, 3_600_000)
     .optional()
     .meta(
       doc(
