@@ -22,7 +22,7 @@ export const outsideSchemaVariables: readonly OutsideSchemaVariable[] = [
     type: "secret text",
     default: "unset",
     description:
-      "The API key of the compatible endpoint NAME of OPENAI_COMPAT_ENDPOINTS (upper-cased, - as _; e.g. OLLAMA_API_KEY). Unset: requests carry no key.",
+      "The API key of the compatible endpoint NAME of OPENAI_COMPAT_ENDPOINTS (upper-cased, - as _; e.g. OLLAMA_API_KEY), for an endpoint that needs one. Secret: never logged.",
   },
   {
     name: "<NAME>_MODEL",
@@ -30,7 +30,7 @@ export const outsideSchemaVariables: readonly OutsideSchemaVariable[] = [
     type: "text",
     default: "unset",
     description:
-      "The default model of the compatible endpoint NAME (e.g. OLLAMA_MODEL=llama3.2), used when a message names the endpoint but no model. Unset: the first model the endpoint lists.",
+      "The default model of the compatible endpoint NAME (e.g. OLLAMA_MODEL=llama3.2), used when a message names the endpoint but no model and listed as its default_model by GET /api/providers.",
   },
   {
     name: "<NAME>_API",
