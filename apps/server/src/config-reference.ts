@@ -106,7 +106,8 @@ function defaultValueOf(schema: Schema): unknown {
 
 /** docs/configuration.md: a title, how values are read, then a table per group. */
 export function renderConfigMarkdown(entries: ConfigEntry[] = configEntries()): string {
-  const cell = (text: string) => text.replace(/\|/g, "\\|");
+  // A pipe would end the cell; a bare <NAME> would be read as an HTML tag and vanish.
+  const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/</g, "&lt;");
   const lines = [
     "# Configuration",
     "",
