@@ -9,6 +9,7 @@ commands:
   token create --user NAME | token list [--user NAME] | token revoke ID
                     API tokens in the server's database (DATABASE_URL, else DATABASE_PATH)
   mcp approve NAME  pin an MCP server's current tool definitions as approved
+  config            the server's environment variables: meaning, type, default (as the server's --help)
 `;
 
 type Command = (args: string[], io: CliIo) => Promise<ExitCode>;
@@ -19,6 +20,7 @@ type Command = (args: string[], io: CliIo) => Promise<ExitCode>;
  */
 const commands: Record<string, () => Promise<Command>> = {
   chat: async () => (await import("./commands/chat-command.js")).runChatCommand,
+  config: async () => (await import("./commands/config-command.js")).runConfigCommand,
   mcp: async () => (await import("./commands/mcp-command.js")).runMcpCommand,
   threads: async () => (await import("./commands/threads-command.js")).runThreadsCommand,
   token: async () => (await import("./commands/token-command.js")).runTokenCommand,

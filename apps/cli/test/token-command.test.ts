@@ -10,22 +10,13 @@ import { createUserResolver } from "@agentwire-chat/websocket";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { CliIo } from "../src/cli-io.js";
 import { runCli } from "../src/run-cli.js";
+import { captureIo } from "./support/capture-io.js";
 
 let dir: string;
 let io: CliIo & { out: string; err: string };
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "agentwire-cli-"));
-  io = {
-    out: "",
-    err: "",
-    stdout: (t) => {
-      io.out += t;
-    },
-    stderr: (t) => {
-      io.err += t;
-    },
-    env: { DATABASE_PATH: join(dir, "agentwire.db") },
-  };
+  io = captureIo({ DATABASE_PATH: join(dir, "agentwire.db") });
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 

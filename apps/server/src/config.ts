@@ -2,218 +2,33 @@ import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import {
   BudgetLimits,
-  CompatEndpointsSchema,
   ContextSettings,
-  DEFAULT_MCP_RETRY,
   type McpRetry,
   OpenAIApi,
   searchBackendNames,
   type WebSearchBackendConfig,
 } from "@agentwire-chat/agents";
-import { OnBusy } from "@agentwire-chat/protocol";
-import { DEFAULT_FRAME_LOG_MEMORY_BYTES } from "@agentwire-chat/storage";
 import {
   type AdmissionLimits,
   admissionDefaults,
   type BusySettings,
   ContextScopes,
-  hashApiToken,
   type ModelSettingsTable,
   parseContextScopes,
-  parseHost,
   parseModelSettingsTable,
   type SpendLimitSettings,
   type StaticToken,
 } from "@agentwire-chat/websocket";
-import { z } from "zod";
+import type { z } from "zod";
+import { EnvSchema } from "./env-schema.js";
 import { type LoadedToolPolicyFile, readToolPolicyFile } from "./tool-policy-file.js";
+
+export { EnvSchema };
 
 /** A bad environment: the message names every offending variable. */
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
 }
-
-const optionalText = z.string().min(1).optional();
-const optionalUrl = z.url({ protocol: /^https?$/ }).optional();
-const list = (value: string) =>
-  value
-    .split(",")
-    .map((item) => item.trim())
-    .filter(Boolean);
-
-const AuthTokens = z
-  .string()
-  .transform((value, ctx) => {
-    const tokens: StaticToken[] = [];
-    for (const item of list(value)) {
-      const colon = item.indexOf(":");
-      const userId = item.slice(0, colon);
-      const token = item.slice(colon + 1);
-      if (colon <= 0 || token.length < 16 || !/^[A-Za-z0-9_.@-]{1,64}$/.test(userId)) {
-        // The entry itself is never echoed: it contains a secret.
-        ctx.addIssue({
-          code: "custom",
-          message: "expected user:token entries (token at least 16 characters)",
-        });
-        return z.NEVER;
-      }
-      tokens.push({ userId, tokenHash: hashApiToken(token) });
-    }
-    return tokens;
-  })
-  .default([]);
-
-/**
- * A URL with credentials in it (a database, Redis): checked to parse here, with a message that never
- * repeats the value, since Node's URL error carries the whole input (the password included) and
- * would reach stderr or a log.
- */
-function serviceUrl(scheme: RegExp, message: string) {
-  return z.string().refine((value) => {
-    if (!scheme.test(value)) return false;
-    try {
-      new URL(value);
-      return true;
-    } catch {
-      return false;
-    }
-  }, `${message} that parses (percent-encode special characters in the password); the value is not shown`);
-}
-
-/** Every environment variable the server reads, with its default. */
-export const EnvSchema = z.object({
-  HOST: z.string().min(1).default("127.0.0.1"),
-  PORT: z.coerce.number().int().min(0).max(65535).default(8787),
-  DATABASE_PATH: z.string().min(1).default("./data/agentwire.db"),
-  /** Set: rows live in Postgres instead of the SQLite file at DATABASE_PATH. */
-  DATABASE_URL: serviceUrl(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL").optional(),
-  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1_000).default(10),
-  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
-  DATABASE_SSL_MODE: z.enum(["disable", "require", "verify-full"]).optional(),
-  /** Set: instances share turns through Redis (the frame log, turn leases, the command bus). */
-  REDIS_URL: serviceUrl(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
-  INSTANCE_ID: optionalText,
-  TURN_LEASE_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
-  SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(3_600_000).default(0),
-  /** A turn running when the process died: continued from its last checkpoint at start-up, or ended. */
-  TURN_RECOVERY: z.enum(["continue", "interrupt"]).default("continue"),
-  /** A turn continued this many times is ended `interrupted` instead, so a turn that crashes the server cannot loop. */
-  TURN_MAX_RECOVERIES: z.coerce.number().int().min(0).max(1_000).default(3),
-  /** Frames the frame log holds in memory (JSON length) before it forgets idle threads, least recently used first. */
-  FRAME_LOG_MEMORY_BYTES: z.coerce
-    .number()
-    .int()
-    .min(64 * 1024)
-    .max(2 ** 40)
-    .default(DEFAULT_FRAME_LOG_MEMORY_BYTES),
-  /** Set: every turn is traced to this OTLP/HTTP collector (the SDK reads the other OTEL_* variables). */
-  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalUrl,
-  /** Open sockets per user (across instances with REDIS_URL). */
-  MAX_CONNECTIONS_PER_USER: z.coerce.number().int().min(1).max(1_000_000).default(16),
-  /** Turns a user may start per minute (across instances with REDIS_URL); unset: no limit. */
-  USER_TURNS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).optional(),
-  USER_TURN_BURST: z.coerce.number().int().min(1).max(1_000_000).optional(),
-  /**
-   * What a chat_message that names no `on_busy` does while a turn runs on its thread: reject (`busy`),
-   * queue, steer or interrupt.
-   */
-  BUSY_POLICY: OnBusy.default("reject"),
-  /** Messages a thread's queue holds at most (queued, steering or interrupting); past it `busy`. */
-  QUEUE_MAX_PER_THREAD: z.coerce.number().int().min(1).max(1000).default(10),
-  /** New turns admitted at once per instance; more wait in the admission queue. */
-  MAX_LIVE_TURNS: z.coerce.number().int().min(1).max(1_000_000).default(admissionDefaults.maxLiveTurns),
-  /** Event-loop lag above which admissions pause; 0: no lag brake. */
-  ADMISSION_MAX_LAG_MS: z.coerce.number().int().min(0).max(60_000).default(admissionDefaults.maxLagMs),
-  /** Event-loop utilization (0 to 1) above which admissions pause; 0: no utilization brake. */
-  ADMISSION_MAX_UTILIZATION: z.coerce.number().min(0).max(1).default(admissionDefaults.maxUtilization),
-  /** New turns admitted at most per 20 ms tick. */
-  ADMISSION_BATCH: z.coerce.number().int().min(1).max(1_000_000).default(admissionDefaults.batch),
-  ADMISSION_QUEUE_MAX: z.coerce.number().int().min(0).max(1_000_000).default(admissionDefaults.queueMax),
-  /** Default 100, or ADMISSION_QUEUE_MAX with AUTH_MODE=none (one user); at most ADMISSION_QUEUE_MAX. */
-  ADMISSION_QUEUE_MAX_PER_USER: z.coerce.number().int().min(0).max(1_000_000).optional(),
-  AUTH_MODE: z.enum(["none", "token"]).default("none"),
-  AUTH_TOKENS: AuthTokens,
-  ALLOWED_ORIGINS: z.string().transform(list).default([]),
-  /** Host names served besides loopback (DNS rebinding guard): `name` or `name:port`. */
-  ALLOWED_HOSTS: z
-    .string()
-    .transform(list)
-    .refine(
-      (hosts) => hosts.every((h) => parseHost(h) !== undefined),
-      "every entry must be a host name[:port]",
-    )
-    .default([]),
-  /** Set: /metrics needs it as a bearer token (API tokens work too with AUTH_MODE=token). Stored hashed. */
-  METRICS_TOKEN: z
-    .string()
-    // The value is never echoed: it is a secret.
-    .refine((token) => token.length >= 16 && token.length <= 512, "must be 16 to 512 characters")
-    .transform((token) => hashApiToken(token))
-    .optional(),
-  /** Set: /metrics is served only on 127.0.0.1 at this port, not on PORT. */
-  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  DEFAULT_PROVIDER: optionalText,
-  DEFAULT_MODEL: optionalText,
-  OPENAI_API_KEY: optionalText,
-  OPENAI_BASE_URL: optionalUrl,
-  OPENAI_MODEL: optionalText,
-  /** `responses`: OpenAI through the Responses API (reasoning carried across tool calls, summaries streamed). */
-  OPENAI_API: OpenAIApi.default("chat"),
-  ANTHROPIC_API_KEY: optionalText,
-  ANTHROPIC_BASE_URL: optionalUrl,
-  ANTHROPIC_MODEL: optionalText,
-  /** `off`: no `cache_control` breakpoints in Anthropic requests. */
-  ANTHROPIC_PROMPT_CACHE: z.enum(["on", "off"]).default("on"),
-  // The registry's own parser: one definition of the format.
-  OPENAI_COMPAT_ENDPOINTS: CompatEndpointsSchema.default([]),
-  PROVIDER_MAX_RETRIES: z.coerce.number().int().min(0).max(10).optional(),
-  PROVIDER_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
-  PROVIDER_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
-  WORKSPACE_ROOT: z.string().min(1).default("./data/workspace"),
-  WORKFLOWS_ENABLED: z
-    .enum(["true", "false", "1", "0"])
-    .default("true")
-    .transform((v) => v === "true" || v === "1"),
-  NODE_PLUGIN_PATH: optionalText,
-  DATA_DIR: optionalText,
-  WEB_FETCH_ALLOW_HOSTS: z.string().transform(list).default([]),
-  /** Set: the web_search tool, through this backend; unset: no web_search in any toolbelt. */
-  WEB_SEARCH_BACKEND: z.enum(searchBackendNames).optional(),
-  WEB_SEARCH_URL: optionalUrl,
-  // The value is never echoed: it is a secret.
-  WEB_SEARCH_API_KEY: z.string().min(1).max(1024).optional(),
-  MCP_CONFIG_PATH: optionalText,
-  CONTEXT_SCOPES_FILE: optionalText,
-  /** JSON: model settings (temperature, max_output_tokens, reasoning_effort, parallel_tool_calls) per model. */
-  MODEL_SETTINGS_FILE: optionalText,
-  /** What a user may spend per UTC day, in USD, across threads and instances; unset: no limit. */
-  SPEND_LIMIT_USER_DAILY_USD: z.coerce.number().positive().max(1_000_000_000).optional(),
-  /** What one thread may spend in all, in USD; unset: no limit. */
-  SPEND_LIMIT_THREAD_USD: z.coerce.number().positive().max(1_000_000_000).optional(),
-  /** With a spend limit set: whether turns on a model without a known price start (`allow`) or are refused. */
-  SPEND_LIMIT_UNPRICED: z.enum(["allow", "refuse"]).default("allow"),
-  TOOL_POLICY_FILE: optionalText,
-  MCP_ALLOWED_SERVERS: z.string().transform(list).default([]),
-  /** One MCP handshake's limit; a server past it is failed and retried with backoff. */
-  MCP_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
-  MCP_RETRY_INITIAL_MS: z.coerce.number().int().min(10).max(3_600_000).default(DEFAULT_MCP_RETRY.initialMs),
-  MCP_RETRY_MAX_MS: z.coerce.number().int().min(10).max(3_600_000).default(DEFAULT_MCP_RETRY.maxMs),
-  TOOL_APPROVAL_WORKSPACE_WRITE: z.enum(["allow", "ask"]).default("allow"),
-  TOOL_APPROVAL_EDITOR_MUTATE: z.enum(["allow", "ask"]).default("allow"),
-  TOOL_SECRETS: z.enum(["off", "ask", "allow"]).default("off"),
-  TOOL_NETWORK: z.enum(["off", "ask", "allow"]).default("allow"),
-  CLIENT_TOOL_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
-  /** Default 10000 with REDIS_URL (the client may reconnect to another instance), else 0. */
-  CLIENT_TOOL_RECONNECT_GRACE_MS: z.coerce.number().int().min(0).max(3_600_000).optional(),
-  /** Tests and benchmarks only: a module default-exporting a Provider (id usually `scripted`). */
-  AGENTWIRE_SCRIPTED_PROVIDER: optionalText,
-  // The per-turn budget: the agents' own schema, whose keys are the variable names.
-  ...BudgetLimits.shape,
-  // The context budget and rolling summary (CONTEXT_*, SUMMARIZER_*), the same way.
-  ...ContextSettings.shape,
-});
 
 /** Provider settings in the shape the agents' provider registry takes (API keys included). */
 export interface ProviderSettings {

@@ -2,11 +2,18 @@
 // The process entry: config → logger → database + migrations → listen → signal handlers.
 import { createLogger } from "@agentwire-chat/websocket";
 import { ConfigError, describeConfig, loadConfig } from "./config.js";
+import { renderConfigText } from "./config-reference.js";
 import { installSignalHandlers } from "./install-signal-handlers.js";
 import { plainLogDestination } from "./plain-log-lines.js";
 import { startServer } from "./start-server.js";
 import { startSummary } from "./start-summary.js";
 import { reloadOnSighup } from "./tool-policy-file.js";
+
+// Before the config is read: --help must work with a broken environment, and start nothing.
+if (process.argv.includes("--help") || process.argv.includes("-h")) {
+  process.stdout.write(renderConfigText());
+  process.exit(0);
+}
 
 let config: ReturnType<typeof loadConfig>;
 try {
