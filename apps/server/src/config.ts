@@ -63,7 +63,7 @@ export interface Config {
   /** Host names served besides loopback (required for any other name with AUTH_MODE=none). */
   allowedHosts: string[];
   logLevel: string;
-  /** Who reads /metrics and where (README "Metrics"): METRICS_TOKEN hashed, and METRICS_PORT. */
+  /** Who reads /metrics and where (docs/operations.md, "Metrics"): METRICS_TOKEN hashed, and METRICS_PORT. */
   metrics: { tokenHash: string | undefined; port: number | undefined };
   defaultProvider: string | undefined;
   defaultModel: string | undefined;

@@ -399,13 +399,22 @@ export const EnvSchema = z.object({
   ),
   PROVIDER_MAX_RETRIES: int(0, 10)
     .optional()
-    .meta(doc("providers", "Retries of a provider call before its stream starts. Unset: the SDK's default.")),
+    .meta(
+      doc(
+        "providers",
+        "Retries of a provider call before its stream starts. Unset: 2 (the provider registry's default).",
+        {
+          computed: true,
+        },
+      ),
+    ),
   PROVIDER_TIMEOUT_MS: positiveInt()
     .optional()
     .meta(
       doc(
         "providers",
-        "Time to response headers per provider call, in milliseconds. Unset: the SDK's default.",
+        "Time to response headers per provider call, in milliseconds. Unset: 60000 (the provider registry's default).",
+        { computed: true },
       ),
     ),
   PROVIDER_IDLE_TIMEOUT_MS: positiveInt()
