@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -103,19 +103,19 @@ describe("pnpm config:check (the script, as a process)", () => {
   });
 });
 
-describe("the built server's --help and `agentwire config`", () => {
-  const serverMain = join(root, "apps/server/dist/main.js");
-  const cliMain = join(root, "apps/cli/dist/main.js");
+describe("the server's --help and `agentwire config`", () => {
+  // Their entry points as processes, from source: `pnpm test` runs without a build (the README's line).
+  const tsx = ["--import", "tsx", "--conditions=@agentwire-chat/source"];
+  const serverMain = join(root, "apps/server/src/main.ts");
+  const cliMain = join(root, "apps/cli/src/main.ts");
 
   it("print the same reference, exit 0, and read no config (a bad PORT does not matter)", async () => {
-    if (!existsSync(serverMain) || !existsSync(cliMain))
-      throw new Error("apps/server and apps/cli are not built: run `pnpm build` first");
     // A bad value that would stop the server: --help must print before the config is read.
     const env = { PATH: process.env.PATH ?? "", PORT: "not-a-port" };
     const [long, short, cli] = await Promise.all([
-      run(process.execPath, [serverMain, "--help"], { cwd: root, env }),
-      run(process.execPath, [serverMain, "-h"], { cwd: root, env }),
-      run(process.execPath, [cliMain, "config"], { cwd: root, env }),
+      run(process.execPath, [...tsx, serverMain, "--help"], { cwd: root, env }),
+      run(process.execPath, [...tsx, serverMain, "-h"], { cwd: root, env }),
+      run(process.execPath, [...tsx, cliMain, "config"], { cwd: root, env }),
     ]);
     expect(long.stdout).toContain("agentwire server configuration");
     expect(long.stdout).toContain("  PORT  (integer 0 to 65535; default: 8787)");
