@@ -53,15 +53,12 @@ export default defineConfig({
             "packages/websocket/test/chat/crash-recovery.test.ts",
             "packages/websocket/test/chat/kill-at-points.test.ts",
             "packages/websocket/test/cluster/**",
-            // Held sockets, header timeouts, upgrade paths, log floods and the import graph: no database
-            // in them. The frame fuzzer's 10,000 hostile frames are all refused at validation, before any
-            // storage call on either dialect (its "no row stored" holds in the sqlite run); 26 s of
-            // workers' time here, for nothing a second dialect could change.
+            // Held sockets and header timeouts: no database in it. The frame fuzzer's 10,000 hostile
+            // frames are all refused at validation, before any storage call on either dialect (its "no
+            // row stored" holds in the sqlite run): 26 s of workers' time here, for nothing a second
+            // dialect could change.
             "packages/websocket/test/attacks/slowloris.test.ts",
-            "packages/websocket/test/attacks/upgrade-paths.test.ts",
-            "packages/websocket/test/attacks/flood-logging.test.ts",
             "packages/websocket/test/attacks/fuzz-frames.test.ts",
-            "packages/websocket/test/folder-layers.test.ts",
           ],
           env: { AGENTWIRE_TEST_DB: "postgres" },
           globalSetup: ["./vitest.global-setup.ts", "./vitest.pg-setup.ts"],
